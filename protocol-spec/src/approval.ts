@@ -1,0 +1,91 @@
+import * as z from 'zod';
+import { named } from './registry.ts';
+
+export const DiffLine = named(
+  'DiffLine',
+  'One line of a hunk. `oldLine`/`newLine` are 1-based line numbers on each side (absent on the side the line is not in).',
+  z.object({
+    type: z.enum(['context', 'added', 'removed']),
+    text: z.string().describe('The line without its newline.'),
+    oldLine: z.number().int().positive().optional(),
+    newLine: z.number().int().positive().optional(),
+  }),
+);
+
+export const DiffHunk = named(
+  'DiffHunk',
+  'A run of changed lines with context; unchanged runs between hunks are collapsed.',
+  z.object({
+    oldStart: z.number().int().nonnegative(),
+    oldLines: z.number().int().nonnegative(),
+    newStart: z.number().int().nonnegative(),
+    newLines: z.number().int().nonnegative(),
+    lines: z.array(DiffLine),
+  }),
+);
+
+export const FileDiff = named(
+  'FileDiff',
+  'The change a write would make, exactly as it would be written.',
+  z.object({
+    added: z.number().int().nonnegative().describe('Lines added.'),
+    removed: z.number().int().nonnegative().describe('Lines removed.'),
+    hunks: z.array(DiffHunk),
+    unifiedDiff: z
+      .string()
+      .describe('The same change as unified diff text, for clients that do not render hunks.'),
+    replacement: z
+      .boolean()
+      .describe('True when the diff was too costly to compute and is shown as a whole-file replacement.'),
+  }),
+);
+
+const approvalBase = {
+  runId: z.string(),
+  agentId: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+};
+
+/** §approve: the server asks the user to allow a gated action. */
+export const ApproveParams = named(
+  'ApproveParams',
+  'Params of `approve`, discriminated by `kind`. What it shows is byte for byte what will be written or run.',
+  z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('file_change'),
+      ...approvalBase,
+      path: z.string().describe('Path relative to the workspace root.'),
+      operation: z.enum(['create', 'modify', 'delete', 'move']),
+      diff: FileDiff,
+    }),
+    z.object({
+      kind: z.literal('command'),
+      ...approvalBase,
+      command: z.string().describe('The exact command line, control characters made visible.'),
+      cwd: z.string().describe('Absolute working directory.'),
+    }),
+  ]),
+);
+export type ApproveParams = z.infer<typeof ApproveParams>;
+
+export const ApprovalDecision = named(
+  'ApprovalDecision',
+  '`allow` this action; `allow_all` for the rest of the session; `reject` (the model is told, the run goes on); `feedback` (rejected, with text for the model).',
+  z.enum(['allow', 'allow_all', 'reject', 'feedback']),
+);
+
+export const ApproveResult = named(
+  'ApproveResult',
+  'Result of `approve`. `feedback` is required with decision `feedback` and ignored otherwise.',
+  z.discriminatedUnion('decision', [
+    z.object({ decision: z.literal('allow') }),
+    z.object({ decision: z.literal('allow_all') }),
+    z.object({ decision: z.literal('reject') }),
+    z.object({
+      decision: z.literal('feedback'),
+      feedback: z.string().min(1).describe('Why the user rejected it; passed to the model.'),
+    }),
+  ]),
+);
+export type ApproveResult = z.infer<typeof ApproveResult>;

@@ -1,0 +1,160 @@
+import * as z from 'zod';
+import { named } from './registry.ts';
+
+/**
+ * Error codes defined by JSON-RPC 2.0 and the LSP base protocol, used with their standard meaning.
+ * The range -32768..-32000 is reserved by JSON-RPC; Santra defines no code of its own inside it.
+ * See README.md §Errors.
+ */
+export const JsonRpcErrorCodes = {
+  /** The frame's body is not valid JSON (or not valid UTF-8). Answered with id null. */
+  ParseError: -32700,
+  /** The body is JSON but not a valid request: not an object, a batch, a bad `jsonrpc` or `id`. */
+  InvalidRequest: -32600,
+  /** No such method. */
+  MethodNotFound: -32601,
+  /** The params do not match the method's schema; the message names the field. */
+  InvalidParams: -32602,
+  /** A bug in the server. The request failed; the server keeps running. */
+  InternalError: -32603,
+  /** A request other than `initialize` arrived before `initialize` succeeded (LSP). */
+  ServerNotInitialized: -32002,
+  /** The request was cancelled with `$/cancelRequest` (LSP). */
+  RequestCancelled: -32800,
+} as const;
+
+/** Santra's own error codes. They live in -33000..-33099, outside JSON-RPC's reserved range. */
+export const SantraErrorCodes = {
+  UnsupportedProtocolVersion: -33000,
+  MessageTooLarge: -33001,
+  DuplicateRequestId: -33002,
+  ServerBusy: -33003,
+} as const;
+
+export type JsonRpcErrorName = keyof typeof JsonRpcErrorCodes;
+export type SantraErrorName = keyof typeof SantraErrorCodes;
+export type ErrorName = JsonRpcErrorName | SantraErrorName;
+
+export interface ErrorInfo {
+  name: ErrorName;
+  code: number;
+  /** Whether sending the same message again, unchanged, may succeed. Carried as `data.retryable`. */
+  retryable: boolean;
+  description: string;
+}
+
+/** Every error code a Santra server sends, with its name, retry flag and meaning. */
+export const errorCatalog: readonly ErrorInfo[] = [
+  {
+    name: 'ParseError',
+    code: JsonRpcErrorCodes.ParseError,
+    retryable: false,
+    description: 'The frame body is not valid UTF-8 JSON. The response has id null; the server reads on.',
+  },
+  {
+    name: 'InvalidRequest',
+    code: JsonRpcErrorCodes.InvalidRequest,
+    retryable: false,
+    description:
+      'Not a valid request: a non-object body, a batch (arrays are not supported), a missing or wrong `jsonrpc`, an id that is null or not an integer or string, a request after `shutdown`, or a second `initialize`.',
+  },
+  {
+    name: 'MethodNotFound',
+    code: JsonRpcErrorCodes.MethodNotFound,
+    retryable: false,
+    description: 'The server does not implement the method. `initialize` lists the methods it does.',
+  },
+  {
+    name: 'InvalidParams',
+    code: JsonRpcErrorCodes.InvalidParams,
+    retryable: false,
+    description:
+      'The params failed the method schema. The message names each offending field and what was expected; `data.issues` lists them.',
+  },
+  {
+    name: 'InternalError',
+    code: JsonRpcErrorCodes.InternalError,
+    retryable: false,
+    description: 'The server failed while handling the request. It keeps serving; details go to its log.',
+  },
+  {
+    name: 'ServerNotInitialized',
+    code: JsonRpcErrorCodes.ServerNotInitialized,
+    retryable: true,
+    description: 'A request other than `initialize` arrived before `initialize` succeeded.',
+  },
+  {
+    name: 'RequestCancelled',
+    code: JsonRpcErrorCodes.RequestCancelled,
+    retryable: true,
+    description: 'The request was cancelled by `$/cancelRequest` before it produced a result.',
+  },
+  {
+    name: 'UnsupportedProtocolVersion',
+    code: SantraErrorCodes.UnsupportedProtocolVersion,
+    retryable: false,
+    description:
+      '`initialize` asked for a protocol version the server cannot speak. `data.supported` lists the versions it can.',
+  },
+  {
+    name: 'MessageTooLarge',
+    code: SantraErrorCodes.MessageTooLarge,
+    retryable: false,
+    description:
+      'A frame exceeded `capabilities.limits.maxMessageBytes`. Its body was discarded unread, so the response has id null.',
+  },
+  {
+    name: 'DuplicateRequestId',
+    code: SantraErrorCodes.DuplicateRequestId,
+    retryable: true,
+    description:
+      'A request reused the id of a request that is still in flight. The earlier request is unaffected; resend with a fresh id.',
+  },
+  {
+    name: 'ServerBusy',
+    code: SantraErrorCodes.ServerBusy,
+    retryable: true,
+    description:
+      'More requests were in flight than `capabilities.limits.maxConcurrentRequests`. Retry when one has been answered.',
+  },
+];
+
+export function errorInfo(name: ErrorName): ErrorInfo {
+  const info = errorCatalog.find((entry) => entry.name === name);
+  if (info === undefined) throw new Error(`unknown error name ${name}`);
+  return info;
+}
+
+/** The `data` every Santra error carries. Specific errors add fields. */
+export const ErrorData = named(
+  'ErrorData',
+  'The `data` member of an error response. Receivers MUST ignore fields they do not know.',
+  z.looseObject({
+    retryable: z.boolean().describe('Whether sending the same message again, unchanged, may succeed.'),
+    issues: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe('For InvalidParams: each offending field (dotted path) and what was expected.'),
+    supported: z
+      .array(z.string())
+      .optional()
+      .describe('For UnsupportedProtocolVersion: the protocol versions the server speaks.'),
+    limit: z
+      .number()
+      .int()
+      .optional()
+      .describe('For MessageTooLarge and ServerBusy: the limit that was hit.'),
+  }),
+);
+export type ErrorData = z.infer<typeof ErrorData>;
+
+/** The JSON-RPC error object. */
+export const ResponseErrorObject = named(
+  'ResponseError',
+  'The `error` member of a JSON-RPC error response.',
+  z.object({
+    code: z.number().int(),
+    message: z.string(),
+    data: ErrorData.optional(),
+  }),
+);

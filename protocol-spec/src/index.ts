@@ -1,0 +1,15 @@
+/**
+ * The Santra protocol: every message, defined once as zod schemas. Servers validate with these,
+ * clients type their calls from them, and the JSON Schema and reference docs are generated from
+ * them. The normative text is ../README.md.
+ */
+export * from './approval.ts';
+export * from './ask.ts';
+export * from './common.ts';
+export * from './errors.ts';
+export * from './lifecycle.ts';
+export * from './methods.ts';
+export * from './prompt.ts';
+export { protocolTypes, type TypeMeta } from './registry.ts';
+export * from './validate.ts';
+export * from './version.ts';

@@ -1,0 +1,132 @@
+import * as z from 'zod';
+import { AbsolutePath, noParams, RequestId } from './common.ts';
+import { PhaseType } from './prompt.ts';
+import { named } from './registry.ts';
+import { isProtocolVersion } from './version.ts';
+
+const ProtocolVersion = z
+  .string()
+  .refine(isProtocolVersion, 'expected a protocol version MAJOR.MINOR.PATCH, e.g. "0.1.0"');
+
+/** Who is on the other end. Shown in logs and recorded in sessions. */
+export const PeerInfo = named(
+  'PeerInfo',
+  'Name and version of a client or server.',
+  z.object({
+    name: z.string().min(1).describe('Program name, e.g. "santra-tui" or "santra.nvim".'),
+    version: z.string().optional().describe('Program version.'),
+  }),
+);
+
+/** What the client can do. Every field is optional and false when absent. */
+export const ClientCapabilities = named(
+  'ClientCapabilities',
+  'What the client can do. Absent fields mean "no". Servers MUST ignore unknown fields.',
+  z.object({
+    approve: z
+      .boolean()
+      .optional()
+      .describe('The client answers `approve` requests (file changes and commands).'),
+    ask: z.boolean().optional().describe('The client answers `ask` requests (questions to the user).'),
+    diffs: z
+      .boolean()
+      .optional()
+      .describe('The client renders structured diff hunks; otherwise it shows `unifiedDiff` text.'),
+  }),
+);
+export type ClientCapabilities = z.infer<typeof ClientCapabilities>;
+
+/** §initialize: the first request of every connection. */
+export const InitializeParams = named(
+  'InitializeParams',
+  'Params of `initialize`.',
+  z.object({
+    protocolVersion: ProtocolVersion.describe('The protocol version the client speaks.'),
+    clientInfo: PeerInfo,
+    workspaceRoot: AbsolutePath.describe(
+      'Absolute path of the project directory. Tools are confined to it; sessions are stored per root.',
+    ),
+    capabilities: ClientCapabilities,
+  }),
+);
+export type InitializeParams = z.infer<typeof InitializeParams>;
+
+export const ModelInfo = named(
+  'ModelInfo',
+  'A model a provider offers.',
+  z.object({
+    id: z.string().describe('Model id as the provider names it.'),
+    contextWindow: z.number().int().positive().optional().describe('Context window in tokens.'),
+  }),
+);
+
+export const ProviderInfo = named(
+  'ProviderInfo',
+  'A model provider the server knows.',
+  z.object({
+    id: z.string().describe('Provider id, e.g. "anthropic", "openai", "groq".'),
+    name: z.string().describe('Display name.'),
+    configured: z.boolean().describe('Whether a key or base URL is configured, so prompts can use it.'),
+    models: z.array(ModelInfo),
+  }),
+);
+
+export const ServerLimits = named(
+  'ServerLimits',
+  'Limits the server enforces on the connection.',
+  z.object({
+    maxMessageBytes: z
+      .number()
+      .int()
+      .positive()
+      .describe('Largest frame body accepted, in bytes. Larger frames get MessageTooLarge.'),
+    maxConcurrentRequests: z
+      .number()
+      .int()
+      .positive()
+      .describe('Most client requests in flight at once. More get ServerBusy.'),
+  }),
+);
+
+export const ServerCapabilities = named(
+  'ServerCapabilities',
+  'What the server implements.',
+  z.object({
+    methods: z.array(z.string()).describe('Every method this server handles or sends.'),
+    phaseTypes: z.array(PhaseType).describe('Every `phase` type this server may send.'),
+    providers: z.array(ProviderInfo).describe('Model providers and their models.'),
+    limits: ServerLimits,
+  }),
+);
+export type ServerCapabilities = z.infer<typeof ServerCapabilities>;
+
+export const InitializeResult = named(
+  'InitializeResult',
+  'Result of `initialize`.',
+  z.object({
+    protocolVersion: ProtocolVersion.describe(
+      'The protocol version the server will speak on this connection.',
+    ),
+    serverInfo: PeerInfo,
+    capabilities: ServerCapabilities,
+  }),
+);
+export type InitializeResult = z.infer<typeof InitializeResult>;
+
+export const InitializedParams = named(
+  'InitializedParams',
+  'Params of `initialized` (none; an empty object or absent).',
+  noParams(),
+);
+
+export const ShutdownParams = named('ShutdownParams', 'Params of `shutdown` (none).', noParams());
+export const ShutdownResult = named('ShutdownResult', 'Result of `shutdown`: null.', z.null());
+export const ExitParams = named('ExitParams', 'Params of `exit` (none).', noParams());
+
+/** §$/cancelRequest, as in LSP. */
+export const CancelParams = named(
+  'CancelParams',
+  'Params of `$/cancelRequest`: the id of the request to cancel.',
+  z.object({ id: RequestId }),
+);
+export type CancelParams = z.infer<typeof CancelParams>;

@@ -1,0 +1,145 @@
+import type * as z from 'zod';
+import { ApproveParams, ApproveResult } from './approval.ts';
+import { AskParams, AskResult } from './ask.ts';
+import {
+  CancelParams,
+  ExitParams,
+  InitializedParams,
+  InitializeParams,
+  InitializeResult,
+  ShutdownParams,
+  ShutdownResult,
+} from './lifecycle.ts';
+import { Phase, PromptParams, PromptResult } from './prompt.ts';
+
+export type Direction = 'client_to_server' | 'server_to_client' | 'both';
+export type MessageKind = 'request' | 'notification';
+export type Stability = 'stable' | 'experimental';
+
+/** One row of the method table: everything a peer needs to send or handle the method. */
+export interface MethodSpec {
+  direction: Direction;
+  kind: MessageKind;
+  params: z.ZodType;
+  /** Requests only. */
+  result?: z.ZodType;
+  /** Protocol version that introduced the method. */
+  since: string;
+  stability: Stability;
+  summary: string;
+}
+
+/**
+ * The method table: the single list of every method of the protocol. The server registers one
+ * handler per client-to-server entry; the JSON Schema, `schema/methods.json` and the reference in
+ * docs are generated from it.
+ */
+export const methods = {
+  initialize: {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: InitializeParams,
+    result: InitializeResult,
+    since: '0.1.0',
+    stability: 'stable',
+    summary: 'Opens the connection: negotiates the protocol version and exchanges capabilities.',
+  },
+  initialized: {
+    direction: 'client_to_server',
+    kind: 'notification',
+    params: InitializedParams,
+    since: '0.1.0',
+    stability: 'stable',
+    summary: 'The client has processed the `initialize` result.',
+  },
+  shutdown: {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: ShutdownParams,
+    result: ShutdownResult,
+    since: '0.1.0',
+    stability: 'stable',
+    summary: 'Cancels running work, saves state, and answers null; only `exit` may follow.',
+  },
+  exit: {
+    direction: 'client_to_server',
+    kind: 'notification',
+    params: ExitParams,
+    since: '0.1.0',
+    stability: 'stable',
+    summary: 'Ends the server process: code 0 after `shutdown`, 1 without it.',
+  },
+  '$/cancelRequest': {
+    direction: 'both',
+    kind: 'notification',
+    params: CancelParams,
+    since: '0.1.0',
+    stability: 'stable',
+    summary: 'Cancels an in-flight request; it still gets a response (a result or RequestCancelled).',
+  },
+  prompt: {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: PromptParams,
+    result: PromptResult,
+    since: '0.1.0',
+    stability: 'experimental',
+    summary: 'Starts a run; answers when the run ends, after all of its `phase` notifications.',
+  },
+  phase: {
+    direction: 'server_to_client',
+    kind: 'notification',
+    params: Phase,
+    since: '0.1.0',
+    stability: 'experimental',
+    summary: 'Streams what happens during a run: status, text and thinking deltas, tools, sections, errors.',
+  },
+  approve: {
+    direction: 'server_to_client',
+    kind: 'request',
+    params: ApproveParams,
+    result: ApproveResult,
+    since: '0.1.0',
+    stability: 'experimental',
+    summary: 'Asks the user to allow a file change (with its diff) or a command.',
+  },
+  ask: {
+    direction: 'server_to_client',
+    kind: 'request',
+    params: AskParams,
+    result: AskResult,
+    since: '0.1.0',
+    stability: 'experimental',
+    summary: 'Asks the user a question, optionally with choices.',
+  },
+} as const satisfies Record<string, MethodSpec>;
+
+export type MethodName = keyof typeof methods;
+export type Methods = typeof methods;
+
+/** Methods whose `kind` is request and that a client sends. */
+export type ClientRequestName = {
+  [M in MethodName]: Methods[M]['kind'] extends 'request'
+    ? Methods[M]['direction'] extends 'server_to_client'
+      ? never
+      : M
+    : never;
+}[MethodName];
+
+/** Methods whose `kind` is notification and that a client sends. */
+export type ClientNotificationName = {
+  [M in MethodName]: Methods[M]['kind'] extends 'notification'
+    ? Methods[M]['direction'] extends 'server_to_client'
+      ? never
+      : M
+    : never;
+}[MethodName];
+
+export type ParamsOf<M extends MethodName> = z.output<Methods[M]['params']>;
+export type ResultOf<M extends MethodName> = Methods[M] extends { result: z.ZodType }
+  ? z.output<Methods[M]['result']>
+  : never;
+
+export function isMethodName(name: string): name is MethodName {
+  return Object.hasOwn(methods, name);
+}

@@ -1,0 +1,125 @@
+import * as z from 'zod';
+import { Usage } from './common.ts';
+import { named } from './registry.ts';
+
+/** How a prompt is routed. `auto` lets the server's classifier decide. */
+export const PromptMode = named(
+  'PromptMode',
+  'Route of a prompt: `auto` (the server classifies it), `simple_chat`, `direct_answer` (one model call, no tools) or `agent_task` (the agent swarm).',
+  z.enum(['auto', 'simple_chat', 'direct_answer', 'agent_task']),
+);
+
+/** §prompt: start a run. */
+export const PromptParams = named(
+  'PromptParams',
+  'Params of `prompt`.',
+  z.object({
+    text: z.string().describe('What the user typed.'),
+    sessionId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Session to continue. Absent: the server starts a new session and reports its id.'),
+    mode: PromptMode.optional().describe(
+      'Force a route instead of letting the classifier choose. Default `auto`.',
+    ),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Model for this prompt only, as `provider/model` or a model id. Default: the session model.'),
+  }),
+);
+export type PromptParams = z.infer<typeof PromptParams>;
+
+/** How a run ended. */
+export const RunStatus = named(
+  'RunStatus',
+  'How a run ended: `completed`; `cancelled` (by `$/cancelRequest` or shutdown); `error` (see the error phase); `interrupted` (the model stream broke after producing output, which is kept).',
+  z.enum(['completed', 'cancelled', 'error', 'interrupted']),
+);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const PromptResult = named(
+  'PromptResult',
+  'Result of `prompt`, sent after every `phase` of the run.',
+  z.object({
+    runId: z.string(),
+    sessionId: z.string(),
+    status: RunStatus,
+    output: z.string().describe('The final answer text of the root agent.'),
+    usage: Usage,
+    costUsd: z
+      .number()
+      .nonnegative()
+      .describe('Cost of the run in US dollars, unrounded (sub-cent precision).'),
+  }),
+);
+export type PromptResult = z.infer<typeof PromptResult>;
+
+/** Every phase type, in the order a client typically meets them. */
+export const PhaseType = named(
+  'PhaseType',
+  'The kind of a `phase` notification.',
+  z.enum(['status', 'text', 'thinking', 'tool_call', 'tool_result', 'section', 'error', 'complete']),
+);
+export type PhaseType = z.infer<typeof PhaseType>;
+
+const phaseBase = {
+  runId: z.string().describe('The run this phase belongs to (one per `prompt`).'),
+  sessionId: z.string(),
+  agentId: z.string().describe('The agent that produced it; unique within the run.'),
+  parentAgentId: z.string().optional().describe('For sub-agents: the agent that spawned it.'),
+  agentRole: z.string().optional().describe('For sub-agents: the role, e.g. "reader".'),
+  seq: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('Increases by one per phase within a session, so a client can detect a gap and resynchronise.'),
+};
+
+const phase = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.object({ ...phaseBase, type: z.literal(type), ...shape });
+
+/** §phase: what happens during a run, streamed from server to client. */
+export const Phase = named(
+  'Phase',
+  'Params of the `phase` notification, discriminated by `type`.',
+  z.discriminatedUnion('type', [
+    phase('status', { text: z.string().describe('One present-tense line, e.g. "Reading the auth module".') }),
+    phase('text', { text: z.string().describe('A delta of answer text; concatenate in `seq` order.') }),
+    phase('thinking', { text: z.string().describe('A delta of the model reasoning.') }),
+    phase('tool_call', {
+      toolCallId: z.string(),
+      toolName: z.string(),
+      args: z
+        .record(z.string(), z.unknown())
+        .describe('The arguments as the model sent them, after validation.'),
+      summary: z.string().optional().describe('A short line for the user, e.g. "read_file src/auth.ts".'),
+    }),
+    phase('tool_result', {
+      toolCallId: z.string(),
+      toolName: z.string(),
+      status: z.enum(['ok', 'error', 'rejected', 'cancelled']),
+      summary: z.string().describe('What the user sees, e.g. "120 lines" or "exit 1".'),
+      output: z.string().optional().describe('What the model reads, possibly truncated.'),
+    }),
+    phase('section', {
+      title: z
+        .string()
+        .describe('Human-readable title of a sub-agent, e.g. "Reader: analysing the auth module".'),
+    }),
+    phase('error', {
+      message: z.string().describe('What went wrong and what to do about it.'),
+      code: z.string().optional().describe('Machine-readable kind, e.g. "rate_limited", "auth", "timeout".'),
+      provider: z.string().optional(),
+      httpStatus: z.number().int().optional(),
+      retryable: z.boolean(),
+    }),
+    phase('complete', {
+      status: RunStatus,
+      output: z.string().describe('Final text of this agent.'),
+    }),
+  ]),
+);
+export type Phase = z.infer<typeof Phase>;

@@ -1,0 +1,26 @@
+/**
+ * Entry point of `santra-server`. Only the CLI is loaded up front; the server (zod, vscode-jsonrpc,
+ * the runtime) is imported when there is something to serve.
+ */
+import { EXIT_USAGE, parseCli } from './cli.ts';
+
+const command = parseCli(process.argv.slice(2), process.env);
+switch (command.action) {
+  case 'version':
+  case 'help':
+    process.stdout.write(`${command.text}\n`);
+    break;
+  case 'usage_error':
+    process.stderr.write(`${command.text}\n`);
+    process.exitCode = EXIT_USAGE;
+    break;
+  case 'serve': {
+    const { runStdioServer } = await import('./main.ts');
+    await runStdioServer(command.settings);
+    break;
+  }
+  default: {
+    const exhaustive: never = command;
+    throw new Error(`unknown command ${JSON.stringify(exhaustive)}`);
+  }
+}

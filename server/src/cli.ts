@@ -1,0 +1,98 @@
+/**
+ * Command-line handling of `santra-server`. It loads nothing heavy, so `--version` and `--help`
+ * answer as fast as Node starts.
+ */
+import { parseArgs } from 'node:util';
+import { PROTOCOL_VERSION } from '#protocol/version';
+import { DEFAULT_FRAMING_LIMITS } from './connection/framing.ts';
+import { isLogLevel, type LogLevel } from './log.ts';
+import { SANTRA_VERSION } from './version.ts';
+
+export const EXIT_USAGE = 2;
+
+export interface ServerSettings {
+  maxMessageBytes: number;
+  maxConcurrentRequests: number;
+  logLevel: LogLevel;
+}
+
+export type CliAction =
+  | { action: 'version'; text: string }
+  | { action: 'help'; text: string }
+  | { action: 'usage_error'; text: string }
+  | { action: 'serve'; settings: ServerSettings };
+
+const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
+
+export const HELP = `santra-server ${SANTRA_VERSION} — the Santra agent runtime, speaking the Santra protocol ${PROTOCOL_VERSION}
+(JSON-RPC 2.0 with LSP Content-Length framing) on stdin/stdout. Clients start it; you rarely run it by hand.
+
+Usage: santra-server [options]
+
+Options:
+  --max-message-bytes <n>        largest message accepted, in bytes (default ${DEFAULT_FRAMING_LIMITS.maxMessageBytes})
+  --max-concurrent-requests <n>  most client requests in flight at once (default ${DEFAULT_MAX_CONCURRENT_REQUESTS})
+  --log-level <level>            error, warn, info or debug, written to stderr (default warn;
+                                 SANTRA_LOG_LEVEL sets it too)
+  -v, --version                  print the package and protocol versions
+  -h, --help                     print this help
+
+Exit codes: 0 after shutdown and exit; 1 on exit or end of input without shutdown;
+2 on a usage error; 3 when the input's framing cannot be trusted (bad Content-Length header).
+The protocol is specified in protocol-spec/README.md.`;
+
+export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAction {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(argv).values;
+  } catch (error) {
+    return usageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) return { action: 'help', text: HELP };
+  if (values.version) {
+    return { action: 'version', text: `santra-server ${SANTRA_VERSION} (protocol ${PROTOCOL_VERSION})` };
+  }
+  const logLevel = values['log-level'] ?? env.SANTRA_LOG_LEVEL ?? 'warn';
+  if (!isLogLevel(logLevel))
+    return usageError(`--log-level must be error, warn, info or debug, got "${logLevel}"`);
+  const maxMessageBytes = positiveInteger(
+    '--max-message-bytes',
+    values['max-message-bytes'],
+    DEFAULT_FRAMING_LIMITS.maxMessageBytes,
+  );
+  if (typeof maxMessageBytes === 'string') return usageError(maxMessageBytes);
+  const maxConcurrentRequests = positiveInteger(
+    '--max-concurrent-requests',
+    values['max-concurrent-requests'],
+    DEFAULT_MAX_CONCURRENT_REQUESTS,
+  );
+  if (typeof maxConcurrentRequests === 'string') return usageError(maxConcurrentRequests);
+  return { action: 'serve', settings: { maxMessageBytes, maxConcurrentRequests, logLevel } };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      version: { type: 'boolean', short: 'v' },
+      help: { type: 'boolean', short: 'h' },
+      'log-level': { type: 'string' },
+      'max-message-bytes': { type: 'string' },
+      'max-concurrent-requests': { type: 'string' },
+    },
+  });
+}
+
+function positiveInteger(flag: string, value: string | undefined, fallback: number): number | string {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+    return `${flag} must be a positive integer, got "${value}"`;
+  }
+  return Number(value);
+}
+
+function usageError(message: string): CliAction {
+  return { action: 'usage_error', text: `santra-server: ${message}\nRun santra-server --help for usage.` };
+}

@@ -1,0 +1,221 @@
+/**
+ * The gate between stdin and vscode-jsonrpc: strict framing, JSON and envelope checks, and request
+ * bookkeeping. Everything vscode-jsonrpc would mishandle is answered here, and only well-formed
+ * messages reach the connection:
+ * - unparseable JSON → ParseError (id null), and reading goes on;
+ * - non-objects, batches, bad ids → InvalidRequest;
+ * - an oversized frame → MessageTooLarge, its bytes skipped unread;
+ * - a request reusing the id of one still in flight → DuplicateRequestId (vscode-jsonrpc would
+ *   silently overwrite the first in its queue);
+ * - more requests in flight than allowed → ServerBusy;
+ * - a header that desynchronises the stream → `onFatal`, and nothing more is read.
+ */
+
+import {
+  AbstractMessageReader,
+  type DataCallback,
+  Disposable,
+  type Message,
+  type MessageWriter,
+} from 'vscode-jsonrpc/node';
+import { type ErrorName, errorInfo } from '#protocol';
+import { classifyMessage, isMessageId, type MessageId } from './envelope.ts';
+import { FrameParser, type FramingLimits } from './framing.ts';
+
+export interface ErrorResponse {
+  jsonrpc: '2.0';
+  id: MessageId | null;
+  error: { code: number; message: string; data: { retryable: boolean; [key: string]: unknown } };
+}
+
+export function errorResponse(
+  id: MessageId | null,
+  name: ErrorName,
+  message: string,
+  extra: Record<string, unknown> = {},
+): ErrorResponse {
+  const info = errorInfo(name);
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: info.code, message, data: { retryable: info.retryable, ...extra } },
+  };
+}
+
+export interface GateOptions extends FramingLimits {
+  maxConcurrentRequests: number;
+  /** Writes a response the gate produced itself (never counted as answering a tracked request). */
+  send(response: ErrorResponse): void;
+  /** The stream is desynchronised; the gate has stopped reading. */
+  onFatal(detail: string): void;
+  warn(message: string): void;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Keys requests as vscode-jsonrpc's queue does, so `1` and `"1"` count as the same id. */
+const idKey = (id: MessageId): string => String(id);
+
+export class GatedMessageReader extends AbstractMessageReader {
+  readonly #input: NodeJS.ReadableStream;
+  readonly #options: GateOptions;
+  readonly #parser: FrameParser;
+  readonly #inFlight = new Set<string>();
+  #closed = false;
+
+  constructor(input: NodeJS.ReadableStream, options: GateOptions) {
+    super();
+    this.#input = input;
+    this.#options = options;
+    this.#parser = new FrameParser(options);
+  }
+
+  /** Ids of client requests that have not been answered yet. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Called by the writer when a response to a client request goes out. */
+  answered(id: MessageId): void {
+    this.#inFlight.delete(idKey(id));
+  }
+
+  listen(callback: DataCallback): Disposable {
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      for (const event of this.#parser.push(bytes)) {
+        switch (event.type) {
+          case 'frame':
+            this.#deliver(event.body, callback);
+            break;
+          case 'rejected':
+            this.#options.send(
+              event.reason === 'too_large'
+                ? errorResponse(null, 'MessageTooLarge', `Message too large: ${event.detail}.`, {
+                    limit: this.#options.maxMessageBytes,
+                    size: event.contentLength,
+                  })
+                : errorResponse(null, 'ParseError', `Unreadable message: ${event.detail}.`),
+            );
+            break;
+          case 'fatal':
+            this.#stop();
+            this.#options.onFatal(event.detail);
+            break;
+          default: {
+            const exhaustive: never = event;
+            throw new Error(`unknown frame event ${JSON.stringify(exhaustive)}`);
+          }
+        }
+      }
+    };
+    const onEnd = () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      if (!this.#parser.idle)
+        this.#options.warn('input closed in the middle of a message; the partial message was dropped');
+      this.fireClose();
+    };
+    const onError = (error: Error) => this.fireError(error);
+    this.#input.on('data', onData);
+    this.#input.on('end', onEnd);
+    this.#input.on('close', onEnd);
+    this.#input.on('error', onError);
+    this.#stop = () => {
+      this.#input.off('data', onData);
+      if ('pause' in this.#input) this.#input.pause();
+    };
+    return Disposable.create(() => {
+      this.#input.off('data', onData);
+      this.#input.off('end', onEnd);
+      this.#input.off('close', onEnd);
+      this.#input.off('error', onError);
+    });
+  }
+
+  #stop: () => void = () => {};
+
+  #deliver(body: Buffer, callback: DataCallback): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(utf8.decode(body));
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      this.#options.send(
+        errorResponse(null, 'ParseError', `Parse error: the message body is not valid JSON (${detail}).`),
+      );
+      return;
+    }
+    const envelope = classifyMessage(value);
+    switch (envelope.kind) {
+      case 'invalid':
+        if (envelope.answer) {
+          this.#options.send(
+            errorResponse(envelope.id, 'InvalidRequest', `Invalid request: ${envelope.reason}.`),
+          );
+        } else {
+          this.#options.warn(`ignored an invalid notification: ${envelope.reason}`);
+        }
+        return;
+      case 'request': {
+        const { id } = envelope.message;
+        if (this.#inFlight.has(idKey(id))) {
+          this.#options.send(
+            errorResponse(
+              id,
+              'DuplicateRequestId',
+              `Request id ${JSON.stringify(id)} is already in use by a request that has not been answered yet; send this request again with a fresh id.`,
+            ),
+          );
+          return;
+        }
+        if (this.#inFlight.size >= this.#options.maxConcurrentRequests) {
+          this.#options.send(
+            errorResponse(
+              id,
+              'ServerBusy',
+              `Server busy: ${this.#inFlight.size} requests are in flight (limit ${this.#options.maxConcurrentRequests}); retry when one has been answered.`,
+              { limit: this.#options.maxConcurrentRequests },
+            ),
+          );
+          return;
+        }
+        this.#inFlight.add(idKey(id));
+        callback(envelope.message as Message);
+        return;
+      }
+      case 'notification': {
+        const { method, params } = envelope.message;
+        // vscode-jsonrpc reads `params.id` of a cancel notification unguarded.
+        if (method === '$/cancelRequest' && !isMessageId((params as { id?: unknown } | undefined)?.id)) {
+          this.#options.warn('ignored $/cancelRequest without a valid "id" (an integer or a string)');
+          return;
+        }
+        callback(envelope.message as Message);
+        return;
+      }
+      case 'response':
+        callback(envelope.message as Message);
+        return;
+      default: {
+        const exhaustive: never = envelope;
+        throw new Error(`unknown envelope ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+}
+
+/** Wraps the stream writer so that every response to a client request releases its id in the gate. */
+export function answeringWriter(inner: MessageWriter, gate: GatedMessageReader): MessageWriter {
+  return {
+    onError: inner.onError,
+    onClose: inner.onClose,
+    end: () => inner.end(),
+    dispose: () => inner.dispose(),
+    write(message: Message): Promise<void> {
+      const m = message as { id?: unknown; method?: unknown };
+      if (m.method === undefined && isMessageId(m.id)) gate.answered(m.id);
+      return inner.write(message);
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type * as z from 'zod';
+import type {
+  ApproveParams,
+  ApproveResult,
+  AskParams,
+  AskResult,
+  ClientRequestName,
+  InitializeParams,
+  MethodName,
+  ParamsOf,
+  PeerInfo,
+  Phase,
+  ResultOf,
+  ServerCapabilities,
+} from '#protocol';
+
+/**
+ * What the runtime may send to the client. The connection implements it; the runtime never sees
+ * JSON-RPC.
+ */
+export interface ClientChannel {
+  /** Sends a `phase` notification. */
+  phase(params: Phase): void;
+  /**
+   * Sends an `approve` request. Contract: resolves with the client's validated decision; rejects
+   * when the client answers with an error or an invalid result, or disconnects, and when `signal`
+   * aborts (the request is then cancelled on the wire). Callers treat any rejection as "reject".
+   */
+  approve(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult>;
+  /** Sends an `ask` request; same contract as `approve`. */
+  ask(params: AskParams, signal: AbortSignal): Promise<AskResult>;
+}
+
+export interface RequestContext {
+  /** Aborted by `$/cancelRequest`, `shutdown`, or the client going away. */
+  signal: AbortSignal;
+}
+
+/**
+ * Contract: receives params already validated against the method's schema; resolves with the
+ * result, or rejects with a ProtocolFault (answered as that error). Any other rejection is
+ * answered as RequestCancelled if the signal was aborted, and as InternalError otherwise.
+ */
+export type RequestHandler<M extends ClientRequestName> = (
+  params: ParamsOf<M>,
+  context: RequestContext,
+) => Promise<ResultOf<M>>;
+
+/** Requests the runtime serves. `initialize` and `shutdown` belong to the connection's lifecycle. */
+export type RuntimeRequestName = Exclude<ClientRequestName, 'initialize' | 'shutdown'>;
+
+export type RequestHandlers = { [M in RuntimeRequestName]?: RequestHandler<M> };
+
+/** The runtime behind the protocol: everything but the transport and the lifecycle. */
+export interface Runtime {
+  readonly serverInfo: z.infer<typeof PeerInfo>;
+  /** Server-to-client methods this runtime may send. */
+  readonly sends: readonly MethodName[];
+  readonly handlers: RequestHandlers;
+  /**
+   * Prepares the runtime for a workspace. Contract: rejects with a ProtocolFault when the params
+   * cannot be served (e.g. the workspace root does not exist).
+   */
+  initialize(
+    params: InitializeParams,
+    client: ClientChannel,
+  ): Promise<Pick<ServerCapabilities, 'phaseTypes' | 'providers'>>;
+  /** Cancels what is running and saves what must not be lost. Called once, on every way out. */
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,119 @@
+/**
+ * A raw wire-level client for tests: it spawns the built server, writes arbitrary bytes (valid
+ * frames, broken headers, oversized bodies) and parses every byte of stdout as frames, so a test
+ * also proves that stdout carries nothing but protocol.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { FrameParser } from '../../src/connection/framing.ts';
+
+export const SERVER_BIN = fileURLToPath(new URL('../../../dist/santra-server.js', import.meta.url));
+
+export type Json = Record<string, unknown>;
+
+export function frame(body: string | Json): Buffer {
+  const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8');
+  return Buffer.concat([Buffer.from(`Content-Length: ${bytes.length}\r\n\r\n`, 'latin1'), bytes]);
+}
+
+export class WireClient {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly messages: Json[] = [];
+  stderr = '';
+  /** Bytes on stdout that were not well-formed frames (must stay empty). */
+  readonly strayOutput: string[] = [];
+  readonly #waiters: Array<() => void> = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(args: string[] = [], env: NodeJS.ProcessEnv = {}) {
+    this.child = spawn(process.execPath, [SERVER_BIN, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, SANTRA_LOG_LEVEL: 'warn', ...env },
+    });
+    const parser = new FrameParser({ maxMessageBytes: 64 * 1024 * 1024 });
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      for (const event of parser.push(chunk)) {
+        if (event.type === 'frame') {
+          try {
+            this.messages.push(JSON.parse(event.body.toString('utf8')) as Json);
+          } catch {
+            this.strayOutput.push(event.body.toString('utf8'));
+          }
+        } else {
+          this.strayOutput.push(JSON.stringify(event));
+        }
+      }
+      for (const wake of this.#waiters.splice(0)) wake();
+    });
+    this.child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString('utf8');
+    });
+    this.exited = once(this.child, 'exit').then(([code, signal]) => ({
+      code: code as number | null,
+      signal: signal as NodeJS.Signals | null,
+    }));
+  }
+
+  write(data: Buffer | string): void {
+    this.child.stdin.write(data);
+  }
+
+  send(message: Json): void {
+    this.write(frame(message));
+  }
+
+  request(id: number | string, method: string, params?: unknown): void {
+    this.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+  }
+
+  notify(method: string, params?: unknown): void {
+    this.send({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
+  }
+
+  /** Waits for the first message (not yet consumed) matching `predicate`, and consumes it. */
+  async next(predicate: (message: Json) => boolean, timeoutMs = 10_000): Promise<Json> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const index = this.messages.findIndex(predicate);
+      if (index !== -1) return this.messages.splice(index, 1)[0] as Json;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        throw new Error(
+          `no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.messages)}; stderr: ${this.stderr}`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining);
+        this.#waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  response(id: number | string | null): Promise<Json> {
+    return this.next((m) => m.id === id && m.method === undefined);
+  }
+
+  async initialize(workspaceRoot: string, id: number | string = 1): Promise<Json> {
+    this.request(id, 'initialize', {
+      protocolVersion: '0.1.0',
+      clientInfo: { name: 'wire-test' },
+      workspaceRoot,
+      capabilities: {},
+    });
+    return this.response(id);
+  }
+
+  /** Waits for the process to exit, killing it after `timeoutMs`. */
+  async exit(timeoutMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
