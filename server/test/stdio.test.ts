@@ -8,6 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadExamples } from '../../scripts/examples.ts';
 import { frame, type Json, SERVER_BIN, WireClient } from './helpers/wire.ts';
 
 const workspace = mkdtempSync(join(tmpdir(), 'santra-stdio-'));
@@ -292,4 +294,30 @@ describe('santra-server over stdio', () => {
     assert.equal(error(await client.response(2)).code, -32601);
     assert.deepEqual((await client.response(3)).result, null);
   });
+});
+
+describe('the example exchanges of the spec, replayed against the real server', async () => {
+  const examples = await loadExamples(
+    fileURLToPath(new URL('../../protocol-spec/examples', import.meta.url)),
+  );
+  // prompt and cancel need the agent runtime; they are replayed once it serves prompt.
+  for (const example of examples.filter((e) =>
+    ['lifecycle', 'version-mismatch', 'errors'].includes(e.name),
+  )) {
+    test(`${example.file}: the server sends exactly the example's messages`, async () => {
+      const client = start();
+      const local = (value: unknown) =>
+        JSON.parse(JSON.stringify(value).replaceAll('/home/ada/project', workspace));
+      for (const line of example.lines) {
+        if (line.from === 'client' && line.raw !== undefined) client.write(frame(line.raw));
+        else if (line.from === 'client' && line.message) client.send(local(line.message));
+        else if (line.from === 'server' && line.message) {
+          const expected = local(line.message) as Json;
+          assert.deepEqual(await client.response(expected.id as number | null), expected);
+        }
+      }
+      if (example.lines.at(-1)?.message?.method === 'exit') assert.equal((await client.exit()).code, 0);
+      assert.deepEqual(client.messages, [], 'no messages beyond the example');
+    });
+  }
 });

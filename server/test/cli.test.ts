@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseCli } from '../src/cli.ts';
+
+describe('parseCli', () => {
+  test('serves with defaults', () => {
+    assert.deepEqual(parseCli([], {}), {
+      action: 'serve',
+      settings: { maxMessageBytes: 16 * 1024 * 1024, maxConcurrentRequests: 64, logLevel: 'warn' },
+    });
+  });
+
+  test('reads flags and SANTRA_LOG_LEVEL; a flag wins over the environment', () => {
+    assert.deepEqual(
+      parseCli(['--max-message-bytes', '2048', '--max-concurrent-requests=3'], { SANTRA_LOG_LEVEL: 'debug' }),
+      {
+        action: 'serve',
+        settings: { maxMessageBytes: 2048, maxConcurrentRequests: 3, logLevel: 'debug' },
+      },
+    );
+    const command = parseCli(['--log-level', 'error'], { SANTRA_LOG_LEVEL: 'debug' });
+    assert.equal(command.action === 'serve' && command.settings.logLevel, 'error');
+  });
+
+  test('version and help', () => {
+    const version = parseCli(['-v'], {});
+    assert.equal(version.action, 'version');
+    assert.match(version.action === 'version' ? version.text : '', /^santra-server \S+ \(protocol \S+\)$/);
+    assert.equal(parseCli(['--help'], {}).action, 'help');
+  });
+
+  for (const [argv, env, message] of [
+    [['--nope'], {}, /Unknown option '--nope'/],
+    [['stray'], {}, /Unexpected argument 'stray'/],
+    [['--max-message-bytes', '0'], {}, /--max-message-bytes must be a positive integer, got "0"/],
+    [['--max-concurrent-requests', 'lots'], {}, /--max-concurrent-requests must be a positive integer/],
+    [[], { SANTRA_LOG_LEVEL: 'loud' }, /--log-level must be error, warn, info or debug, got "loud"/],
+  ] as const) {
+    test(`usage error: ${argv.join(' ') || JSON.stringify(env)}`, () => {
+      const command = parseCli(argv, env);
+      assert.equal(command.action, 'usage_error');
+      assert.match(command.action === 'usage_error' ? command.text : '', message);
+    });
+  }
+});

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type FrameEvent, FrameParser } from '../src/connection/framing.ts';
+
+const frame = (body: string) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const bodies = (events: FrameEvent[]) =>
+  events.map((event) => (event.type === 'frame' ? event.body.toString('utf8') : event.type));
+
+describe('FrameParser', () => {
+  test('reads frames split at every possible byte boundary', () => {
+    const input = Buffer.from(frame('{"a":"ü"}') + frame('{"b":2}'));
+    for (let split = 0; split <= input.length; split++) {
+      const parser = new FrameParser();
+      const events = [...parser.push(input.subarray(0, split)), ...parser.push(input.subarray(split))];
+      assert.deepEqual(bodies(events), ['{"a":"ü"}', '{"b":2}'], `split at ${split}`);
+      assert.ok(parser.idle);
+    }
+  });
+
+  test('reads a message delivered one byte at a time', () => {
+    const parser = new FrameParser();
+    const events = [...Buffer.from(frame('{"x":[1,2,3]}'))].flatMap((byte) =>
+      parser.push(Buffer.from([byte])),
+    );
+    assert.deepEqual(bodies(events), ['{"x":[1,2,3]}']);
+  });
+
+  test('counts Content-Length in bytes, not characters', () => {
+    const parser = new FrameParser();
+    const body = '{"emoji":"🦀🦀"}';
+    assert.deepEqual(bodies(parser.push(Buffer.from(frame(body)))), [body]);
+  });
+
+  test('accepts Content-Type with utf-8 or utf8, any header order and case', () => {
+    const parser = new FrameParser();
+    const input =
+      'content-type: application/vscode-jsonrpc; charset=utf8\r\nCONTENT-LENGTH: 2\r\n\r\n{}' +
+      'Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=UTF-8\r\n\r\n[]';
+    assert.deepEqual(bodies(parser.push(Buffer.from(input))), ['{}', '[]']);
+  });
+
+  test('skips an oversized body without buffering it and stays in sync', () => {
+    const parser = new FrameParser({ maxMessageBytes: 10 });
+    const big = 'x'.repeat(25);
+    const events = [
+      ...parser.push(Buffer.from(`Content-Length: 25\r\n\r\n${big.slice(0, 5)}`)),
+      ...parser.push(Buffer.from(big.slice(5) + frame('{"ok":1}'))),
+    ];
+    assert.equal(events.length, 2);
+    assert.deepEqual(events[0], {
+      type: 'rejected',
+      reason: 'too_large',
+      contentLength: 25,
+      detail: 'message of 25 bytes exceeds the limit of 10 bytes',
+    });
+    assert.deepEqual(bodies(events.slice(1)), ['{"ok":1}']);
+  });
+
+  test('skips a body in an unsupported charset', () => {
+    const parser = new FrameParser();
+    const events = parser.push(
+      Buffer.from(`Content-Length: 2\r\nContent-Type: text/json; charset=latin1\r\n\r\n{}${frame('[]')}`),
+    );
+    assert.equal(events[0]?.type, 'rejected');
+    assert.deepEqual(bodies(events.slice(1)), ['[]']);
+  });
+
+  test('a zero-length body is a frame (an empty body, which the gate answers as a parse error)', () => {
+    assert.deepEqual(bodies(new FrameParser().push(Buffer.from('Content-Length: 0\r\n\r\n'))), ['']);
+  });
+
+  for (const [name, header, detail] of [
+    ['non-numeric length', 'Content-Length: 2abc', /"2abc" is not a non-negative decimal integer/],
+    ['negative length', 'Content-Length: -1', /"-1" is not a non-negative decimal integer/],
+    ['fractional length', 'Content-Length: 1.5', /is not a non-negative decimal integer/],
+    ['empty length', 'Content-Length: ', /is not a non-negative decimal integer/],
+    ['no Content-Length', 'Content-Type: application/json', /no Content-Length/],
+    ['a line without a colon', 'Content-Length 5', /malformed header line/],
+    ['stray text before the header', 'hello\r\nContent-Length: 2', /malformed header line "hello"/],
+    ['conflicting lengths', 'Content-Length: 2\r\nContent-Length: 3', /conflicting Content-Length/],
+  ] as const) {
+    test(`fails on ${name} and reads nothing more`, () => {
+      const parser = new FrameParser();
+      const events = parser.push(Buffer.from(`${header}\r\n\r\n{}${frame('{}')}`));
+      assert.equal(events.length, 1);
+      const [event] = events;
+      assert.equal(event?.type, 'fatal');
+      assert.match(event?.type === 'fatal' ? event.detail : '', detail);
+      assert.deepEqual(parser.push(Buffer.from(frame('{}'))), []);
+    });
+  }
+
+  test('fails on a header section that never ends', () => {
+    const parser = new FrameParser({ maxHeaderBytes: 64 });
+    const events = parser.push(Buffer.from(`X-Padding: ${'a'.repeat(100)}`));
+    assert.equal(events[0]?.type, 'fatal');
+  });
+
+  test('a body shorter than announced leaves the parser waiting, not desynchronised', () => {
+    const parser = new FrameParser();
+    assert.deepEqual(parser.push(Buffer.from('Content-Length: 10\r\n\r\n{}')), []);
+    assert.equal(parser.idle, false);
+  });
+});
