@@ -34,7 +34,12 @@ function timeInitialize(): Promise<number> {
     jsonrpc: '2.0',
     id: 1,
     method: 'initialize',
-    params: { protocolVersion: '0.1.0', clientInfo: { name: 'bench' }, workspaceRoot: workspace, capabilities: {} },
+    params: {
+      protocolVersion: '0.1.0',
+      clientInfo: { name: 'bench' },
+      workspaceRoot: workspace,
+      capabilities: {},
+    },
   });
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
@@ -62,7 +67,9 @@ async function median(measure: () => Promise<number>): Promise<number> {
   for (let i = 0; i < runs; i++) samples.push(await measure());
   samples.sort((a, b) => a - b);
   const mid = Math.floor(samples.length / 2);
-  return samples.length % 2 === 1 ? (samples[mid] as number) : ((samples[mid - 1] as number) + (samples[mid] as number)) / 2;
+  return samples.length % 2 === 1
+    ? (samples[mid] as number)
+    : ((samples[mid - 1] as number) + (samples[mid] as number)) / 2;
 }
 
 const node = await median(() => timeExit(['-e', '0']));

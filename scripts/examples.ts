@@ -33,7 +33,7 @@ export async function loadExamples(dir: string): Promise<Example[]> {
           try {
             return JSON.parse(line) as ExampleLine;
           } catch (error) {
-            throw new Error(`${file}:${index + 1}: not JSON (${(error as Error).message})`);
+            throw new Error(`${file}:${index + 1}: not JSON (${(error as Error).message})`, { cause: error });
           }
         });
       return { name: file.replace(/\.jsonl$/, ''), file, lines };

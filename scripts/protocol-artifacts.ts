@@ -142,7 +142,7 @@ function renderTypes(jsonSchema: JsonSchema): string {
   const defs = jsonSchema.$defs as Record<string, JsonSchema>;
   const sections = typeOrder(defs).map((id) => {
     const schema = defs[id] as JsonSchema;
-    const lines = [`### ${id}`, '', String(schema.description ?? ''), ''];
+    const lines = [`### ${id}`, '', typeof schema.description === 'string' ? schema.description : '', ''];
     const variants = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
     if (variants?.every((variant) => variant.type === 'object')) {
       for (const variant of variants) {

@@ -51,10 +51,13 @@ export class ExchangeValidator {
     if (hasResult === hasError) return ['a response has exactly one of "result" and "error"'];
     if (hasError) {
       const parsed = ResponseErrorObject.safeParse(m.error);
-      if (m.id !== null) this.#pending[requester].delete(String(m.id));
+      if (typeof m.id === 'string' || typeof m.id === 'number') this.#pending[requester].delete(String(m.id));
       return parsed.success ? [] : parsed.error.issues.map((i) => `error.${i.path.join('.')}: ${i.message}`);
     }
-    const method = this.#pending[requester].get(String(m.id));
+    const method =
+      typeof m.id === 'string' || typeof m.id === 'number'
+        ? this.#pending[requester].get(String(m.id))
+        : undefined;
     if (method === undefined)
       return [`response ${JSON.stringify(m.id)} answers no pending ${requester} request`];
     this.#pending[requester].delete(String(m.id));

@@ -54,7 +54,9 @@ describe('generated protocol files', () => {
   });
 
   test('the JSON Schema defines every referenced type', async () => {
-    const schema = JSON.parse((await renderArtifacts(root)).get(SCHEMA_FILE) ?? '{}');
+    const schema = JSON.parse((await renderArtifacts(root)).get(SCHEMA_FILE) ?? '{}') as {
+      $defs: Record<string, unknown>;
+    };
     const refs = [...JSON.stringify(schema).matchAll(/"#\/\$defs\/(\w+)"/g)].map(
       (match) => match[1] as string,
     );

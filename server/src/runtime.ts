@@ -26,8 +26,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       options.log.debug(`workspace root ${workspaceRoot}`);
       return { phaseTypes: [], providers: [] };
     },
-    async shutdown() {
+    shutdown() {
       options.log.debug('runtime shut down');
+      return Promise.resolve();
     },
   };
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
 import {
+  type CancellationToken,
   CancellationTokenSource,
   createMessageConnection,
   type MessageConnection,
@@ -57,7 +58,7 @@ function testRuntime() {
           case 'slow':
             events.push('slow started');
             await new Promise((_resolve, reject) =>
-              signal.addEventListener('abort', () => reject(signal.reason)),
+              signal.addEventListener('abort', () => reject(signal.reason as Error)),
             );
             return result('unreachable');
           case 'boom':
@@ -80,12 +81,13 @@ function testRuntime() {
         }
       },
     },
-    async initialize(_params, channel) {
+    initialize(_params, channel) {
       client = channel;
-      return { phaseTypes: ['text'], providers: [] };
+      return Promise.resolve({ phaseTypes: ['text'], providers: [] });
     },
-    async shutdown() {
+    shutdown() {
       events.push('runtime shutdown');
+      return Promise.resolve();
     },
   };
   return { runtime, events };
@@ -139,9 +141,9 @@ async function rejection(promise: Promise<unknown>): Promise<ResponseError<{ ret
 async function started() {
   const pair = linked();
   const connection = client(pair.toServer, pair.toClient);
-  const init = (await connection.sendRequest('initialize', initParams)) as {
+  const init = await connection.sendRequest<{
     capabilities: { methods: string[] };
-  };
+  }>('initialize', initParams);
   return { ...pair, connection, init };
 }
 
@@ -209,7 +211,7 @@ describe('connection (in-process)', () => {
       result('{"decision":"feedback","feedback":"use ls -la"}'),
     );
     answer = { decision: 'maybe' };
-    const outcome = (await connection.sendRequest('prompt', { text: 'approve' })) as PromptResult;
+    const outcome = await connection.sendRequest<PromptResult>('prompt', { text: 'approve' });
     assert.match(outcome.output, /^rejected: the client answered approve with an invalid result/);
     connection.dispose();
   });
@@ -224,7 +226,7 @@ describe('connection (in-process)', () => {
     const approveArrived = new Promise<void>((resolve) => {
       asked = resolve;
     });
-    connection.onRequest('approve', (_params, token) => {
+    connection.onRequest('approve', (_params: unknown, token: CancellationToken) => {
       asked();
       return new Promise((resolve) => {
         token.onCancellationRequested(() => {
@@ -276,7 +278,7 @@ function rawPair(maxConcurrentRequests?: number) {
   const parser = new FrameParser();
   pair.toClient.on('data', (chunk: Buffer) => {
     for (const event of parser.push(chunk))
-      if (event.type === 'frame') messages.push(JSON.parse(event.body.toString()));
+      if (event.type === 'frame') messages.push(JSON.parse(event.body.toString()) as Record<string, unknown>);
   });
   const send = (message: unknown) => {
     const body = Buffer.from(JSON.stringify(message));

@@ -306,13 +306,13 @@ describe('the example exchanges of the spec, replayed against the real server', 
   )) {
     test(`${example.file}: the server sends exactly the example's messages`, async () => {
       const client = start();
-      const local = (value: unknown) =>
-        JSON.parse(JSON.stringify(value).replaceAll('/home/ada/project', workspace));
+      const local = (value: unknown): Json =>
+        JSON.parse(JSON.stringify(value).replaceAll('/home/ada/project', workspace)) as Json;
       for (const line of example.lines) {
         if (line.from === 'client' && line.raw !== undefined) client.write(frame(line.raw));
         else if (line.from === 'client' && line.message) client.send(local(line.message));
         else if (line.from === 'server' && line.message) {
-          const expected = local(line.message) as Json;
+          const expected = local(line.message);
           assert.deepEqual(await client.response(expected.id as number | null), expected);
         }
       }

@@ -235,8 +235,7 @@ export function serve(options: ServeOptions): ServerConnection {
     if (method === 'shutdown') return shutdown();
     const handled = handledRequest(method);
     const handler = runtime.handlers[handled] as
-      | ((params: unknown, context: { signal: AbortSignal }) => Promise<unknown>)
-      | undefined;
+      ((params: unknown, context: { signal: AbortSignal }) => Promise<unknown>) | undefined;
     if (handler === undefined) {
       throw new ProtocolFault(
         'MethodNotFound',
@@ -338,7 +337,7 @@ function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       },
     );
   });

@@ -181,7 +181,7 @@ export class GatedMessageReader extends AbstractMessageReader {
           return;
         }
         this.#inFlight.add(idKey(id));
-        callback(envelope.message as Message);
+        callback(envelope.message);
         return;
       }
       case 'notification': {
@@ -191,11 +191,11 @@ export class GatedMessageReader extends AbstractMessageReader {
           this.#options.warn('ignored $/cancelRequest without a valid "id" (an integer or a string)');
           return;
         }
-        callback(envelope.message as Message);
+        callback(envelope.message);
         return;
       }
       case 'response':
-        callback(envelope.message as Message);
+        callback(envelope.message);
         return;
       default: {
         const exhaustive: never = envelope;
