@@ -251,6 +251,34 @@ describe('santra-server over stdio', () => {
     assert.match(client.stderr, /ignored \$\/cancelRequest without a valid "id"/);
   });
 
+  test('a request cancelled before it was dispatched is still answered, and the server serves on', async () => {
+    const client = start();
+    const init = frame({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '0.1.0',
+        clientInfo: { name: 'x' },
+        workspaceRoot: workspace,
+        capabilities: {},
+      },
+    });
+    client.write(
+      Buffer.concat([init, frame({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 1 } })]),
+    );
+    const answer = await client.response(1);
+    assert.ok(answer.result !== undefined || error(answer).code === -32800, JSON.stringify(answer));
+    client.request(
+      2,
+      answer.result === undefined ? 'initialize' : 'shutdown',
+      answer.result === undefined
+        ? { protocolVersion: '0.1.0', clientInfo: { name: 'x' }, workspaceRoot: workspace, capabilities: {} }
+        : undefined,
+    );
+    assert.equal((await client.response(2)).error, undefined);
+  });
+
   test('requests after shutdown get InvalidRequest', async () => {
     const client = start();
     await client.initialize(workspace);
