@@ -29,6 +29,9 @@ export const SantraErrorCodes = {
   MessageTooLarge: -33001,
   DuplicateRequestId: -33002,
   ServerBusy: -33003,
+  SessionBusy: -33004,
+  UnknownSession: -33005,
+  ModelUnavailable: -33006,
 } as const;
 
 export type JsonRpcErrorName = keyof typeof JsonRpcErrorCodes;
@@ -116,6 +119,25 @@ export const errorCatalog: readonly ErrorInfo[] = [
     retryable: true,
     description:
       'More requests were in flight than `capabilities.limits.maxConcurrentRequests`. Retry when one has been answered.',
+  },
+  {
+    name: 'SessionBusy',
+    code: SantraErrorCodes.SessionBusy,
+    retryable: true,
+    description: 'A `prompt` named a session that is already running one. Wait for it to end, or cancel it.',
+  },
+  {
+    name: 'UnknownSession',
+    code: SantraErrorCodes.UnknownSession,
+    retryable: false,
+    description: 'The `sessionId` names no session this server knows. Omit it to start a new session.',
+  },
+  {
+    name: 'ModelUnavailable',
+    code: SantraErrorCodes.ModelUnavailable,
+    retryable: false,
+    description:
+      'The model cannot be used: unknown, or its provider has no key or endpoint configured. The message says what to set.',
   },
 ];
 

@@ -9,6 +9,7 @@ export * from './common.ts';
 export * from './errors.ts';
 export * from './lifecycle.ts';
 export * from './methods.ts';
+export * from './models.ts';
 export * from './prompt.ts';
 export { protocolTypes, type TypeMeta } from './registry.ts';
 export * from './validate.ts';

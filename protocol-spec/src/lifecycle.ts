@@ -47,6 +47,11 @@ export const InitializeParams = named(
       'Absolute path of the project directory. Tools are confined to it; sessions are stored per root.',
     ),
     capabilities: ClientCapabilities,
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Default model for this connection (`provider/model`); otherwise the configured default.'),
   }),
 );
 export type InitializeParams = z.infer<typeof InitializeParams>;
@@ -70,6 +75,7 @@ export const ProviderInfo = named(
     models: z.array(ModelInfo),
   }),
 );
+export type ProviderInfo = z.infer<typeof ProviderInfo>;
 
 export const ServerLimits = named(
   'ServerLimits',

@@ -10,6 +10,7 @@ import {
   ShutdownParams,
   ShutdownResult,
 } from './lifecycle.ts';
+import { ModelListParams, ModelListResult, ModelSetParams, ModelSetResult } from './models.ts';
 import { Phase, PromptParams, PromptResult } from './prompt.ts';
 
 export type Direction = 'client_to_server' | 'server_to_client' | 'both';
@@ -102,6 +103,24 @@ export const methods = {
     since: '0.1.0',
     stability: 'experimental',
     summary: 'Asks the user to allow a file change (with its diff) or a command.',
+  },
+  'model/list': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: ModelListParams,
+    result: ModelListResult,
+    since: '0.1.0',
+    stability: 'experimental',
+    summary: 'Lists the models the server knows, with the current one.',
+  },
+  'model/set': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: ModelSetParams,
+    result: ModelSetResult,
+    since: '0.1.0',
+    stability: 'experimental',
+    summary: 'Switches the model of a session (from its next prompt) or the connection default.',
   },
   ask: {
     direction: 'server_to_client',

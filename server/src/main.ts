@@ -6,15 +6,42 @@ import { Console } from 'node:console';
 import type { ServerSettings } from './cli.ts';
 import { serve } from './connection/connection.ts';
 import { DEFAULT_FRAMING_LIMITS } from './connection/framing.ts';
-import { createLogger } from './log.ts';
+import { createLogger, Redactor } from './log.ts';
+import type { ResilienceOptions } from './providers/resilience.ts';
 import { createRuntime } from './runtime.ts';
 
 /** Exit code when the server itself fails unexpectedly. */
 export const EXIT_INTERNAL_ERROR = 4;
 
+/**
+ * Developer knobs for the retry and timeout policy (tests shrink them to milliseconds):
+ * SANTRA_RETRY_BASE_MS, SANTRA_RETRY_MAX_WAIT_MS, SANTRA_TIMEOUT_FIRST_MS, SANTRA_TIMEOUT_IDLE_MS,
+ * SANTRA_TIMEOUT_TOTAL_MS.
+ */
+function resilienceFromEnv(env: NodeJS.ProcessEnv): Partial<ResilienceOptions> {
+  const read = (name: string) => {
+    const value = Number(env[name]);
+    return env[name] !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
+  };
+  const settings: Partial<ResilienceOptions> = {};
+  const pairs: Array<[keyof ResilienceOptions, string]> = [
+    ['baseDelayMs', 'SANTRA_RETRY_BASE_MS'],
+    ['maxWaitMs', 'SANTRA_RETRY_MAX_WAIT_MS'],
+    ['firstActivityMs', 'SANTRA_TIMEOUT_FIRST_MS'],
+    ['idleMs', 'SANTRA_TIMEOUT_IDLE_MS'],
+    ['totalMs', 'SANTRA_TIMEOUT_TOTAL_MS'],
+  ];
+  for (const [key, name] of pairs) {
+    const value = read(name);
+    if (value !== undefined) settings[key] = value;
+  }
+  return settings;
+}
+
 export async function runStdioServer(settings: ServerSettings): Promise<void> {
   globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
-  const log = createLogger((line) => process.stderr.write(line), settings.logLevel);
+  const redactor = new Redactor();
+  const log = createLogger((line) => process.stderr.write(line), settings.logLevel, redactor);
   process.on('uncaughtException', (error) => {
     log.error(`uncaught exception: ${error.stack ?? error.message}`);
     process.exit(EXIT_INTERNAL_ERROR);
@@ -27,7 +54,12 @@ export async function runStdioServer(settings: ServerSettings): Promise<void> {
   // A client that goes away must not take the server down with EPIPE; the end of stdin ends it.
   process.stdout.on('error', (error) => log.warn(`stdout: ${error.message}`));
 
-  const runtime = createRuntime({ log });
+  const runtime = createRuntime({
+    log,
+    redactor,
+    env: process.env,
+    resilience: resilienceFromEnv(process.env),
+  });
   const connection = serve({
     input: process.stdin,
     output: process.stdout,

@@ -1,55 +1,164 @@
+/**
+ * The agent runtime behind the protocol: configuration, sessions, models and the prompt handler.
+ * It knows nothing of JSON-RPC; the connection hands it typed params and an AbortSignal.
+ */
 import { stat } from 'node:fs/promises';
-import type { InitializeParams } from '#protocol';
-import type { Logger } from './log.ts';
+import type { InitializeParams, PhaseType, ProviderInfo } from '#protocol';
+import { openSession, runPrompt } from './agent/run-prompt.ts';
+import { isConfigured, listModels, selectModel } from './agent/model-selection.ts';
+import { SessionStore } from './agent/sessions.ts';
+import { ConfigError, loadConfig, type ResolvedConfig } from './config/config.ts';
+import type { Logger, Redactor } from './log.ts';
 import { ProtocolFault } from './protocol-fault.ts';
-import type { Runtime } from './runtime-contract.ts';
+import { CATALOG } from './providers/catalog.ts';
+import { RateLimiter, type ResilienceOptions, withResilience } from './providers/resilience.ts';
+import type { StreamFn } from './providers/stream.ts';
+import type { ClientChannel, Runtime } from './runtime-contract.ts';
+import { taskCompletedTool } from './tools/task-completed.ts';
+import { thinkTool } from './tools/think.ts';
 import { SANTRA_VERSION } from './version.ts';
 
 export interface RuntimeOptions {
   log: Logger;
+  redactor: Redactor;
+  env: NodeJS.ProcessEnv;
+  resilience?: Partial<ResilienceOptions>;
 }
 
+const PHASE_TYPES: PhaseType[] = [
+  'status',
+  'text',
+  'thinking',
+  'tool_call',
+  'tool_result',
+  'error',
+  'complete',
+];
+
 /**
- * The agent runtime behind the protocol. The lifecycle is served here; the run methods (`prompt`
- * and the `phase`, `approve` and `ask` traffic it produces) are registered in `handlers` as they
- * are built.
+ * One entry point for every wire API. The SDKs are loaded on the first model call, not at
+ * start-up: together they weigh more than the rest of the server.
  */
+const streamByApi: StreamFn = async function* (endpoint, request) {
+  const stream =
+    endpoint.api === 'anthropic'
+      ? (await import('./providers/anthropic.ts')).streamAnthropic
+      : (await import('./providers/openai.ts')).streamOpenAI;
+  yield* stream(endpoint, request);
+};
+
 export function createRuntime(options: RuntimeOptions): Runtime {
-  let workspaceRoot: string | undefined;
+  const { log, redactor } = options;
+  const sessions = new SessionStore();
+  const stream = withResilience(streamByApi, new RateLimiter(), options.resilience);
+  const tools = [thinkTool(), taskCompletedTool()];
+  const runs = new Set<Promise<unknown>>();
+  let state: { config: ResolvedConfig; workspaceRoot: string; client: ClientChannel } | undefined;
+  let configError: string | undefined;
+  let defaultModel: string | undefined;
+
+  const ready = () => {
+    if (configError !== undefined) throw new ProtocolFault('ModelUnavailable', configError);
+    if (state === undefined) throw new Error('runtime used before initialize');
+    return state;
+  };
+
   return {
     serverInfo: { name: 'santra-server', version: SANTRA_VERSION },
-    sends: [],
-    handlers: {},
-    async initialize(params: InitializeParams) {
-      await assertDirectory(params.workspaceRoot);
-      workspaceRoot = params.workspaceRoot;
-      options.log.debug(`workspace root ${workspaceRoot}`);
-      return { phaseTypes: [], providers: [] };
+    sends: ['phase'],
+    handlers: {
+      prompt(params, { signal }) {
+        const { config, workspaceRoot, client } = ready();
+        const run = runPrompt(
+          {
+            sessions,
+            config,
+            defaultModel,
+            workspaceRoot,
+            stream,
+            tools,
+            sendPhase: (phase) => client.phase(phase),
+            redact: (text) => redactor.apply(text),
+          },
+          params,
+          signal,
+        );
+        runs.add(run);
+        void run.finally(() => runs.delete(run)).catch(() => {});
+        return run;
+      },
+      'model/list'(params) {
+        const { config } = ready();
+        const session = params.sessionId === undefined ? undefined : sessions.get(params.sessionId);
+        const current = session?.model ?? defaultModel ?? config.model;
+        const selection = current === '' ? undefined : selectModel(config, current);
+        return Promise.resolve({
+          current: selection?.ok ? selection.ref : current,
+          models: listModels(config),
+        });
+      },
+      'model/set'(params) {
+        const { config } = ready();
+        const session = params.sessionId === undefined ? undefined : openSession(sessions, params.sessionId);
+        const selection = selectModel(config, params.model);
+        if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
+        if (session !== undefined) session.model = selection.ref;
+        else defaultModel = selection.ref;
+        return Promise.resolve({ model: selection.ref });
+      },
     },
-    shutdown() {
-      options.log.debug('runtime shut down');
-      return Promise.resolve();
+    async initialize(params: InitializeParams, client: ClientChannel) {
+      await assertDirectory(params.workspaceRoot);
+      let config: ResolvedConfig;
+      try {
+        config = await loadConfig(options.env);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        // The connection stays usable: the client learns of the broken file from every request
+        // that needs it, and can show it; nothing else is lost.
+        configError = redactor.apply(error.message);
+        log.error(configError);
+        return { phaseTypes: PHASE_TYPES, providers: [] };
+      }
+      for (const endpoint of Object.values(config.providers)) redactor.add(endpoint.apiKey);
+      state = { config, workspaceRoot: params.workspaceRoot, client };
+      if (params.model !== undefined) {
+        const selection = selectModel(config, params.model);
+        if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
+        defaultModel = selection.ref;
+      }
+      return { phaseTypes: PHASE_TYPES, providers: providerInfos(config) };
+    },
+    async shutdown() {
+      sessions.abortAll('server shutting down');
+      await Promise.allSettled([...runs]);
+      log.debug('runtime shut down');
     },
   };
 }
 
+function providerInfos(config: ResolvedConfig): ProviderInfo[] {
+  return Object.values(config.providers).map((endpoint) => ({
+    id: endpoint.id,
+    name: endpoint.name,
+    configured: isConfigured(endpoint),
+    models: CATALOG.filter((spec) => spec.provider === endpoint.id).map((spec) => ({
+      id: spec.id,
+      contextWindow: spec.contextWindow,
+    })),
+  }));
+}
+
 async function assertDirectory(path: string): Promise<void> {
   const info = await stat(path).catch(() => undefined);
-  if (info === undefined) {
+  const problem =
+    info === undefined ? 'does not exist' : info.isDirectory() ? undefined : 'is not a directory';
+  if (problem !== undefined) {
     throw new ProtocolFault(
       'InvalidParams',
-      `Invalid params for initialize: params.workspaceRoot: ${path} does not exist.`,
+      `Invalid params for initialize: params.workspaceRoot: ${path} ${problem}.`,
       {
-        issues: [{ path: 'params.workspaceRoot', message: `${path} does not exist` }],
-      },
-    );
-  }
-  if (!info.isDirectory()) {
-    throw new ProtocolFault(
-      'InvalidParams',
-      `Invalid params for initialize: params.workspaceRoot: ${path} is not a directory.`,
-      {
-        issues: [{ path: 'params.workspaceRoot', message: `${path} is not a directory` }],
+        issues: [{ path: 'params.workspaceRoot', message: `${path} ${problem}` }],
       },
     );
   }

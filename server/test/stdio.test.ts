@@ -149,8 +149,6 @@ describe('santra-server over stdio', () => {
     assert.equal(error(await client.response(2)).code, -32601);
     client.request(3, 'phase', {});
     assert.match(error(await client.response(3)).message, /server-to-client notification/);
-    client.request(4, 'prompt', { text: 'hi' });
-    assert.match(error(await client.response(4)).message, /does not implement it yet/);
     client.request(5, 'initialize', {
       protocolVersion: '0.1.0',
       clientInfo: { name: 'again' },
@@ -324,6 +322,15 @@ describe('santra-server over stdio', () => {
   });
 });
 
+/** The provider list depends on the machine's keys and the catalog; the example shows an excerpt. */
+function withoutProviders(message: Json): Json {
+  const capabilities = (message.result as Json | undefined)?.capabilities as Json | undefined;
+  if (capabilities === undefined) return message;
+  assert.ok(Array.isArray(capabilities.providers));
+  const { providers: _providers, ...rest } = capabilities;
+  return { ...message, result: { ...(message.result as Json), capabilities: rest } };
+}
+
 describe('the example exchanges of the spec, replayed against the real server', async () => {
   const examples = await loadExamples(
     fileURLToPath(new URL('../../protocol-spec/examples', import.meta.url)),
@@ -340,8 +347,8 @@ describe('the example exchanges of the spec, replayed against the real server', 
         if (line.from === 'client' && line.raw !== undefined) client.write(frame(line.raw));
         else if (line.from === 'client' && line.message) client.send(local(line.message));
         else if (line.from === 'server' && line.message) {
-          const expected = local(line.message);
-          assert.deepEqual(await client.response(expected.id as number | null), expected);
+          const expected = withoutProviders(local(line.message));
+          assert.deepEqual(withoutProviders(await client.response(expected.id as number | null)), expected);
         }
       }
       if (example.lines.at(-1)?.message?.method === 'exit') assert.equal((await client.exit()).code, 0);

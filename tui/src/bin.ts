@@ -1,34 +1,40 @@
 /**
- * Entry point of `santra`. The interactive terminal client arrives with the TUI issue; until then
- * this prints its version and help and points at the server.
+ * Entry point of `santra`. Only argument parsing is loaded up front; the headless client (zod,
+ * vscode-jsonrpc) is imported when `-p` asks for it. The interactive terminal UI arrives with the
+ * TUI issue.
  */
-import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '#protocol/version';
 import packageJson from '../../package.json' with { type: 'json' };
+import { EXIT, helpText, parseCommandLine } from './print/args.ts';
 
-const HELP = `santra ${packageJson.version} — an AI coding assistant for the terminal (protocol ${PROTOCOL_VERSION})
-
-Usage: santra [options]
-
-Options:
-  -v, --version   print the version
-  -h, --help      print this help
-
-The interactive terminal UI is not part of this build yet. The agent runtime is available as
-santra-server, a stdio server speaking the Santra protocol (see protocol-spec/README.md).`;
-
-let values: { version?: boolean; help?: boolean };
-try {
-  values = parseArgs({
-    args: process.argv.slice(2),
-    options: { version: { type: 'boolean', short: 'v' }, help: { type: 'boolean', short: 'h' } },
-  }).values;
-} catch (error) {
-  process.stderr.write(
-    `santra: ${error instanceof Error ? error.message : String(error)}\nRun santra --help for usage.\n`,
-  );
-  process.exit(2);
+const command = parseCommandLine(process.argv.slice(2), {
+  stdinIsTTY: process.stdin.isTTY === true,
+  cwd: process.cwd(),
+});
+switch (command.action) {
+  case 'version':
+    process.stdout.write(`santra ${packageJson.version} (protocol ${PROTOCOL_VERSION})\n`);
+    break;
+  case 'help':
+    process.stdout.write(`${helpText(packageJson.version)}\n`);
+    break;
+  case 'usage_error':
+    process.stderr.write(`santra: ${command.message}\nRun santra --help for usage.\n`);
+    process.exitCode = EXIT.usage;
+    break;
+  case 'print': {
+    const { runPrint } = await import('./print/main.ts');
+    // Bundled, dist/santra.js and dist/santra-server.js are siblings. This must be computed here:
+    // the print machinery lives in a chunk in another directory.
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const code = await runPrint(command.options, { serverPath, clientVersion: packageJson.version });
+    // Exit explicitly once stdout has drained: a server that ignored its exit must not keep us alive.
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
+  default: {
+    const exhaustive: never = command;
+    throw new Error(`unknown command ${JSON.stringify(exhaustive)}`);
+  }
 }
-process.stdout.write(
-  values.version ? `santra ${packageJson.version} (protocol ${PROTOCOL_VERSION})\n` : `${HELP}\n`,
-);

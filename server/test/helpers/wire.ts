@@ -5,6 +5,9 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FrameParser } from '../../src/connection/framing.ts';
 
@@ -26,10 +29,21 @@ export class WireClient {
   readonly #waiters: Array<() => void> = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
+  /**
+   * `env` is all the server sees besides PATH and a throwaway HOME and SANTRA_HOME: no provider
+   * keys or config of the machine running the tests leak in, and nothing touches the real home.
+   */
   constructor(args: string[] = [], env: NodeJS.ProcessEnv = {}) {
+    const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
     this.child = spawn(process.execPath, [SERVER_BIN, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, SANTRA_LOG_LEVEL: 'warn', ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        SANTRA_HOME: join(home, 'santra'),
+        SANTRA_LOG_LEVEL: 'warn',
+        ...env,
+      },
     });
     const parser = new FrameParser({ maxMessageBytes: 64 * 1024 * 1024 });
     this.child.stdout.on('data', (chunk: Buffer) => {

@@ -1,0 +1,318 @@
+/**
+ * The agent loop (ReAct): send the history and the tool definitions, stream the answer, execute
+ * the tool calls, append their results, and repeat until the model stops calling tools or calls
+ * `task_completed`, or a limit is hit. Every failure ends as data — an error event and a run
+ * status — never as an exception.
+ */
+import type { RunStatus, Usage } from '#protocol';
+import * as z from 'zod';
+import { TextProtocolParser, type TextProtocolEvent } from '../providers/text-protocol/parser.ts';
+import {
+  addUsage,
+  EMPTY_USAGE,
+  type ProviderFailure,
+  type StreamFn,
+  type ToolDefinition,
+} from '../providers/stream.ts';
+import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
+import type { Tool, ToolResult } from '../tools/types.ts';
+import type { AgentEvent } from './events.ts';
+import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from './messages.ts';
+
+export interface AgentLimits {
+  maxToolCallsPerResponse: number;
+  maxTurns: number;
+  maxOutputTokens: number;
+}
+
+export interface AgentRun {
+  agentId: string;
+  runId: string;
+  workspaceRoot: string;
+  endpoint: ProviderEndpoint;
+  model: ModelSpec;
+  system: string;
+  /** The conversation so far, ending with the new user message. The loop appends to it. */
+  messages: ChatMessage[];
+  tools: readonly Tool[];
+  stream: StreamFn;
+  limits: AgentLimits;
+  signal: AbortSignal;
+  emit(event: AgentEvent): void;
+  /** Ids of tool calls already executed in this run: a call id is executed at most once. */
+  executed?: Set<string>;
+}
+
+export interface AgentOutcome {
+  status: RunStatus;
+  output: string;
+  usage: Usage;
+  turns: number;
+}
+
+export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.parameters, { io: 'input' }),
+  }));
+}
+
+export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
+  const executed = run.executed ?? new Set<string>();
+  const definitions = toolDefinitions(run.tools);
+  let usage = EMPTY_USAGE;
+  for (let turn = 1; turn <= run.limits.maxTurns; turn++) {
+    if (run.signal.aborted) return finish(run, 'cancelled', '', usage, turn - 1);
+    const result = await streamTurn(run, definitions, turn);
+    usage = addUsage(usage, result.usage);
+    if (result.failure !== undefined) {
+      if (result.text !== '')
+        run.messages.push({ role: 'assistant', content: [{ type: 'text', text: result.text }] });
+      if (result.failure.kind === 'cancelled' || run.signal.aborted)
+        return finish(run, 'cancelled', result.shown, usage, turn);
+      run.emit({
+        type: 'error',
+        message: result.failure.message,
+        code: result.failure.kind,
+        provider: result.failure.provider,
+        ...(result.failure.status === undefined ? {} : { httpStatus: result.failure.status }),
+        retryable: result.failure.retryable,
+      });
+      return finish(run, result.shown === '' ? 'error' : 'interrupted', result.shown, usage, turn);
+    }
+    run.messages.push({ role: 'assistant', content: result.content });
+    const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
+    if (calls.length === 0) return finish(run, 'completed', result.shown, usage, turn);
+    const { results, final } = await executeCalls(run, calls, executed);
+    run.messages.push({ role: 'user', content: results });
+    if (run.signal.aborted) return finish(run, 'cancelled', result.shown, usage, turn);
+    if (final !== undefined) return finish(run, 'completed', final, usage, turn);
+  }
+  run.emit({
+    type: 'error',
+    message: `Stopped after ${run.limits.maxTurns} model turns without finishing. Send another prompt to continue, or raise agent.maxTurnsPerRun in the config.`,
+    code: 'max_turns',
+    retryable: false,
+  });
+  return finish(run, 'error', '', usage, run.limits.maxTurns);
+}
+
+function finish(run: AgentRun, status: RunStatus, output: string, usage: Usage, turns: number): AgentOutcome {
+  run.emit({ type: 'complete', status, output });
+  return { status, output, usage, turns };
+}
+
+interface TurnResult {
+  content: AssistantBlock[];
+  /** The answer text as the user saw it (markup removed). */
+  shown: string;
+  /** The raw text streamed so far (kept in history when the turn fails). */
+  text: string;
+  usage: Usage;
+  failure?: ProviderFailure;
+}
+
+/** Streams one model turn, forwarding text, thinking and status as they arrive. */
+async function streamTurn(run: AgentRun, tools: ToolDefinition[], turn: number): Promise<TurnResult> {
+  run.emit({ type: 'turn_start' });
+  let parser = new TextProtocolParser({ idPrefix: `${run.agentId}_t${turn}` });
+  let shown = '';
+  let text = '';
+  let textCalls: ToolCallBlock[] = [];
+  const handle = (event: TextProtocolEvent) => {
+    switch (event.type) {
+      case 'text':
+        shown += event.text;
+        run.emit({ type: 'text', text: event.text });
+        break;
+      case 'thinking':
+        run.emit({ type: 'thinking', text: event.text });
+        break;
+      case 'status':
+        run.emit({ type: 'status', text: event.text });
+        break;
+      case 'next':
+        run.emit({ type: 'status', text: `Next: ${event.text}` });
+        break;
+      case 'tool_call':
+        textCalls.push({
+          type: 'tool_call',
+          id: event.id,
+          name: event.name,
+          args: event.args,
+          argsText: JSON.stringify(event.args),
+        });
+        break;
+      case 'tool_call_error':
+        textCalls.push({
+          type: 'tool_call',
+          id: event.id,
+          name: event.name ?? 'unknown',
+          args: {},
+          argsText: event.raw,
+          argsError: event.message,
+        });
+        break;
+      default: {
+        const exhaustive: never = event;
+        throw new Error(`unknown text protocol event ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  };
+  const request = {
+    model: run.model,
+    system: run.system,
+    messages: run.messages,
+    tools,
+    maxOutputTokens: Math.min(run.limits.maxOutputTokens, run.model.maxOutputTokens),
+    signal: run.signal,
+  };
+  for await (const event of run.stream(run.endpoint, request)) {
+    switch (event.type) {
+      case 'text_delta':
+        text += event.text;
+        for (const parsed of parser.push(event.text)) handle(parsed);
+        break;
+      case 'thinking_delta':
+        run.emit({ type: 'thinking', text: event.text });
+        break;
+      case 'tool_call_delta':
+        break;
+      case 'retrying':
+        run.emit({
+          type: 'status',
+          text: `${event.failure.message} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}).`,
+        });
+        // Nothing visible was produced, so the retry starts from a clean slate.
+        parser = new TextProtocolParser({ idPrefix: `${run.agentId}_t${turn}` });
+        text = '';
+        textCalls = [];
+        break;
+      case 'error':
+        for (const parsed of parser.end())
+          if (parsed.type !== 'tool_call' && parsed.type !== 'tool_call_error') handle(parsed);
+        return { content: [], shown, text, usage: EMPTY_USAGE, failure: event.failure };
+      case 'done': {
+        for (const parsed of parser.end()) handle(parsed);
+        const content = [...event.content, ...textCalls];
+        return { content, shown, text, usage: event.usage };
+      }
+      default: {
+        const exhaustive: never = event;
+        throw new Error(`unknown stream event ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+  return {
+    content: [],
+    shown,
+    text,
+    usage: EMPTY_USAGE,
+    failure: {
+      kind: 'incomplete',
+      provider: run.endpoint.id,
+      retryable: false,
+      message: `${run.endpoint.name}: the stream ended without a result.`,
+    },
+  };
+}
+
+async function executeCalls(
+  run: AgentRun,
+  calls: ToolCallBlock[],
+  executed: Set<string>,
+): Promise<{ results: ToolResultBlock[]; final?: string }> {
+  const results: ToolResultBlock[] = [];
+  let final: string | undefined;
+  for (const [index, call] of calls.entries()) {
+    const result =
+      index >= run.limits.maxToolCallsPerResponse
+        ? refused(
+            `Not executed: at most ${run.limits.maxToolCallsPerResponse} tool calls are run per response. Make the remaining calls in your next response.`,
+            'too_many_calls',
+          )
+        : await executeCall(run, call, executed);
+    if (result.final !== undefined) final = result.final;
+    results.push({
+      type: 'tool_result',
+      toolCallId: call.id,
+      toolName: call.name,
+      output: result.output,
+      isError: result.isError === true,
+    });
+  }
+  return final === undefined ? { results } : { results, final };
+}
+
+function refused(output: string, errorType: string): ToolResult {
+  return { output, summary: errorType.replaceAll('_', ' '), isError: true, errorType };
+}
+
+async function executeCall(run: AgentRun, call: ToolCallBlock, executed: Set<string>): Promise<ToolResult> {
+  const tool = run.tools.find((candidate) => candidate.name === call.name);
+  const summary = `${call.name} ${summarizeArgs(call.args)}`.trim();
+  if (tool?.name !== 'think')
+    run.emit({ type: 'tool_call', toolCallId: call.id, toolName: call.name, args: call.args, summary });
+  const result = await resultOf(run, tool, call, executed);
+  if (tool?.name !== 'think') {
+    run.emit({
+      type: 'tool_result',
+      toolCallId: call.id,
+      toolName: call.name,
+      status: run.signal.aborted ? 'cancelled' : result.isError ? 'error' : 'ok',
+      summary: result.summary,
+      output: result.output,
+    });
+  }
+  return result;
+}
+
+async function resultOf(
+  run: AgentRun,
+  tool: Tool | undefined,
+  call: ToolCallBlock,
+  executed: Set<string>,
+): Promise<ToolResult> {
+  if (executed.has(call.id))
+    return refused(`Not executed again: tool call ${call.id} has already run.`, 'duplicate_call');
+  if (call.argsError !== undefined) return refused(call.argsError, 'invalid_arguments');
+  if (tool === undefined) {
+    return refused(
+      `Unknown tool "${call.name}". Available tools: ${run.tools.map((t) => t.name).join(', ')}.`,
+      'unknown_tool',
+    );
+  }
+  const parsed = tool.parameters.safeParse(call.args);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`,
+    );
+    return refused(
+      `Invalid arguments for ${tool.name}: ${problems.join('; ')}. Call it again with corrected arguments.`,
+      'invalid_arguments',
+    );
+  }
+  executed.add(call.id);
+  try {
+    return await tool.execute(parsed.data, {
+      workspaceRoot: run.workspaceRoot,
+      runId: run.runId,
+      agentId: run.agentId,
+      signal: run.signal,
+      showThinking: (text) => run.emit({ type: 'thinking', text }),
+    });
+  } catch (error) {
+    return refused(
+      `The tool failed: ${error instanceof Error ? error.message : String(error)}`,
+      'tool_failure',
+    );
+  }
+}
+
+function summarizeArgs(args: Record<string, unknown>): string {
+  const first = Object.values(args).find((value) => typeof value === 'string');
+  if (typeof first !== 'string') return '';
+  const line = first.split('\n')[0] ?? '';
+  return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+}

@@ -1,0 +1,56 @@
+/**
+ * The conversation as the agent loop keeps it: provider-neutral, converted to each wire API by
+ * its provider file.
+ */
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** Model reasoning. `signature` (Anthropic) must be sent back unchanged for multi-turn thinking. */
+export interface ThinkingBlock {
+  type: 'thinking';
+  text: string;
+  signature?: string;
+  /** Anthropic `redacted_thinking` data, sent back as is. */
+  redactedData?: string;
+}
+
+export interface ToolCallBlock {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  /** The parsed arguments; `{}` when they could not be parsed (see `argsError`). */
+  args: Record<string, unknown>;
+  /** The raw argument text as the model wrote it. */
+  argsText: string;
+  /** Why the arguments cannot be used (invalid JSON, cut off mid-stream); the call is then not executed. */
+  argsError?: string;
+}
+
+export interface ToolResultBlock {
+  type: 'tool_result';
+  toolCallId: string;
+  toolName: string;
+  output: string;
+  isError: boolean;
+}
+
+export type AssistantBlock = TextBlock | ThinkingBlock | ToolCallBlock;
+export type UserBlock = TextBlock | ToolResultBlock;
+
+export type ChatMessage =
+  { role: 'user'; content: UserBlock[] } | { role: 'assistant'; content: AssistantBlock[] };
+
+export function userText(text: string): ChatMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+/** The text of an assistant message, blocks joined. */
+export function assistantText(blocks: readonly AssistantBlock[]): string {
+  return blocks
+    .filter((block): block is TextBlock => block.type === 'text')
+    .map((block) => block.text)
+    .join('');
+}

@@ -1,0 +1,120 @@
+/**
+ * Serving one `prompt`: pick the session and the model, run the agent, stream its phases, and
+ * answer with the outcome — after the last phase. Failures of the model or its provider end the
+ * run with status `error` (and an `error` phase saying what to do), never as a protocol fault.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Phase, PromptParams, PromptResult } from '#protocol';
+import type { ResolvedConfig } from '../config/config.ts';
+import { ProtocolFault } from '../protocol-fault.ts';
+import { costUsd } from '../providers/catalog.ts';
+import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
+import type { Tool } from '../tools/types.ts';
+import type { AgentEvent } from './events.ts';
+import { runAgent } from './loop.ts';
+import { userText } from './messages.ts';
+import { selectModel } from './model-selection.ts';
+import { PhaseStream } from './phase-stream.ts';
+import type { Session, SessionStore } from './sessions.ts';
+import { systemPrompt } from './system-prompt.ts';
+
+export interface PromptDeps {
+  sessions: SessionStore;
+  config: ResolvedConfig;
+  /** The connection's default model (from initialize or model/set). */
+  defaultModel: string | undefined;
+  workspaceRoot: string;
+  stream: StreamFn;
+  tools: readonly Tool[];
+  sendPhase(phase: Phase): void;
+  /** Cleans a message of secrets before it is sent. */
+  redact(text: string): string;
+}
+
+export function openSession(sessions: SessionStore, sessionId: string | undefined): Session {
+  if (sessionId === undefined) return sessions.create();
+  const session = sessions.get(sessionId);
+  if (session === undefined) {
+    throw new ProtocolFault(
+      'UnknownSession',
+      `Unknown session ${sessionId}: this server has no such session. Omit sessionId to start a new one.`,
+    );
+  }
+  if (session.running !== undefined) {
+    throw new ProtocolFault(
+      'SessionBusy',
+      `Session ${sessionId} is already running a prompt. Wait for it to finish or cancel it first.`,
+    );
+  }
+  return session;
+}
+
+export async function runPrompt(
+  deps: PromptDeps,
+  params: PromptParams,
+  signal: AbortSignal,
+): Promise<PromptResult> {
+  const session = openSession(deps.sessions, params.sessionId);
+  const runId = `run_${randomUUID().slice(0, 8)}`;
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', abort, { once: true });
+  if (signal.aborted) abort();
+  session.running = controller;
+  const phases = new PhaseStream({
+    runId,
+    sessionId: session.id,
+    coalesceMs: deps.config.stream.coalesceMs,
+    nextSeq: () => ++session.seq,
+    send: (phase) => deps.sendPhase(phase),
+  });
+  const root = { agentId: 'main' };
+  const emit = (event: AgentEvent) => {
+    if (event.type === 'error') phases.emit(root, { ...event, message: deps.redact(event.message) });
+    else if (event.type === 'status') phases.emit(root, { ...event, text: deps.redact(event.text) });
+    else phases.emit(root, event);
+  };
+  try {
+    const ref = params.model ?? session.model ?? deps.defaultModel ?? deps.config.model;
+    const selection = selectModel(deps.config, ref);
+    if (!selection.ok) {
+      emit({ type: 'error', message: selection.message, code: 'model_unavailable', retryable: false });
+      emit({ type: 'complete', status: 'error', output: '' });
+      return { runId, sessionId: session.id, status: 'error', output: '', usage: EMPTY_USAGE, costUsd: 0 };
+    }
+    session.messages.push(userText(params.text));
+    const outcome = await runAgent({
+      agentId: root.agentId,
+      runId,
+      workspaceRoot: deps.workspaceRoot,
+      endpoint: selection.endpoint,
+      model: selection.model,
+      system: systemPrompt(deps.workspaceRoot),
+      messages: session.messages,
+      tools: deps.tools,
+      stream: deps.stream,
+      limits: {
+        maxToolCallsPerResponse: deps.config.agent.maxToolCallsPerResponse,
+        maxTurns: deps.config.agent.maxTurnsPerRun,
+        maxOutputTokens: 16_384,
+      },
+      signal: controller.signal,
+      emit,
+    });
+    const cost = costUsd(selection.model, outcome.usage);
+    session.usage = addUsage(session.usage, outcome.usage);
+    session.costUsd += cost;
+    return {
+      runId,
+      sessionId: session.id,
+      status: outcome.status,
+      output: outcome.output,
+      usage: outcome.usage,
+      costUsd: cost,
+    };
+  } finally {
+    phases.flush();
+    signal.removeEventListener('abort', abort);
+    session.running = undefined;
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Santra's configuration: `config.json` in the config directory, overridden by the environment.
+ * The file is optional; every error is a ConfigError whose message names the file and the field
+ * and never quotes a key.
+ */
+import { resolveModel } from '../providers/catalog.ts';
+import { PRESETS } from '../providers/presets.ts';
+import type { ModelCompat, ModelSpec, ProviderEndpoint } from '../providers/types.ts';
+import { ConfigError } from './config-error.ts';
+import { configFile, envValue, readConfigFile } from './config-file.ts';
+import { type SantraConfig, validateConfig } from './schema.ts';
+
+export { ConfigError } from './config-error.ts';
+export { configDir, updateConfigFile } from './config-file.ts';
+export type { SantraConfig } from './schema.ts';
+
+/** The configuration in effect: the file's settings under the environment's, with defaults filled in. */
+export interface ResolvedConfig {
+  /** The config file path (it may not exist). */
+  file: string;
+  /**
+   * The default model ref after env overrides; when neither says, the first configured provider's
+   * default model (anthropic first, then openai, then the rest); '' when nothing is configured.
+   */
+  model: string;
+  /** Every preset plus custom providers, with apiKey/baseUrl resolved (apiKey undefined when not set). */
+  providers: Record<string, ProviderEndpoint>;
+  /** Compat overrides from the file (and for an `openai` redirected to another server). */
+  providerCompat: Record<string, Partial<ModelCompat>>;
+  /** Model ids listed per provider in the file: a bare id listed there is served by that provider. */
+  providerModels: Record<string, readonly string[]>;
+  /** Serves bare non-Anthropic model ids: `openai` when its base URL points away from OpenAI. */
+  defaultProvider?: string;
+  agent: { maxToolCallsPerResponse: number; maxTurnsPerRun: number };
+  stream: { coalesceMs: number };
+}
+
+const DEFAULTS = {
+  agent: { maxToolCallsPerResponse: 8, maxTurnsPerRun: 50 },
+  stream: { coalesceMs: 8 },
+} as const;
+
+/** Reads `config.json` (if any) and applies the environment: the configuration in effect. */
+export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig> {
+  const file = configFile(env);
+  const raw = await readConfigFile(file);
+  const config: SantraConfig = raw === undefined ? {} : validateConfig(raw, file);
+  const fileProviders = config.providers ?? {};
+  const get = (name: string) => envValue(env, name);
+
+  const providers: Record<string, ProviderEndpoint> = {};
+  for (const preset of PRESETS) {
+    const entry = fileProviders[preset.id];
+    const keyEnv = entry?.keyEnv ?? preset.keyEnv;
+    const apiKey =
+      (preset.keyEnv === undefined ? undefined : get(preset.keyEnv)) ??
+      (entry?.keyEnv === undefined ? undefined : get(entry.keyEnv)) ??
+      entry?.apiKey;
+    const baseUrlEnv = BASE_URL_ENV[preset.id];
+    const baseUrl =
+      (baseUrlEnv === undefined ? undefined : envUrl(env, baseUrlEnv, file)) ??
+      entry?.baseUrl ??
+      preset.baseUrl;
+    providers[preset.id] = endpoint({
+      id: preset.id,
+      name: entry?.name ?? preset.name,
+      api: preset.api,
+      baseUrl,
+      apiKey,
+      keyEnv,
+      needsKey: preset.needsKey,
+    });
+  }
+  for (const [id, entry] of Object.entries(fileProviders)) {
+    if (providers[id] !== undefined || entry.api === undefined || entry.baseUrl === undefined) continue;
+    const apiKey = (entry.keyEnv === undefined ? undefined : get(entry.keyEnv)) ?? entry.apiKey;
+    providers[id] = endpoint({
+      id,
+      name: entry.name ?? id,
+      api: entry.api,
+      baseUrl: entry.baseUrl,
+      apiKey,
+      keyEnv: entry.keyEnv,
+      needsKey: entry.keyEnv !== undefined || entry.apiKey !== undefined,
+    });
+  }
+
+  const providerCompat: Record<string, Partial<ModelCompat>> = {};
+  const providerModels: Record<string, readonly string[]> = {};
+  for (const [id, entry] of Object.entries(fileProviders)) {
+    if (entry.compat !== undefined) providerCompat[id] = { ...entry.compat };
+    if (entry.models !== undefined) providerModels[id] = [...entry.models];
+  }
+
+  // An `openai` pointed elsewhere (Ollama, vLLM, a proxy) serves every bare non-Anthropic id, needs
+  // no key of its own, and may be running an open reasoning model that prints <think> blocks.
+  const openai = providers.openai;
+  const redirected = openai !== undefined && new URL(openai.baseUrl).hostname !== 'api.openai.com';
+  if (openai !== undefined && redirected) {
+    openai.needsKey = false;
+    providerCompat.openai = { reasoning: 'think_tags', ...providerCompat.openai };
+  }
+
+  const resolved: ResolvedConfig = {
+    file,
+    model: get('SANTRA_MODEL') ?? config.model ?? '',
+    providers,
+    providerCompat,
+    providerModels,
+    agent: { ...DEFAULTS.agent, ...config.agent },
+    stream: { ...DEFAULTS.stream, ...config.stream },
+  };
+  if (redirected) resolved.defaultProvider = 'openai';
+  if (resolved.model === '') resolved.model = firstConfiguredModel(resolved, fileProviders);
+  return resolved;
+}
+
+/** The environment variables that move a preset's endpoint. */
+const BASE_URL_ENV: Record<string, string> = {
+  anthropic: 'ANTHROPIC_BASE_URL',
+  openai: 'OPENAI_BASE_URL',
+};
+
+function envUrl(env: NodeJS.ProcessEnv, name: string, file: string): string | undefined {
+  const value = envValue(env, name);
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    // The value is not repeated: a URL may carry credentials.
+    throw new ConfigError(
+      file,
+      `The environment variable ${name} is not an http(s) URL; expected something like "http://127.0.0.1:11434/v1".`,
+      name,
+    );
+  }
+  return value;
+}
+
+function endpoint(fields: {
+  id: string;
+  name: string;
+  api: ProviderEndpoint['api'];
+  baseUrl: string;
+  apiKey: string | undefined;
+  keyEnv: string | undefined;
+  needsKey: boolean;
+}): ProviderEndpoint {
+  const result: ProviderEndpoint = {
+    id: fields.id,
+    name: fields.name,
+    api: fields.api,
+    baseUrl: fields.baseUrl.replace(/\/+$/, ''),
+    needsKey: fields.needsKey,
+  };
+  if (fields.apiKey !== undefined) result.apiKey = fields.apiKey;
+  if (fields.keyEnv !== undefined) result.keyEnv = fields.keyEnv;
+  return result;
+}
+
+/**
+ * The default model of the first provider that is usable as configured: one with a key, or a
+ * keyless one the file mentions (or `openai` redirected by its base URL). Anthropic first, then
+ * OpenAI, then the other presets in order, then custom providers in file order.
+ */
+function firstConfiguredModel(
+  config: ResolvedConfig,
+  fileProviders: NonNullable<SantraConfig['providers']>,
+): string {
+  for (const provider of Object.values(config.providers)) {
+    const mentioned = fileProviders[provider.id] !== undefined;
+    const usable =
+      provider.apiKey !== undefined ||
+      (!provider.needsKey && (mentioned || config.defaultProvider === provider.id));
+    if (!usable) continue;
+    const preset = PRESETS.find((candidate) => candidate.id === provider.id);
+    const model = preset?.defaultModel ?? config.providerModels[provider.id]?.[0];
+    if (model !== undefined) return `${provider.id}/${model}`;
+  }
+  return '';
+}
+
+/** Resolves a model reference (by default the configured model) with the configured providers. */
+export function resolveConfiguredModel(
+  config: ResolvedConfig,
+  ref: string = config.model,
+): ModelSpec | undefined {
+  const providers = Object.fromEntries(
+    Object.values(config.providers).map((provider) => {
+      const compat = config.providerCompat[provider.id];
+      const models = config.providerModels[provider.id];
+      return [
+        provider.id,
+        {
+          api: provider.api,
+          ...(compat === undefined ? {} : { compat }),
+          ...(models === undefined ? {} : { models }),
+        },
+      ];
+    }),
+  );
+  return resolveModel(ref, {
+    providers,
+    ...(config.defaultProvider === undefined ? {} : { defaultProvider: config.defaultProvider }),
+  });
+}
+
+/** A copy safe to log or show: every apiKey replaced by "…" plus its last 4 characters. */
+export function redactConfig(config: ResolvedConfig): unknown {
+  const copy = structuredClone(config);
+  for (const provider of Object.values(copy.providers)) {
+    if (provider.apiKey !== undefined) provider.apiKey = redactKey(provider.apiKey);
+  }
+  return copy;
+}
+
+/** Keys too short for their tail to be harmless show no characters at all. */
+function redactKey(key: string): string {
+  return key.length >= 12 ? `…${key.slice(-4)}` : '…';
+}

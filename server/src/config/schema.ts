@@ -1,0 +1,218 @@
+/**
+ * The shape of `config.json`, and the translation of a validation failure into a message a user
+ * can act on: the file, the field path, what was expected — and never a value from the file, since
+ * the file holds API keys.
+ */
+import * as z from 'zod';
+import { findPreset } from '../providers/presets.ts';
+import { ConfigError } from './config-error.ts';
+
+const httpUrl = z.url({
+  protocol: /^https?$/,
+  error: 'expected an http(s) URL such as "http://127.0.0.1:11434/v1"',
+});
+
+const CompatSchema = z
+  .strictObject({
+    nativeTools: z.boolean(),
+    reasoning: z.enum(['anthropic_thinking', 'reasoning_content', 'think_tags', 'none']),
+    streamUsage: z.boolean(),
+    maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']),
+    systemRole: z.enum(['system', 'developer']),
+    parallelToolCalls: z.boolean(),
+    promptCaching: z.boolean(),
+  })
+  .partial();
+
+const ProviderSchema = z.strictObject({
+  name: z.string().min(1, 'expected a non-empty name').optional(),
+  /** Required for a custom provider; must match the preset's for a built-in one. */
+  api: z.enum(['anthropic', 'openai']).optional(),
+  baseUrl: httpUrl.optional(),
+  apiKey: z.string().min(1, 'expected a non-empty key').optional(),
+  /** An environment variable to read the key from instead of keeping it in the file. */
+  keyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name such as "MYBOX_API_KEY"')
+    .optional(),
+  models: z.array(z.string().min(1, 'expected a non-empty model id')).optional(),
+  compat: CompatSchema.optional(),
+});
+
+const providerId = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+    'expected a provider id of letters, digits, ".", "_" and "-" (a "/" separates provider and model)',
+  );
+
+/** The schema of `config.json`. Defaults are applied by `loadConfig`, not here. */
+export const ConfigSchema = z
+  .strictObject({
+    /** Lets editors find a JSON Schema; ignored. */
+    $schema: z.string().optional(),
+    model: z.string().min(1, 'expected a model such as "anthropic/claude-sonnet-4-5"').optional(),
+    providers: z.record(providerId, ProviderSchema).optional(),
+    agent: z
+      .strictObject({
+        maxToolCallsPerResponse: z.int().min(1).max(256),
+        maxTurnsPerRun: z.int().min(1).max(10_000),
+      })
+      .partial()
+      .optional(),
+    stream: z
+      .strictObject({ coalesceMs: z.int().min(0).max(1_000) })
+      .partial()
+      .optional(),
+  })
+  .superRefine((config, ctx) => {
+    for (const [id, provider] of Object.entries(config.providers ?? {})) {
+      const preset = findPreset(id);
+      if (preset !== undefined) {
+        if (provider.api !== undefined && provider.api !== preset.api) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['providers', id, 'api'],
+            message: `expected "${preset.api}": ${id} is a built-in provider; remove "api" or choose another provider id`,
+          });
+        }
+        continue;
+      }
+      if (provider.api === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['providers', id, 'api'],
+          message: `is required for the custom provider ${id} (expected "anthropic" or "openai")`,
+        });
+      }
+      if (provider.baseUrl === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['providers', id, 'baseUrl'],
+          message: `is required for the custom provider ${id} (expected an http(s) URL)`,
+        });
+      }
+    }
+  });
+
+/** The parsed config file. */
+export type SantraConfig = z.output<typeof ConfigSchema>;
+
+/** Validates a parsed JSON value as the config file; a failure is a ConfigError naming every field. */
+export function validateConfig(raw: unknown, file: string): SantraConfig {
+  const parsed = ConfigSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.flatMap((issue) => describeIssue(issue));
+  const lines = problems.map(({ field, message }) => `${field === '' ? '(top level)' : field}: ${message}`);
+  const text =
+    lines.length === 1
+      ? `Invalid config file ${file}: ${lines[0] ?? ''}`
+      : `Invalid config file ${file}:\n${lines.map((line) => `  - ${line}`).join('\n')}`;
+  throw new ConfigError(file, scrubSecrets(text, raw), problems[0]?.field || undefined);
+}
+
+interface Problem {
+  field: string;
+  message: string;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): Problem[] {
+  const field = fieldPath(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      field: fieldPath([...issue.path, key]),
+      message: unknownFieldMessage(key, knownKeys(issue.path)),
+    }));
+  }
+  if (issue.code === 'invalid_key')
+    return [{ field, message: issue.issues[0]?.message ?? 'invalid provider id' }];
+  if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
+    return [{ field, message: `is required (expected ${issue.expected})` }];
+  }
+  return [{ field, message: issue.message.replace(/^Invalid (input|option): /, '') }];
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => {
+    if (typeof key === 'number') return `${acc}[${key}]`;
+    return acc === '' ? String(key) : `${acc}.${String(key)}`;
+  }, '');
+}
+
+function unknownFieldMessage(key: string, known: readonly string[]): string {
+  const guess = closest(key, known);
+  if (guess !== undefined) return `unknown field, did you mean "${guess}"?`;
+  const expected = known.filter((name) => !name.startsWith('$'));
+  return expected.length > 0 ? `unknown field (expected one of: ${expected.join(', ')})` : 'unknown field';
+}
+
+/** The field names the schema allows at `path`, found by walking the schema itself. */
+function knownKeys(path: readonly PropertyKey[]): string[] {
+  let schema: z.core.$ZodType | undefined = ConfigSchema;
+  for (const key of path) {
+    schema = unwrap(schema);
+    if (schema instanceof z.ZodObject) schema = (schema.shape as Record<string, z.ZodType>)[String(key)];
+    else if (schema instanceof z.ZodRecord) schema = schema._zod.def.valueType;
+    else return [];
+  }
+  schema = unwrap(schema);
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+function unwrap(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefined {
+  let current = schema;
+  while (current instanceof z.ZodOptional) current = current.unwrap();
+  return current;
+}
+
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of candidates) {
+    const distance = editDistance(word.toLowerCase(), name.toLowerCase());
+    if (
+      distance <= Math.max(1, Math.floor(name.length / 3)) &&
+      (best === undefined || distance < best.distance)
+    ) {
+      best = { name, distance };
+    }
+  }
+  return best?.name;
+}
+
+/** Damerau–Levenshtein (optimal string alignment), so a swap like "modle" costs 1. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number): number => rows[i]?.[j] ?? 0;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, at(i - 2, j - 2) + 1);
+      }
+      (rows[i] as number[])[j] = value;
+    }
+  }
+  return at(a.length, b.length);
+}
+
+/**
+ * Belt and braces: no message above quotes a value, but should a future one, every string found
+ * under an `apiKey` field is masked before the message leaves.
+ */
+export function scrubSecrets(message: string, raw: unknown): string {
+  let text = message;
+  for (const secret of secretsIn(raw)) text = text.split(secret).join('…');
+  return text;
+}
+
+function secretsIn(value: unknown, key?: string): string[] {
+  if (typeof value === 'string') return key === 'apiKey' && value.length >= 4 ? [value] : [];
+  if (Array.isArray(value)) return value.flatMap((item) => secretsIn(item, key));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([name, item]) => secretsIn(item, name));
+  }
+  return [];
+}

@@ -1,0 +1,232 @@
+/**
+ * The Anthropic Messages API through @anthropic-ai/sdk: streaming, native tool use (arguments
+ * accumulated from `input_json_delta`), extended thinking with signatures kept for the next turn,
+ * prompt caching on the system prompt and tools, and usage with cache reads and writes.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type { Usage } from '#protocol';
+import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
+import { classifyFailure } from './failures.ts';
+import { parseToolArguments } from './tool-arguments.ts';
+import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
+import type { ProviderEndpoint } from './types.ts';
+
+type MessageParam = Anthropic.Messages.MessageParam;
+type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
+
+const clients = new Map<string, Anthropic>();
+
+function clientFor(endpoint: ProviderEndpoint): Anthropic {
+  const key = `${endpoint.baseUrl}\n${endpoint.apiKey ?? ''}`;
+  let client = clients.get(key);
+  if (client === undefined) {
+    // Santra retries itself (with its own cap on waits and a limiter shared by all agents).
+    client = new Anthropic({
+      apiKey: endpoint.apiKey ?? null,
+      baseURL: endpoint.baseUrl,
+      maxRetries: 0,
+      timeout: 10 * 60_000,
+    });
+    clients.set(key, client);
+  }
+  return client;
+}
+
+export function toAnthropicMessages(messages: readonly ChatMessage[]): MessageParam[] {
+  return messages.map((message): MessageParam => {
+    if (message.role === 'user') {
+      return {
+        role: 'user',
+        content: message.content.map((block): ContentBlockParam =>
+          block.type === 'text'
+            ? { type: 'text', text: block.text }
+            : {
+                type: 'tool_result',
+                tool_use_id: block.toolCallId,
+                content: block.output,
+                is_error: block.isError,
+              },
+        ),
+      };
+    }
+    const content: ContentBlockParam[] = [];
+    for (const block of message.content) {
+      if (block.type === 'text') {
+        if (block.text !== '') content.push({ type: 'text', text: block.text });
+      } else if (block.type === 'thinking') {
+        if (block.redactedData !== undefined)
+          content.push({ type: 'redacted_thinking', data: block.redactedData });
+        // Thinking without a signature (e.g. from another provider) cannot be sent back.
+        else if (block.signature !== undefined)
+          content.push({ type: 'thinking', thinking: block.text, signature: block.signature });
+      } else {
+        content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.args });
+      }
+    }
+    return { role: 'assistant', content };
+  });
+}
+
+function buildParams(request: ModelRequest): Anthropic.Messages.MessageCreateParamsStreaming {
+  const caching = request.model.compat.promptCaching;
+  const tools = request.tools.map((tool, index): Anthropic.Messages.Tool => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema as Anthropic.Messages.Tool.InputSchema,
+    // One breakpoint after the last tool caches the whole tool list.
+    ...(caching && index === request.tools.length - 1
+      ? { cache_control: { type: 'ephemeral' as const } }
+      : {}),
+  }));
+  const thinking =
+    request.thinkingBudget !== undefined && request.model.compat.reasoning === 'anthropic_thinking'
+      ? { thinking: { type: 'enabled' as const, budget_tokens: request.thinkingBudget } }
+      : {};
+  return {
+    model: request.model.id,
+    max_tokens: request.maxOutputTokens,
+    system: [
+      {
+        type: 'text',
+        text: request.system,
+        ...(caching ? { cache_control: { type: 'ephemeral' as const } } : {}),
+      },
+    ],
+    messages: toAnthropicMessages(request.messages),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...thinking,
+    stream: true,
+  };
+}
+
+const STOP_REASONS: Record<string, StopReason> = {
+  end_turn: 'end_turn',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+};
+
+type OpenBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string; signature?: string }
+  | { type: 'redacted'; data: string }
+  | { type: 'tool'; id: string; name: string; json: string };
+
+export const streamAnthropic: StreamFn = async function* (endpoint, request): AsyncGenerator<StreamEvent> {
+  const blocks: OpenBlock[] = [];
+  const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let stopReason: StopReason = 'other';
+  let stopped = false;
+  try {
+    const stream = await clientFor(endpoint).messages.create(buildParams(request), {
+      signal: request.signal,
+    });
+    for await (const event of stream) {
+      switch (event.type) {
+        case 'message_start': {
+          const u = event.message.usage;
+          usage.inputTokens = u.input_tokens;
+          usage.cacheReadTokens = u.cache_read_input_tokens ?? 0;
+          usage.cacheWriteTokens = u.cache_creation_input_tokens ?? 0;
+          usage.outputTokens = u.output_tokens;
+          break;
+        }
+        case 'content_block_start': {
+          const block = event.content_block;
+          if (block.type === 'text') blocks[event.index] = { type: 'text', text: block.text };
+          else if (block.type === 'thinking')
+            blocks[event.index] = { type: 'thinking', text: block.thinking };
+          else if (block.type === 'redacted_thinking')
+            blocks[event.index] = { type: 'redacted', data: block.data };
+          else if (block.type === 'tool_use') {
+            blocks[event.index] = { type: 'tool', id: block.id, name: block.name, json: '' };
+            yield { type: 'tool_call_delta', id: block.id, name: block.name, argsDelta: '' };
+          }
+          break;
+        }
+        case 'content_block_delta': {
+          const block = blocks[event.index];
+          const delta = event.delta;
+          if (delta.type === 'text_delta' && block?.type === 'text') {
+            block.text += delta.text;
+            yield { type: 'text_delta', text: delta.text };
+          } else if (delta.type === 'thinking_delta' && block?.type === 'thinking') {
+            block.text += delta.thinking;
+            yield { type: 'thinking_delta', text: delta.thinking };
+          } else if (delta.type === 'signature_delta' && block?.type === 'thinking') {
+            block.signature = (block.signature ?? '') + delta.signature;
+          } else if (delta.type === 'input_json_delta' && block?.type === 'tool') {
+            block.json += delta.partial_json;
+            yield { type: 'tool_call_delta', id: block.id, name: block.name, argsDelta: delta.partial_json };
+          }
+          break;
+        }
+        case 'message_delta':
+          stopReason = STOP_REASONS[event.delta.stop_reason ?? ''] ?? 'other';
+          usage.outputTokens = event.usage.output_tokens;
+          if (event.usage.input_tokens != null) usage.inputTokens = event.usage.input_tokens;
+          if (event.usage.cache_read_input_tokens != null)
+            usage.cacheReadTokens = event.usage.cache_read_input_tokens;
+          if (event.usage.cache_creation_input_tokens != null)
+            usage.cacheWriteTokens = event.usage.cache_creation_input_tokens;
+          break;
+        case 'message_stop':
+          stopped = true;
+          break;
+        case 'content_block_stop':
+          break;
+        default: {
+          // Event types newer than this SDK's types are ignored.
+          const _unknown: never = event;
+          break;
+        }
+      }
+    }
+  } catch (error) {
+    yield {
+      type: 'error',
+      failure: classifyFailure(endpoint, request.model.id, error, request.signal.aborted),
+    };
+    return;
+  }
+  if (request.signal.aborted) {
+    yield { type: 'error', failure: classifyFailure(endpoint, request.model.id, undefined, true) };
+    return;
+  }
+  if (!stopped) {
+    yield {
+      type: 'error',
+      failure: {
+        kind: 'incomplete',
+        provider: endpoint.id,
+        retryable: true,
+        message: `${endpoint.name}: the response stream ended before its final event (message_stop); the answer is incomplete.`,
+      },
+    };
+    return;
+  }
+  yield { type: 'done', content: finishBlocks(blocks, stopReason), stopReason, usage };
+};
+
+function finishBlocks(blocks: readonly (OpenBlock | undefined)[], stopReason: StopReason): AssistantBlock[] {
+  const content: AssistantBlock[] = [];
+  for (const block of blocks) {
+    if (block === undefined) continue;
+    if (block.type === 'text') content.push({ type: 'text', text: block.text });
+    else if (block.type === 'thinking')
+      content.push({
+        type: 'thinking',
+        text: block.text,
+        ...(block.signature === undefined ? {} : { signature: block.signature }),
+      });
+    else if (block.type === 'redacted')
+      content.push({ type: 'thinking', text: '', redactedData: block.data });
+    else
+      content.push({
+        type: 'tool_call',
+        id: block.id,
+        name: block.name,
+        ...parseToolArguments(block.json, stopReason === 'max_tokens'),
+      });
+  }
+  return content;
+}

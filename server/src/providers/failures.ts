@@ -1,0 +1,168 @@
+/**
+ * Turning what an SDK throws into a ProviderFailure: a kind for the retry policy, a message that
+ * says what to do, and how long the provider asked us to wait. Both SDKs throw the same shapes
+ * (status, Headers, parsed error body), so one classifier serves both.
+ */
+import type { FailureKind, ProviderFailure } from './stream.ts';
+import type { ProviderEndpoint } from './types.ts';
+
+interface SdkErrorShape {
+  name?: string;
+  message?: string;
+  status?: number;
+  headers?: { get(name: string): string | null };
+  error?: unknown;
+}
+
+/** Wait time requested by the provider, from the standard and vendor rate-limit headers. */
+export function retryAfterMs(
+  headers: { get(name: string): string | null } | undefined,
+  now = Date.now(),
+): number | undefined {
+  if (headers === undefined) return undefined;
+  const ms = Number(headers.get('retry-after-ms'));
+  if (headers.get('retry-after-ms') !== null && Number.isFinite(ms) && ms >= 0) return ms;
+  const after = headers.get('retry-after');
+  if (after !== null) {
+    const seconds = Number(after);
+    if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+    const date = Date.parse(after);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  // Anthropic: RFC 3339 reset times; OpenAI: durations like "1s", "6m0s", "250ms".
+  const waits: number[] = [];
+  for (const name of [
+    'anthropic-ratelimit-requests-reset',
+    'anthropic-ratelimit-tokens-reset',
+    'anthropic-ratelimit-input-tokens-reset',
+    'anthropic-ratelimit-output-tokens-reset',
+  ]) {
+    const value = headers.get(name);
+    const date = value === null ? Number.NaN : Date.parse(value);
+    if (Number.isFinite(date)) waits.push(Math.max(0, date - now));
+  }
+  for (const name of ['x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens']) {
+    const value = headers.get(name);
+    const duration = value === null ? undefined : parseDuration(value);
+    if (duration !== undefined) waits.push(duration);
+  }
+  return waits.length > 0 ? Math.max(...waits) : undefined;
+}
+
+function parseDuration(text: string): number | undefined {
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text.trim()) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+  return parts.reduce((sum, [, n, u]) => sum + Number(n) * unit[u as keyof typeof unit], 0);
+}
+
+function bodyMessage(body: unknown): { type?: string; message?: string; code?: string } {
+  if (typeof body !== 'object' || body === null) return {};
+  const outer = body as { error?: unknown; type?: unknown; message?: unknown; code?: unknown };
+  const inner = (typeof outer.error === 'object' && outer.error !== null ? outer.error : outer) as {
+    type?: unknown;
+    message?: unknown;
+    code?: unknown;
+  };
+  return {
+    ...(typeof inner.type === 'string' ? { type: inner.type } : {}),
+    ...(typeof inner.message === 'string' ? { message: inner.message } : {}),
+    ...(typeof inner.code === 'string' ? { code: inner.code } : {}),
+  };
+}
+
+const SPEND_LIMIT = /credit balance|insufficient_quota|billing|spend limit|quota exceeded|payment/i;
+
+/** Classifies anything thrown by an SDK call or while iterating its stream. */
+export function classifyFailure(
+  endpoint: ProviderEndpoint,
+  modelId: string,
+  thrown: unknown,
+  aborted: boolean,
+): ProviderFailure {
+  const error = (
+    typeof thrown === 'object' && thrown !== null ? thrown : { message: String(thrown) }
+  ) as SdkErrorShape;
+  const provider = endpoint.name;
+  const fail = (
+    kind: FailureKind,
+    retryable: boolean,
+    message: string,
+    extra: Partial<ProviderFailure> = {},
+  ): ProviderFailure => ({
+    kind,
+    provider: endpoint.id,
+    retryable,
+    message: `${provider}: ${message}`,
+    ...(error.status === undefined ? {} : { status: error.status }),
+    ...extra,
+  });
+  if (aborted || error.name === 'AbortError' || error.name === 'APIUserAbortError')
+    return fail('cancelled', false, 'request cancelled.');
+  const status = error.status;
+  const body = bodyMessage(error.error);
+  const detail = body.message ?? error.message ?? 'no details';
+  const shouldRetry = error.headers?.get('x-should-retry');
+  if (status === undefined) {
+    if (error.name === 'APIConnectionTimeoutError') return fail('timeout', true, 'the request timed out.');
+    if (
+      error.name === 'APIConnectionError' ||
+      /ECONNRESET|ECONNREFUSED|socket hang up|terminated|fetch failed|other side closed/i.test(
+        `${error.message ?? ''}`,
+      )
+    ) {
+      return fail(
+        'network',
+        true,
+        `connection failed (${detail}). Check the network and ${endpoint.baseUrl}.`,
+      );
+    }
+    // An error object inside the stream (Anthropic `event: error`, an OpenAI-compatible error chunk).
+    if (body.type === 'overloaded_error')
+      return fail('overloaded', true, 'overloaded (reported mid-stream).');
+    return fail('stream_error', true, `the stream reported an error: ${detail}`);
+  }
+  const wait = retryAfterMs(error.headers);
+  const retryAfter = wait === undefined ? {} : { retryAfterMs: wait };
+  if (status === 429) {
+    if (SPEND_LIMIT.test(`${detail} ${body.code ?? ''} ${body.type ?? ''}`)) {
+      return fail(
+        'billing',
+        false,
+        `the account's spend limit or quota is reached (${detail}). Add credit or raise the limit, then try again.`,
+      );
+    }
+    return fail('rate_limit', shouldRetry !== 'false', `rate limited (429): ${detail}`, retryAfter);
+  }
+  if (status === 529 || body.type === 'overloaded_error')
+    return fail(
+      'overloaded',
+      shouldRetry !== 'false',
+      `overloaded (${status}). Try again shortly.`,
+      retryAfter,
+    );
+  if (status >= 500)
+    return fail('server', shouldRetry !== 'false', `server error ${status}: ${detail}`, retryAfter);
+  if (status === 401) {
+    const key =
+      endpoint.keyEnv === undefined
+        ? 'the API key in the config file'
+        : `${endpoint.keyEnv} (or the apiKey in the config file)`;
+    return fail('auth', false, `the API key was rejected (401). Check ${key}.`);
+  }
+  if (status === 403)
+    return fail(
+      'permission',
+      false,
+      `access denied (403): ${detail}. The key may lack access to ${modelId}.`,
+    );
+  if (status === 404)
+    return fail(
+      'not_found',
+      false,
+      `model "${modelId}" or endpoint not found (404): ${detail}. Check the model id (model/list shows the known ones) and ${endpoint.baseUrl}.`,
+    );
+  if (SPEND_LIMIT.test(detail))
+    return fail('billing', false, `${detail}. Add credit or raise the limit, then try again.`);
+  return fail('bad_request', false, `the request was refused (${status}): ${detail}`);
+}

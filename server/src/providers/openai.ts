@@ -1,0 +1,211 @@
+/**
+ * OpenAI Chat Completions and every OpenAI-compatible endpoint (Groq, Together, Fireworks,
+ * OpenRouter, NVIDIA NIM, Ollama, LM Studio, vLLM…) through the `openai` SDK: streamed deltas,
+ * tool calls accumulated by index, usage via `stream_options.include_usage`, and reasoning from
+ * `reasoning_content`/`reasoning` where a provider sends it. Differences between vendors are the
+ * model's `compat` flags. Models without native tools get the tools as a text protocol in the
+ * system prompt (their calls are parsed from the text by the agent loop).
+ */
+import OpenAI from 'openai';
+import type { Usage } from '#protocol';
+import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
+import { classifyFailure } from './failures.ts';
+import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
+import { formatToolResult, textProtocolInstructions } from './text-protocol/prompt.ts';
+import { parseToolArguments } from './tool-arguments.ts';
+import type { ProviderEndpoint } from './types.ts';
+
+type MessageParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+const clients = new Map<string, OpenAI>();
+
+function clientFor(endpoint: ProviderEndpoint): OpenAI {
+  const key = `${endpoint.baseUrl}\n${endpoint.apiKey ?? ''}`;
+  let client = clients.get(key);
+  if (client === undefined) {
+    // Local servers need no key, but the SDK insists on one.
+    client = new OpenAI({
+      apiKey: endpoint.apiKey ?? 'no-key',
+      baseURL: endpoint.baseUrl,
+      maxRetries: 0,
+      timeout: 10 * 60_000,
+    });
+    clients.set(key, client);
+  }
+  return client;
+}
+
+export function toOpenAIMessages(
+  system: string,
+  messages: readonly ChatMessage[],
+  request: ModelRequest,
+): MessageParam[] {
+  const native = request.model.compat.nativeTools;
+  const out: MessageParam[] = [{ role: request.model.compat.systemRole, content: system }];
+  for (const message of messages) {
+    if (message.role === 'user') {
+      const texts: string[] = [];
+      for (const block of message.content) {
+        if (block.type === 'text') texts.push(block.text);
+        else if (native) out.push({ role: 'tool', tool_call_id: block.toolCallId, content: block.output });
+        else texts.push(formatToolResult(block.toolCallId, block.toolName, block.output, block.isError));
+      }
+      if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n\n') });
+      continue;
+    }
+    const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+    const calls = message.content.filter((block) => block.type === 'tool_call');
+    if (native) {
+      out.push({
+        role: 'assistant',
+        content: text === '' ? null : text,
+        ...(calls.length > 0
+          ? {
+              tool_calls: calls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.argsText || JSON.stringify(call.args) },
+              })),
+            }
+          : {}),
+      });
+    } else {
+      // The model wrote its calls as markup; the text already contains them.
+      out.push({ role: 'assistant', content: text });
+    }
+  }
+  return out;
+}
+
+function buildParams(request: ModelRequest): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
+  const { compat } = request.model;
+  const system =
+    compat.nativeTools || request.tools.length === 0
+      ? request.system
+      : `${request.system}\n\n${textProtocolInstructions(request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema })))}`;
+  const tools =
+    compat.nativeTools && request.tools.length > 0
+      ? {
+          tools: request.tools.map((tool) => ({
+            type: 'function' as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+          })),
+          ...(compat.parallelToolCalls ? { parallel_tool_calls: true } : {}),
+        }
+      : {};
+  return {
+    model: request.model.id,
+    messages: toOpenAIMessages(system, request.messages, request),
+    stream: true,
+    ...(compat.streamUsage ? { stream_options: { include_usage: true } } : {}),
+    [compat.maxTokensField]: request.maxOutputTokens,
+    ...tools,
+  };
+}
+
+const FINISH: Record<string, StopReason> = {
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  length: 'max_tokens',
+};
+
+interface OpenCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+export const streamOpenAI: StreamFn = async function* (endpoint, request): AsyncGenerator<StreamEvent> {
+  let text = '';
+  let thinking = '';
+  const calls: OpenCall[] = [];
+  let usage: Usage | undefined;
+  let finish: string | undefined;
+  try {
+    const stream = await clientFor(endpoint).chat.completions.create(buildParams(request), {
+      signal: request.signal,
+    });
+    for await (const chunk of stream) {
+      if (chunk.usage) {
+        const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+        usage = {
+          inputTokens: Math.max(0, chunk.usage.prompt_tokens - cached),
+          outputTokens: chunk.usage.completion_tokens,
+          cacheReadTokens: cached,
+          cacheWriteTokens: 0,
+        };
+      }
+      const choice = chunk.choices[0];
+      if (choice === undefined) continue;
+      const delta = choice.delta as OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
+        reasoning_content?: string | null;
+        reasoning?: string | null;
+      };
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (typeof reasoning === 'string' && reasoning !== '') {
+        thinking += reasoning;
+        yield { type: 'thinking_delta', text: reasoning };
+      }
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        text += delta.content;
+        yield { type: 'text_delta', text: delta.content };
+      }
+      for (const part of delta.tool_calls ?? []) {
+        const call = (calls[part.index] ??= { id: '', name: '', args: '' });
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.name += part.function.name;
+        const piece = part.function?.arguments ?? '';
+        call.args += piece;
+        yield { type: 'tool_call_delta', id: call.id, name: call.name, argsDelta: piece };
+      }
+      if (choice.finish_reason) finish = choice.finish_reason;
+    }
+  } catch (error) {
+    yield {
+      type: 'error',
+      failure: classifyFailure(endpoint, request.model.id, error, request.signal.aborted),
+    };
+    return;
+  }
+  if (request.signal.aborted) {
+    yield { type: 'error', failure: classifyFailure(endpoint, request.model.id, undefined, true) };
+    return;
+  }
+  if (finish === undefined) {
+    yield {
+      type: 'error',
+      failure: {
+        kind: 'incomplete',
+        provider: endpoint.id,
+        retryable: true,
+        message: `${endpoint.name}: the response stream ended without a finish_reason; the answer is incomplete.`,
+      },
+    };
+    return;
+  }
+  const stopReason = FINISH[finish] ?? 'other';
+  const content: AssistantBlock[] = [];
+  if (thinking !== '') content.push({ type: 'thinking', text: thinking });
+  if (text !== '') content.push({ type: 'text', text });
+  calls.forEach((call, index) => {
+    const id = call.id || `call_${index + 1}`;
+    content.push({
+      type: 'tool_call',
+      id,
+      name: call.name,
+      ...parseToolArguments(call.args, stopReason === 'max_tokens'),
+    });
+  });
+  // Where the endpoint reports no usage, estimate at 6 characters per token.
+  const estimated: Usage = {
+    inputTokens: Math.ceil(JSON.stringify(request.messages).length / 6 + request.system.length / 6),
+    outputTokens: Math.ceil(
+      (text.length + thinking.length + calls.reduce((n, c) => n + c.args.length, 0)) / 6,
+    ),
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    estimated: true,
+  };
+  yield { type: 'done', content, stopReason, usage: usage ?? estimated };
+};

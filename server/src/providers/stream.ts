@@ -1,0 +1,85 @@
+import type { Usage } from '#protocol';
+import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
+import type { ModelSpec, ProviderEndpoint } from './types.ts';
+
+/** A tool as offered to a model: its JSON Schema comes from the tool's zod schema. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  model: ModelSpec;
+  system: string;
+  messages: readonly ChatMessage[];
+  tools: readonly ToolDefinition[];
+  maxOutputTokens: number;
+  /** Extended thinking budget, for models that support it. */
+  thinkingBudget?: number;
+  signal: AbortSignal;
+}
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+
+export type FailureKind =
+  | 'rate_limit'
+  | 'overloaded'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'incomplete'
+  | 'stream_error'
+  | 'auth'
+  | 'permission'
+  | 'not_found'
+  | 'bad_request'
+  | 'billing'
+  | 'cancelled';
+
+/** A failed model call, described for the user and for the retry policy. */
+export interface ProviderFailure {
+  kind: FailureKind;
+  provider: string;
+  status?: number;
+  /** What happened and what to do about it. Never contains a key. */
+  message: string;
+  /** The same request may succeed later. */
+  retryable: boolean;
+  /** How long the provider asked us to wait, from its headers. */
+  retryAfterMs?: number;
+}
+
+/** The normalised event vocabulary every provider emits. */
+export type StreamEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'thinking_delta'; text: string }
+  | { type: 'tool_call_delta'; id: string; name: string; argsDelta: string }
+  | { type: 'done'; content: AssistantBlock[]; stopReason: StopReason; usage: Usage }
+  | { type: 'error'; failure: ProviderFailure }
+  /** A failed attempt that will be retried after `delayMs` (emitted by the resilience layer only). */
+  | { type: 'retrying'; failure: ProviderFailure; attempt: number; maxAttempts: number; delayMs: number };
+
+/**
+ * One model call, streamed. Contract: never throws once invoked; yields deltas and ends with
+ * exactly one `done` or `error` event. A stream that ends without the API's final event is an
+ * `incomplete` error, not success. Aborting `request.signal` ends it with a `cancelled` error.
+ */
+export type StreamFn = (endpoint: ProviderEndpoint, request: ModelRequest) => AsyncIterable<StreamEvent>;
+
+export const EMPTY_USAGE: Usage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+};
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    ...(a.estimated || b.estimated ? { estimated: true } : {}),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The provider layer's vocabulary: one interface for every wire API, one stream of normalised
+ * events, and vendor quirks as data (`ModelCompat`), never as branches in the agent loop.
+ */
+
+export type WireApi = 'anthropic' | 'openai';
+
+/** Per-model quirks of a provider, as data. */
+export interface ModelCompat {
+  /** The model calls tools natively; when false Santra uses the text tool-call protocol. */
+  nativeTools: boolean;
+  /** How the model's reasoning arrives: Anthropic thinking blocks, a `reasoning_content` (or `reasoning`) delta field, `<think>` tags in the text, or not at all. */
+  reasoning: 'anthropic_thinking' | 'reasoning_content' | 'think_tags' | 'none';
+  /** The endpoint honours `stream_options: {include_usage: true}` (OpenAI-compatible only). */
+  streamUsage: boolean;
+  /** Name of the output-length field (OpenAI's newer models want `max_completion_tokens`). */
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** Role used for the system prompt (OpenAI reasoning models want `developer`). */
+  systemRole: 'system' | 'developer';
+  /** The endpoint accepts `parallel_tool_calls`. */
+  parallelToolCalls: boolean;
+  /** Anthropic prompt caching (`cache_control` on system prompt and tools). */
+  promptCaching: boolean;
+}
+
+/** Prices in US dollars per million tokens. */
+export interface ModelPricing {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/** A model Santra knows: where it is served, how big it is, what it costs, how it behaves. */
+export interface ModelSpec {
+  /** Provider id, e.g. `anthropic`, `openai`, `groq`, `ollama`. */
+  provider: string;
+  /** Model id as the provider names it. */
+  id: string;
+  api: WireApi;
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** Unknown for local or unlisted models. */
+  pricing?: ModelPricing;
+  compat: ModelCompat;
+  /** True when the entry was synthesised for a model the catalog does not list. */
+  guessed?: boolean;
+}
+
+/** A provider endpoint with its credentials, resolved from config and environment. */
+export interface ProviderEndpoint {
+  /** Provider id, e.g. `anthropic`, `openai`, `groq`, `custom`. */
+  id: string;
+  name: string;
+  api: WireApi;
+  baseUrl: string;
+  /** Never logged, never sent to clients. */
+  apiKey?: string;
+  /** The environment variable the key is read from, for error messages (`set GROQ_API_KEY`). */
+  keyEnv?: string;
+  /** Local servers (Ollama, LM Studio, vLLM) need no key. */
+  needsKey: boolean;
+}

@@ -1,0 +1,103 @@
+/**
+ * Running prompts end to end: the built server over stdio, a fake model provider on 127.0.0.1,
+ * the real SDKs in between.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type FakeApi,
+  type FakeProvider,
+  type FakeTurn,
+  startFakeProvider,
+} from '../../../conformance-tests/src/fake-providers/index.ts';
+import { type Json, WireClient } from './wire.ts';
+
+export const CANARY_KEY = 'sk-canary-7f3a9b1c5d2e8f4a6b0c9d1e3f5a7b9c';
+
+/** Fast retries and short timeouts, so resilience cases run in milliseconds. */
+export const FAST_RESILIENCE = {
+  SANTRA_RETRY_BASE_MS: '20',
+  SANTRA_RETRY_MAX_WAIT_MS: '2000',
+  SANTRA_TIMEOUT_FIRST_MS: '3000',
+  SANTRA_TIMEOUT_IDLE_MS: '1000',
+  SANTRA_TIMEOUT_TOTAL_MS: '20000',
+};
+
+export interface Harness {
+  client: WireClient;
+  fake: FakeProvider;
+  workspace: string;
+  nextId(): number;
+  /** Sends a prompt; resolves with its response and the phases of its run, in order. */
+  prompt(params: Json): Promise<{ response: Json; phases: Json[] }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a fake provider and the server pointed at it. `config` is written as the server's
+ * config.json, with every "FAKE_URL" replaced by the fake provider's base URL.
+ */
+export async function harness(
+  api: FakeApi,
+  turns: FakeTurn[],
+  env: NodeJS.ProcessEnv = {},
+  config?: unknown,
+): Promise<Harness> {
+  const fake = await startFakeProvider(api, turns);
+  const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
+  const santraHome = join(home, 'santra');
+  if (config !== undefined) {
+    mkdirSync(santraHome, { recursive: true, mode: 0o700 });
+    writeFileSync(join(santraHome, 'config.json'), JSON.stringify(config).replaceAll('FAKE_URL', fake.url), {
+      mode: 0o600,
+    });
+  }
+  const providerEnv =
+    api === 'anthropic'
+      ? {
+          ANTHROPIC_API_KEY: CANARY_KEY,
+          ANTHROPIC_BASE_URL: fake.url,
+          SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+        }
+      : { OPENAI_API_KEY: CANARY_KEY, OPENAI_BASE_URL: fake.url, SANTRA_MODEL: 'openai/gpt-4o' };
+  const client = new WireClient([], {
+    HOME: home,
+    SANTRA_HOME: santraHome,
+    ...FAST_RESILIENCE,
+    ...providerEnv,
+    ...env,
+  });
+  const workspace = mkdtempSync(join(tmpdir(), 'santra-ws-'));
+  let id = 100;
+  const init = await client.initialize(workspace, id++);
+  if (init.error !== undefined) throw new Error(`initialize failed: ${JSON.stringify(init.error)}`);
+  return {
+    client,
+    fake,
+    workspace,
+    nextId: () => id++,
+    async prompt(params) {
+      const requestId = id++;
+      client.request(requestId, 'prompt', params);
+      const response = await client.response(requestId);
+      const phases: Json[] = [];
+      for (;;) {
+        const index = client.messages.findIndex((m) => m.method === 'phase');
+        if (index === -1) break;
+        phases.push((client.messages.splice(index, 1)[0] as Json).params as Json);
+      }
+      return { response, phases };
+    },
+    async close() {
+      client.child.kill('SIGKILL');
+      await fake.close();
+    },
+  };
+}
+
+export const textOf = (phases: Json[], type = 'text') =>
+  phases
+    .filter((p) => p.type === type)
+    .map((p) => p.text as string)
+    .join('');

@@ -1,0 +1,199 @@
+/**
+ * Answers the server's `approve` and `ask` requests for `santra -p`: on the terminal when there is
+ * one, by policy when there is not. The terminal is reached through a LineReader, so the whole
+ * conversation can be tested without one.
+ */
+import type { ApproveParams, ApproveResult, AskParams, AskResult } from '#protocol';
+import { oneLine, visible } from './output.ts';
+
+/** Reads one line of the user's answer. */
+export interface LineReader {
+  /**
+   * Shows `prompt` and reads a line. Contract: resolves with the line (without its newline), or
+   * undefined at end of input or when `signal` aborts; never rejects. With `secret` the typed
+   * characters are not echoed.
+   */
+  question(prompt: string, options: { secret?: boolean; signal: AbortSignal }): Promise<string | undefined>;
+}
+
+/**
+ * How approvals are answered: asked on the terminal, allowed by --approve-all, or rejected because
+ * there is no terminal to ask on.
+ */
+export type ApprovalPolicy = 'ask' | 'allow' | 'reject';
+
+export interface ApprovalOptions {
+  policy: ApprovalPolicy;
+  /** Required with policy `ask`; also answers `ask` requests. Absent: `ask` requests cannot be answered. */
+  reader?: LineReader;
+  /** Writes to stderr. */
+  write: (text: string) => void;
+  /** Whether to colour diffs (stderr is a terminal and NO_COLOR is unset). */
+  color: boolean;
+}
+
+/** The question was withdrawn before the user answered: by the server ($/cancelRequest) or by Ctrl-C. */
+export class QuestionWithdrawn extends Error {}
+
+/** The question cannot be answered: there is no terminal, or the user ended the input. */
+export class QuestionUnanswerable extends Error {}
+
+const CHOICES = 'Allow? [y] yes  [a] allow all  [n] no  [f] no, with feedback ';
+
+export class Approvals {
+  readonly #options: ApprovalOptions;
+  #allowAll = false;
+  /** Aborted when the user cancels the run: no question may be left waiting on the terminal. */
+  readonly #withdrawAll = new AbortController();
+  /** Questions run one at a time: two agents asking at once must not share one input line. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: ApprovalOptions) {
+    if (options.policy === 'ask' && options.reader === undefined) {
+      throw new Error('the ask approval policy needs a line reader');
+    }
+    this.#options = options;
+  }
+
+  /** Answers an `approve` request. Rejects with QuestionWithdrawn when `signal` aborts first. */
+  approve(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult> {
+    const { policy, write } = this.#options;
+    if (policy === 'allow') return Promise.resolve({ decision: 'allow' });
+    if (policy === 'reject') {
+      write(
+        `santra: rejected ${describeAction(params)}: stdin is not a terminal, so there is no one to ask; run with --approve-all to allow file changes and commands without asking\n`,
+      );
+      return Promise.resolve({ decision: 'reject' });
+    }
+    return this.#serialised(() => this.#askApproval(params, this.#withOwn(signal)));
+  }
+
+  /** Answers an `ask` request. Rejects with QuestionWithdrawn or QuestionUnanswerable. */
+  ask(params: AskParams, signal: AbortSignal): Promise<AskResult> {
+    if (this.#options.reader === undefined) {
+      return Promise.reject(
+        new QuestionUnanswerable(
+          `santra -p has no terminal to ask on (stdin is not a TTY), so it cannot answer: ${oneLine(params.prompt)}`,
+        ),
+      );
+    }
+    return this.#serialised(() => this.#askQuestion(params, this.#withOwn(signal)));
+  }
+
+  /** Withdraws the question on screen and every later one (the user pressed Ctrl-C). */
+  withdrawAll(): void {
+    this.#withdrawAll.abort();
+  }
+
+  #withOwn(signal: AbortSignal): AbortSignal {
+    return AbortSignal.any([signal, this.#withdrawAll.signal]);
+  }
+
+  #serialised<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(task, task);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #askApproval(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult> {
+    if (signal.aborted) throw new QuestionWithdrawn('the question was withdrawn before it was asked');
+    if (this.#allowAll) return { decision: 'allow_all' };
+    const { write, color } = this.#options;
+    const reader = this.#options.reader as LineReader;
+    write(formatApproval(params, color));
+    for (;;) {
+      const line = await reader.question(CHOICES, { signal });
+      if (signal.aborted) throw withdrawn(write);
+      if (line === undefined) {
+        write('santra: no answer (end of input); rejected\n');
+        return { decision: 'reject' };
+      }
+      switch (line.trim().toLowerCase()) {
+        case 'y':
+        case 'yes':
+          return { decision: 'allow' };
+        case 'a':
+        case 'all':
+          this.#allowAll = true;
+          return { decision: 'allow_all' };
+        case 'n':
+        case 'no':
+          return { decision: 'reject' };
+        case 'f': {
+          const feedback = await reader.question('Feedback for the agent: ', { signal });
+          if (signal.aborted) throw withdrawn(write);
+          if (feedback === undefined || feedback.trim() === '') return { decision: 'reject' };
+          return { decision: 'feedback', feedback: feedback.trim() };
+        }
+        default:
+          write('Please answer y, a, n or f.\n');
+      }
+    }
+  }
+
+  async #askQuestion(params: AskParams, signal: AbortSignal): Promise<AskResult> {
+    if (signal.aborted) throw new QuestionWithdrawn('the question was withdrawn before it was asked');
+    const { write } = this.#options;
+    const reader = this.#options.reader as LineReader;
+    const options = params.options ?? [];
+    const lines = ['', ...(params.header === undefined ? [] : [`── ${oneLine(params.header)} ──`])];
+    lines.push(visible(params.prompt));
+    options.forEach((option, index) => lines.push(`  ${index + 1}) ${oneLine(option.label)}`));
+    write(`${lines.join('\n')}\n`);
+    if (params.secret === true) write('(the answer is not echoed)\n');
+    const hint = options.length > 0 ? `Answer (1-${options.length}, or type an answer): ` : 'Answer: ';
+    const line = await reader.question(hint, { signal, secret: params.secret === true });
+    if (signal.aborted) throw withdrawn(write);
+    if (line === undefined) throw new QuestionUnanswerable('the user gave no answer (end of input)');
+    const picked = /^\s*\d+\s*$/.test(line) ? options[Number(line) - 1] : undefined;
+    return { answer: picked === undefined ? line : picked.value };
+  }
+}
+
+function withdrawn(write: (text: string) => void): QuestionWithdrawn {
+  write('\nsantra: the question was withdrawn (the run was cancelled)\n');
+  return new QuestionWithdrawn('the question was withdrawn before it was answered');
+}
+
+/** A short description of a gated action, e.g. `modify src/a.ts (+1 −1)` or `command: npm test`. */
+export function describeAction(params: ApproveParams): string {
+  switch (params.kind) {
+    case 'file_change':
+      return `${params.operation} ${oneLine(params.path)} (+${params.diff.added} −${params.diff.removed})`;
+    case 'command':
+      return `command \`${oneLine(params.command)}\` in ${oneLine(params.cwd)}`;
+    default: {
+      const exhaustive: never = params;
+      throw new Error(`unknown approval kind ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
+
+/** The approval as shown before asking: what will change or run, with the diff for file changes. */
+export function formatApproval(params: ApproveParams, color: boolean): string {
+  const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const who = `${params.agentId}, ${params.toolName}`;
+  switch (params.kind) {
+    case 'file_change': {
+      const { added, removed, replacement, unifiedDiff } = params.diff;
+      const head = `\n${paint('1', `santra: the agent wants to ${params.operation} ${visible(params.path)}`)} (+${added} −${removed}${replacement ? ', whole file' : ''}; ${who})\n`;
+      const body = visible(unifiedDiff)
+        .split('\n')
+        .map((line) => {
+          if (line.startsWith('+++') || line.startsWith('---')) return paint('1', line);
+          if (line.startsWith('+')) return paint('32', line);
+          if (line.startsWith('-')) return paint('31', line);
+          if (line.startsWith('@@')) return paint('36', line);
+          return line;
+        })
+        .join('\n');
+      return `${head}${body}${body.endsWith('\n') ? '' : '\n'}`;
+    }
+    case 'command':
+      return `\n${paint('1', 'santra: the agent wants to run a command')} (${who})\n  $ ${visible(params.command)}\n  in ${visible(params.cwd)}\n`;
+    default: {
+      const exhaustive: never = params;
+      throw new Error(`unknown approval kind ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Command-line parsing of `santra`. Pure: argv in, a command out, so every usage error is a table
+ * row in a test. It imports nothing heavy, because `--version` and `--help` must answer as fast as
+ * Node starts.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PROTOCOL_VERSION } from '#protocol/version';
+
+/** Exit codes of `santra`. */
+export const EXIT = {
+  /** The run completed. */
+  ok: 0,
+  /** The run ended in error or was interrupted, or the server could not be started or died. */
+  failure: 1,
+  /** The command line (or the prompt) was unusable. */
+  usage: 2,
+  /** The user pressed Ctrl-C (128 + SIGINT, as shells report it). */
+  interrupted: 130,
+} as const;
+
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** What `santra -p` was asked to do. */
+export interface PrintOptions {
+  /** The prompt, or undefined when it is to be read from stdin (`-p` without text, stdin not a TTY). */
+  prompt: string | undefined;
+  outputFormat: OutputFormat;
+  model: string | undefined;
+  /** Absolute path of the workspace root; whether it exists is checked when the run starts. */
+  cwd: string;
+  approveAll: boolean;
+  verbose: boolean;
+}
+
+export type Command =
+  | { action: 'help' }
+  | { action: 'version' }
+  | { action: 'usage_error'; message: string }
+  | { action: 'print'; options: PrintOptions };
+
+export interface ParseContext {
+  /** Whether stdin is a terminal: `-p` without text reads the prompt from stdin only when it is not. */
+  stdinIsTTY: boolean;
+  /** The directory relative `--cwd` values are resolved against. */
+  cwd: string;
+}
+
+/** The help text. */
+export function helpText(version: string): string {
+  return `santra ${version} — an AI coding assistant for the terminal (protocol ${PROTOCOL_VERSION})
+
+Usage: santra [options]
+       santra -p [options] "prompt"        answer one prompt without the UI, then exit
+       echo "prompt" | santra -p [options]
+
+Options:
+  -p, --print                  run one prompt headless: the answer goes to stdout, errors to stderr
+  --output-format <format>     text (default: the answer as it streams), json (one object at the
+                               end: runId, sessionId, status, output, usage, costUsd) or stream-json
+                               (one JSON line per phase, then {"type":"result", ...})
+  --model <id>                 model for this prompt, as provider/model or a model id
+  --cwd <dir>                  the workspace the agent works in (default: the current directory)
+  --approve-all                approve every file change and command without asking
+  --verbose                    show tool calls, results and status lines, and the server's log, on stderr
+  -v, --version                print the version
+  -h, --help                   print this help
+
+Without --approve-all, file changes and commands are asked about on the terminal; when stdin is not
+a terminal they are rejected. Put -- before a prompt that starts with "-".
+
+Exit codes: 0 the run completed; 1 it ended in error or was interrupted, or the server failed;
+2 a usage error; 130 cancelled with Ctrl-C.
+
+The agent runtime is santra-server, a stdio server speaking the Santra protocol (see
+protocol-spec/README.md); santra starts the one installed next to it.
+Developer option: SANTRA_SERVER=<path> runs that server instead (a .js or .ts file is run with
+this Node; anything else is executed directly).`;
+}
+
+const OPTIONS = {
+  print: { type: 'boolean', short: 'p' },
+  'output-format': { type: 'string' },
+  model: { type: 'string' },
+  cwd: { type: 'string' },
+  'approve-all': { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  version: { type: 'boolean', short: 'v' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Options that only make sense with `-p`. */
+const PRINT_ONLY = ['output-format', 'model', 'cwd', 'approve-all', 'verbose'] as const;
+
+/** Parses the arguments after `santra` (process.argv.slice(2)). */
+export function parseCommandLine(argv: readonly string[], context: ParseContext): Command {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    return usageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { action: 'help' };
+  if (values.version) return { action: 'version' };
+  if (!values.print) {
+    const misplaced = PRINT_ONLY.find((name) => values[name] !== undefined);
+    if (misplaced !== undefined) return usageError(`--${misplaced} only works with -p/--print`);
+    if (positionals.length > 0) {
+      return usageError(
+        `unexpected argument "${positionals[0]}"; to run a prompt, use santra -p "${positionals[0]}"`,
+      );
+    }
+    return { action: 'help' };
+  }
+  if (positionals.length > 1) {
+    return usageError(
+      `-p takes one prompt, got ${positionals.length} arguments; put the prompt in quotes: santra -p "${positionals.join(' ')}"`,
+    );
+  }
+  const prompt = positionals[0];
+  if (prompt === undefined && context.stdinIsTTY) {
+    return usageError(
+      '-p needs a prompt: santra -p "what to do", or pipe it in: echo "what to do" | santra -p',
+    );
+  }
+  if (prompt !== undefined && prompt.trim() === '') return usageError('the prompt is empty');
+  const outputFormat = values['output-format'] ?? 'text';
+  if (!isOutputFormat(outputFormat)) {
+    return usageError(`--output-format must be ${OUTPUT_FORMATS.join(', ')}, got "${outputFormat}"`);
+  }
+  if (values.model !== undefined && values.model.trim() === '') {
+    return usageError('--model needs a model id, e.g. --model anthropic/claude-sonnet-4-5');
+  }
+  if (values.cwd !== undefined && values.cwd === '') return usageError('--cwd needs a directory');
+  return {
+    action: 'print',
+    options: {
+      prompt,
+      outputFormat,
+      model: values.model,
+      cwd: resolve(context.cwd, values.cwd ?? '.'),
+      approveAll: values['approve-all'] ?? false,
+      verbose: values.verbose ?? false,
+    },
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
+}
+
+function isOutputFormat(value: string): value is OutputFormat {
+  return (OUTPUT_FORMATS as readonly string[]).includes(value);
+}
+
+function usageError(message: string): Command {
+  return { action: 'usage_error', message };
+}

@@ -1,0 +1,151 @@
+/**
+ * `santra -p`: one prompt, headless. It reads the prompt, starts santra-server, streams the answer
+ * to stdout in the chosen format, answers approvals, handles Ctrl-C, and returns the exit code.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Phase, type PromptResult } from '#protocol';
+import { Approvals, type ApprovalPolicy } from './approvals.ts';
+import { EXIT, type PrintOptions } from './args.ts';
+import { createOutput, errorLine, statusLine, verboseLine } from './output.ts';
+import { PrintError, serverCommand, ServerSession } from './session.ts';
+import { terminalLineReader } from './terminal.ts';
+
+export interface PrintEnvironment {
+  /** The santra-server to start unless SANTRA_SERVER says otherwise. */
+  serverPath: string;
+  clientVersion: string;
+}
+
+/** Runs `santra -p` with parsed options and resolves with the process exit code. */
+export async function runPrint(options: PrintOptions, environment: PrintEnvironment): Promise<number> {
+  const { stdin, stdout, stderr } = process;
+  const say = (line: string) => stderr.write(`${line}\n`);
+  stdout.on('error', () => {}); // A reader that went away (| head) must not crash the run.
+
+  // The newline that echo and heredocs end with is not part of the prompt.
+  const prompt = options.prompt ?? (await readAll(stdin)).trimEnd();
+  if (prompt.trim() === '') {
+    say('santra: the prompt is empty (nothing was read from stdin)\nRun santra --help for usage.');
+    return EXIT.usage;
+  }
+  if (!isDirectory(options.cwd)) {
+    say(
+      `santra: --cwd ${options.cwd}: no such directory; give the workspace directory the agent should work in`,
+    );
+    return EXIT.usage;
+  }
+  const override = process.env.SANTRA_SERVER;
+  const serverPath = override !== undefined && override !== '' ? resolve(override) : environment.serverPath;
+  if (!existsSync(serverPath)) {
+    say(
+      override !== undefined && override !== ''
+        ? `santra: SANTRA_SERVER=${override}: no such file`
+        : `santra: santra-server was not found at ${serverPath}; run npm run build, or point SANTRA_SERVER at a server (e.g. server/src/bin.ts)`,
+    );
+    return EXIT.failure;
+  }
+
+  const interactive = stdin.isTTY === true;
+  const policy: ApprovalPolicy = options.approveAll ? 'allow' : interactive ? 'ask' : 'reject';
+  const color = stderr.isTTY === true && process.env.NO_COLOR === undefined;
+  if (options.approveAll) {
+    const warning =
+      'santra: WARNING: --approve-all: EVERY FILE CHANGE AND EVERY COMMAND THE AGENT PROPOSES WILL BE APPROVED WITHOUT ASKING.';
+    say(color ? `\u001b[1;31m${warning}\u001b[0m` : warning);
+  }
+  const output = createOutput(options.outputFormat, (text) => stdout.write(text));
+  let sawErrorPhase = false;
+  const onPhase = (raw: unknown, phase: Phase | undefined) => {
+    output.phase(raw, phase);
+    if (phase?.type === 'error') {
+      sawErrorPhase = true;
+      say(errorLine(phase));
+    } else if (options.verbose && phase !== undefined) {
+      const line = verboseLine(phase);
+      if (line !== undefined) say(line);
+    }
+  };
+
+  const approvals = new Approvals({
+    policy,
+    ...(interactive ? { reader: terminalLineReader(stdin, stderr) } : {}),
+    write: (text) => stderr.write(text),
+    color,
+  });
+  const session = new ServerSession({
+    server: serverCommand(serverPath),
+    workspaceRoot: options.cwd,
+    clientVersion: environment.clientVersion,
+    capabilities: { approve: true, ask: interactive, diffs: false },
+    approvals,
+    verbose: options.verbose,
+    stderr,
+    onPhase,
+  });
+
+  // Ctrl-C while the prompt runs cancels it through the protocol; at any other time, or the second
+  // time, santra stops at once.
+  let running = false;
+  let interrupted = false;
+  let giveUp: () => void = () => {};
+  const gaveUp = new Promise<undefined>((resolve) => (giveUp = () => resolve(undefined)));
+  const onSigint = () => {
+    if (interrupted || !running) {
+      say('\nsantra: stopped');
+      session.kill();
+      stdout.write('', () => process.exit(EXIT.interrupted));
+      return;
+    }
+    interrupted = true;
+    say('\nsantra: cancelling the run (press Ctrl-C again to quit at once)');
+    session.cancelPrompt();
+    approvals.withdrawAll();
+    setTimeout(giveUp, 2000).unref();
+  };
+  process.on('SIGINT', onSigint);
+
+  let code: number;
+  try {
+    await session.initialize();
+    running = true;
+    const result: PromptResult | undefined = await Promise.race([
+      session.prompt({ text: prompt, ...(options.model === undefined ? {} : { model: options.model }) }),
+      gaveUp,
+    ]);
+    running = false;
+    if (result === undefined) {
+      say('santra: the server did not answer the cancellation within 2 s; stopping it');
+    } else {
+      output.result(result);
+      output.finish();
+      const line = interrupted ? undefined : statusLine(result, sawErrorPhase);
+      if (line !== undefined) say(line);
+    }
+    code = interrupted ? EXIT.interrupted : result?.status === 'completed' ? EXIT.ok : EXIT.failure;
+  } catch (error) {
+    output.finish();
+    say(error instanceof PrintError ? error.message : `santra: ${String(error)}`);
+    code = interrupted ? EXIT.interrupted : EXIT.failure;
+  } finally {
+    running = false;
+    output.finish();
+    await session.close();
+    process.off('SIGINT', onSigint);
+  }
+  return code;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

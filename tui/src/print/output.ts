@@ -1,0 +1,146 @@
+/**
+ * What `santra -p` writes: the answer on stdout in one of three formats, and one-line summaries of
+ * what the agents do on stderr. Nothing here knows about processes or JSON-RPC.
+ */
+import { Phase, type PromptResult } from '#protocol';
+import type { OutputFormat } from './args.ts';
+
+/** Receives a run's phases and result and writes them to stdout in one format. */
+export interface Output {
+  /** A `phase` notification: `raw` as received, `phase` when it matched the schema (unknown types do not). */
+  phase(raw: unknown, phase: Phase | undefined): void;
+  /** The `prompt` result. */
+  result(result: PromptResult): void;
+  /** Called at the end, whether or not a result came; calling it again does nothing. */
+  finish(): void;
+}
+
+/** Creates the writer for `format`; `write` puts text on stdout. */
+export function createOutput(format: OutputFormat, write: (text: string) => void): Output {
+  switch (format) {
+    case 'text':
+      return textOutput(write);
+    case 'json':
+      return {
+        phase: () => {},
+        result: (result) => write(`${JSON.stringify(result)}\n`),
+        finish: () => {},
+      };
+    case 'stream-json':
+      return {
+        phase: (raw) => write(`${JSON.stringify(raw)}\n`),
+        result: (result) => write(`${JSON.stringify({ type: 'result', ...result })}\n`),
+        finish: () => {},
+      };
+    default: {
+      const exhaustive: never = format;
+      throw new Error(`unknown output format ${String(exhaustive)}`);
+    }
+  }
+}
+
+/** The root agent's answer, as it streams; sub-agents' text is their business, not the answer. */
+function textOutput(write: (text: string) => void): Output {
+  let streamed = false;
+  let atLineStart = true;
+  const emit = (text: string) => {
+    if (text === '') return;
+    write(text);
+    streamed = true;
+    atLineStart = text.endsWith('\n');
+  };
+  return {
+    phase: (_raw, phase) => {
+      if (phase?.type === 'text' && phase.parentAgentId === undefined) emit(phase.text);
+    },
+    // A server that sends no text deltas still has an answer: print it once, at the end.
+    result: (result) => {
+      if (!streamed) emit(result.output);
+    },
+    finish: () => {
+      if (!atLineStart) write('\n');
+      atLineStart = true;
+    },
+  };
+}
+
+/** Parses a `phase` notification's params; undefined for a type this client does not know (§4.4). */
+export function parsePhase(raw: unknown): Phase | undefined {
+  const parsed = Phase.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The one-line message for an `error` phase, as shown on stderr. */
+export function errorLine(phase: Extract<Phase, { type: 'error' }>): string {
+  const details = [phase.provider, phase.httpStatus, phase.code].filter((part) => part !== undefined);
+  const where = details.length > 0 ? ` (${details.join(' ')})` : '';
+  return `santra: error${agentLabel(phase)}: ${oneLine(phase.message)}${where}`;
+}
+
+/** A one-line summary of a phase for --verbose, or undefined for phases that are not summarised. */
+export function verboseLine(phase: Phase): string | undefined {
+  const who = agentLabel(phase);
+  switch (phase.type) {
+    case 'status':
+      return `·${who} ${oneLine(phase.text)}`;
+    case 'tool_call':
+      return `→${who} ${oneLine(phase.summary ?? `${phase.toolName} ${JSON.stringify(phase.args)}`)}`;
+    case 'tool_result':
+      return `←${who} ${phase.toolName} ${phase.status}: ${oneLine(phase.summary)}`;
+    case 'section':
+      return `▸${who} ${oneLine(phase.title)}`;
+    case 'complete':
+      return phase.parentAgentId === undefined ? undefined : `✓${who} ${phase.status}`;
+    case 'text':
+    case 'thinking':
+    case 'error':
+      // Text is the answer itself; thinking is too long for a line; errors are always shown.
+      return undefined;
+    default: {
+      const exhaustive: never = phase;
+      throw new Error(`unknown phase ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
+
+/** What to say on stderr about how a run ended, or undefined when there is nothing to add. */
+export function statusLine(result: PromptResult, sawErrorPhase: boolean): string | undefined {
+  switch (result.status) {
+    case 'completed':
+      return undefined;
+    case 'error':
+      return sawErrorPhase ? undefined : 'santra: the run ended with an error (the server sent no details)';
+    case 'interrupted':
+      return "santra: the run was interrupted: the model's stream broke off; the output so far is kept";
+    case 'cancelled':
+      return 'santra: the run was cancelled';
+    default: {
+      const exhaustive: never = result.status;
+      throw new Error(`unknown status ${String(exhaustive)}`);
+    }
+  }
+}
+
+const MAX_LINE = 200;
+
+/** Collapses whitespace runs (newlines included) and cuts the text to fit one terminal line. */
+export function oneLine(text: string): string {
+  const line = visible(text).replace(/\s+/g, ' ').trim();
+  return line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line;
+}
+
+/**
+ * Makes control characters visible (except newline and tab), so that what a model or a server
+ * says cannot move the cursor or recolour the user's terminal.
+ */
+export function visible(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => {
+    const code = char.charCodeAt(0);
+    return code < 0x20 ? `^${String.fromCharCode(code + 64)}` : `\\x${code.toString(16)}`;
+  });
+}
+
+function agentLabel(phase: Phase): string {
+  return phase.parentAgentId === undefined ? '' : ` [${phase.agentRole ?? phase.agentId}]`;
+}

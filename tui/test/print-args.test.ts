@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type Command, parseCommandLine, type PrintOptions } from '../src/print/args.ts';
+
+const base = { stdinIsTTY: true, cwd: '/home/ada/project' };
+const parse = (argv: string[], context = base): Command => parseCommandLine(argv, context);
+const defaults: PrintOptions = {
+  prompt: 'fix it',
+  outputFormat: 'text',
+  model: undefined,
+  cwd: '/home/ada/project',
+  approveAll: false,
+  verbose: false,
+};
+
+describe('santra command line', () => {
+  const accepted: Array<[string, string[], Partial<PrintOptions>]> = [
+    ['-p with a prompt', ['-p', 'fix it'], {}],
+    ['--print, prompt first', ['fix it', '--print'], {}],
+    [
+      'every option',
+      [
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--model',
+        'openai/gpt-5',
+        '--approve-all',
+        '--verbose',
+        'fix it',
+      ],
+      {
+        outputFormat: 'stream-json',
+        model: 'openai/gpt-5',
+        approveAll: true,
+        verbose: true,
+      },
+    ],
+    ['--output-format=json', ['-p', '--output-format=json', 'fix it'], { outputFormat: 'json' }],
+    ['relative --cwd resolved', ['-p', '--cwd', '../other', 'fix it'], { cwd: '/home/ada/other' }],
+    ['absolute --cwd kept', ['-p', '--cwd', '/srv/app/', 'fix it'], { cwd: '/srv/app' }],
+    ['a prompt starting with - after --', ['-p', '--', '-x is broken'], { prompt: '-x is broken' }],
+  ];
+  for (const [name, argv, expected] of accepted) {
+    test(`accepts ${name}`, () => {
+      assert.deepEqual(parse(argv), { action: 'print', options: { ...defaults, ...expected } });
+    });
+  }
+
+  test('-p without text reads stdin when it is not a terminal, and is a usage error when it is', () => {
+    assert.deepEqual(parse(['-p'], { ...base, stdinIsTTY: false }), {
+      action: 'print',
+      options: { ...defaults, prompt: undefined },
+    });
+    const onTty = parse(['-p']);
+    assert.equal(onTty.action, 'usage_error');
+    assert.match((onTty as { message: string }).message, /-p needs a prompt.*\| santra -p/);
+  });
+
+  test('--help and --version win over everything; no arguments prints help', () => {
+    assert.deepEqual(parse(['-p', 'x', '--help']), { action: 'help' });
+    assert.deepEqual(parse(['-v']), { action: 'version' });
+    assert.deepEqual(parse([]), { action: 'help' });
+  });
+
+  const rejected: Array<[string, string[], RegExp]> = [
+    ['an empty prompt', ['-p', ''], /the prompt is empty/],
+    ['a blank prompt', ['-p', '  \n'], /the prompt is empty/],
+    [
+      'two prompts',
+      ['-p', 'fix', 'it'],
+      /-p takes one prompt, got 2 arguments; put the prompt in quotes: santra -p "fix it"/,
+    ],
+    [
+      'an unknown format',
+      ['-p', '--output-format', 'xml', 'x'],
+      /--output-format must be text, json, stream-json, got "xml"/,
+    ],
+    ['an empty model', ['-p', '--model', '', 'x'], /--model needs a model id/],
+    ['an empty cwd', ['-p', '--cwd', '', 'x'], /--cwd needs a directory/],
+    ['--model without a value', ['-p', 'x', '--model'], /argument missing/],
+    ['an unknown option', ['-p', 'x', '--frobnicate'], /Unknown option '--frobnicate'/],
+    ['a print option without -p', ['--model', 'm'], /--model only works with -p\/--print/],
+    ['--approve-all without -p', ['--approve-all'], /--approve-all only works with -p/],
+    [
+      'a bare prompt without -p',
+      ['fix it'],
+      /unexpected argument "fix it"; to run a prompt, use santra -p "fix it"/,
+    ],
+  ];
+  for (const [name, argv, message] of rejected) {
+    test(`rejects ${name}`, () => {
+      const command = parse(argv);
+      assert.equal(command.action, 'usage_error', JSON.stringify(command));
+      assert.match((command as { message: string }).message, message);
+    });
+  }
+});

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Phase, PromptResult } from '#protocol';
+import type { OutputFormat } from '../src/print/args.ts';
+import { createOutput, errorLine, oneLine, parsePhase, verboseLine } from '../src/print/output.ts';
+
+const root = { runId: 'run-1', sessionId: 'ses-1', agentId: 'root' };
+const sub = { ...root, agentId: 'reader-1', parentAgentId: 'root', agentRole: 'reader' };
+let seq = 0;
+const text = (value: string, agent: object = root) => ({ ...agent, seq: ++seq, type: 'text', text: value });
+const result: PromptResult = {
+  runId: 'run-1',
+  sessionId: 'ses-1',
+  status: 'completed',
+  output: 'Hello',
+  usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  costUsd: 0,
+};
+
+function play(format: OutputFormat, phases: unknown[], end: PromptResult | null = result): string {
+  let out = '';
+  const output = createOutput(format, (chunk) => (out += chunk));
+  for (const raw of phases) output.phase(raw, parsePhase(raw));
+  if (end !== null) output.result(end);
+  output.finish();
+  output.finish();
+  return out;
+}
+
+describe('output formats', () => {
+  test("text: the root agent's text only, then one final newline", () => {
+    const phases = [text('Hel'), text('SUB', sub), { ...root, seq: 9, type: 'new_kind' }, text('lo')];
+    assert.equal(play('text', phases), 'Hello\n');
+    assert.equal(play('text', [text('Hello\n')]), 'Hello\n');
+  });
+
+  test('text: a server that streamed no text still gets its answer printed', () => {
+    assert.equal(play('text', []), 'Hello\n');
+    assert.equal(play('text', [], null), '');
+  });
+
+  test('json: one object at the end, nothing before', () => {
+    const out = play('json', [text('Hel')]);
+    assert.deepEqual(JSON.parse(out), result);
+    assert.equal(out.split('\n').length, 2);
+  });
+
+  test('stream-json: every phase as received, unknown ones too, then the result', () => {
+    const phases = [text('a'), { ...root, seq: 50, type: 'new_kind', extra: 1 }];
+    const lines = play('stream-json', phases)
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
+    assert.deepEqual(lines, [...phases, { type: 'result', ...result }]);
+  });
+});
+
+describe('stderr lines', () => {
+  test('verbose summaries name the sub-agent and keep to one line', () => {
+    const call = parsePhase({
+      ...sub,
+      seq: 1,
+      type: 'tool_call',
+      toolCallId: 'c',
+      toolName: 'grep',
+      args: { q: 'x' },
+    });
+    assert.equal(verboseLine(call as Phase), '→ [reader] grep {"q":"x"}');
+    const status = parsePhase({ ...root, seq: 2, type: 'status', text: 'Reading\nthe code' });
+    assert.equal(verboseLine(status as Phase), '· Reading the code');
+    assert.equal(verboseLine(parsePhase(text('x')) as Phase), undefined);
+  });
+
+  test('an error phase becomes one line with what went wrong and where', () => {
+    const error = parsePhase({
+      ...root,
+      seq: 3,
+      type: 'error',
+      message: 'Rate limited;\nretry in 20 s.',
+      provider: 'anthropic',
+      httpStatus: 429,
+      code: 'rate_limited',
+      retryable: true,
+    });
+    assert.equal(
+      errorLine(error as Extract<Phase, { type: 'error' }>),
+      'santra: error: Rate limited; retry in 20 s. (anthropic 429 rate_limited)',
+    );
+  });
+
+  test('oneLine makes control characters visible and cuts long text', () => {
+    assert.equal(oneLine('a\u001b[31mb'), 'a^[[31mb');
+    assert.equal(oneLine('x'.repeat(500)).length, 200);
+  });
+});

@@ -1,0 +1,157 @@
+/**
+ * `santra -p` in a real terminal (tmux): approvals and questions are asked on the TTY and answered
+ * with keystrokes. stdout goes to a file, so the pane shows only what santra asks on stderr.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { FAKE_SERVER, SANTRA_BIN } from './helpers/print-run.ts';
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const socket = `santra-print-test-${process.pid}`;
+// -f /dev/null: no user configuration (and no reading of the home directory).
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+let sessions = 0;
+
+after(() => {
+  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
+});
+
+/** Starts santra in a fresh tmux session; returns a handle to read the pane and type into it. */
+function startInTerminal(scenario: string, args: string[] = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'santra-tty-'));
+  const name = `s${++sessions}`;
+  const files = { stdout: join(dir, 'stdout'), code: join(dir, 'code'), log: join(dir, 'fake.log') };
+  const command = [
+    'env',
+    `SANTRA_SERVER=${quote(FAKE_SERVER)}`,
+    `FAKE_SCENARIO=${scenario}`,
+    `FAKE_LOG=${quote(files.log)}`,
+    'NO_COLOR=1',
+    quote(process.execPath),
+    quote(SANTRA_BIN),
+    '-p',
+    quote('edit the file'),
+    '--cwd',
+    quote(dir),
+    ...args,
+  ].join(' ');
+  if (sessions === 1) {
+    // A server that keeps finished panes, so a test can still read what santra left on the screen.
+    tmux('new-session', '-d', '-s', 'keeper');
+    tmux('set-option', '-g', 'remain-on-exit', 'on');
+  }
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    '150',
+    '-y',
+    '50',
+    `${command} > ${quote(files.stdout)}; echo $? > ${quote(files.code)}`,
+  );
+  const pane = () => tmux('capture-pane', '-p', '-t', name, '-S', '-100');
+  return {
+    pane,
+    type: (...keys: string[]) => tmux('send-keys', '-t', name, ...keys),
+    waitForPane: (pattern: RegExp, count = 1) =>
+      poll(
+        () => (pane().match(new RegExp(pattern, 'g'))?.length ?? 0) >= count,
+        () => `pane:\n${pane()}`,
+      ),
+    finished: async () => {
+      await poll(
+        () => existsSync(files.code) && readFileSync(files.code, 'utf8').endsWith('\n'),
+        () => `pane:\n${pane()}`,
+      );
+      return { code: Number(readFileSync(files.code, 'utf8')), stdout: readFileSync(files.stdout, 'utf8') };
+    },
+  };
+}
+
+async function poll(done: () => boolean, describe: () => string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out; ${describe()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('santra -p on a terminal', { skip: hasTmux ? false : 'tmux is not installed' }, () => {
+  test('shows the diff and asks; [a] allows all, so the command is not asked about', async () => {
+    const term = startInTerminal('approve');
+    await term.waitForPane(/Allow\? \[y\] yes {2}\[a\] allow all {2}\[n\] no {2}\[f\] no, with feedback/);
+    const pane = term.pane();
+    assert.match(pane, /wants to modify src\/greet\.ts \(\+1 −1; root, str_replace\)/);
+    assert.match(pane, /-old line\n\+new line/);
+    term.type('a', 'Enter');
+    const { code, stdout } = await term.finished();
+    assert.equal(code, 0);
+    assert.equal(stdout, 'file_change: allow_all\ncommand: allow_all\n');
+    assert.equal(term.pane().match(/Allow\?/g)?.length, 1);
+  });
+
+  test('[f] asks for feedback, which reaches the server; [n] rejects the command', async () => {
+    const term = startInTerminal('approve');
+    await term.waitForPane(/Allow\?/);
+    term.type('f', 'Enter');
+    await term.waitForPane(/Feedback for the agent:/);
+    term.type('use tabs, not spaces', 'Enter');
+    await term.waitForPane(/\$ npm test\n {2}in \/tmp/);
+    await term.waitForPane(/Allow\?/, 2);
+    term.type('n', 'Enter');
+    const { code, stdout } = await term.finished();
+    assert.equal(code, 0);
+    assert.equal(stdout, 'file_change: feedback (use tabs, not spaces)\ncommand: reject\n');
+  });
+
+  test('an ask shows numbered options; a number picks one', async () => {
+    const term = startInTerminal('ask');
+    await term.waitForPane(/Which colour\?\n {2}1\) Red\n {2}2\) Blue\nAnswer \(1-2, or type an answer\):/);
+    term.type('2', 'Enter');
+    const { code, stdout } = await term.finished();
+    assert.equal(code, 0);
+    assert.equal(stdout, 'answer: blue\n');
+  });
+
+  test('a secret answer is not echoed', async () => {
+    const term = startInTerminal('ask-secret');
+    await term.waitForPane(/API key\?\n\(the answer is not echoed\)\nAnswer:/);
+    term.type('sk-hidden-123', 'Enter');
+    const { code, stdout } = await term.finished();
+    assert.equal(code, 0);
+    assert.equal(stdout, 'secret: sk-hidden-123\n');
+    assert.doesNotMatch(term.pane(), /sk-hidden/);
+  });
+
+  test('a question the server withdraws disappears and is answered RequestCancelled', async () => {
+    const term = startInTerminal('approve-withdrawn');
+    await term.waitForPane(/Allow\?/);
+    const { code, stdout } = await term.finished();
+    assert.equal(code, 0);
+    assert.equal(stdout, 'withdrawn approve answered: error -32800\n');
+    assert.match(term.pane(), /the question was withdrawn/);
+  });
+
+  test('Ctrl-C at a question withdraws it, cancels the run, and exits 130', async () => {
+    const term = startInTerminal('approve');
+    await term.waitForPane(/Allow\?/);
+    term.type('C-c');
+    const { code, stdout } = await term.finished();
+    assert.equal(code, 130);
+    // The fake server ignores the cancel and asks again; santra no longer asks anything.
+    assert.match(
+      stdout,
+      /^file_change: error approve was cancelled\ncommand: error approve was cancelled\n$/,
+    );
+    assert.equal(term.pane().match(/Allow\?/g)?.length, 1);
+    assert.match(term.pane(), /cancelling the run/);
+  });
+});
