@@ -21,6 +21,8 @@ export const JsonRpcErrorCodes = {
   ServerNotInitialized: -32002,
   /** The request was cancelled with `$/cancelRequest` (LSP). */
   RequestCancelled: -32800,
+  /** The receiver understood the request but cannot carry it out (LSP), e.g. `ask` without a terminal. */
+  RequestFailed: -32803,
 } as const;
 
 /** Santra's own error codes. They live in -33000..-33099, outside JSON-RPC's reserved range. */
@@ -91,6 +93,13 @@ export const errorCatalog: readonly ErrorInfo[] = [
     code: JsonRpcErrorCodes.RequestCancelled,
     retryable: true,
     description: 'The request was cancelled by `$/cancelRequest` before it produced a result.',
+  },
+  {
+    name: 'RequestFailed',
+    code: JsonRpcErrorCodes.RequestFailed,
+    retryable: false,
+    description:
+      'The receiver understood the request but cannot carry it out — e.g. a client asked a question with no terminal to ask on. The message says why.',
   },
   {
     name: 'UnsupportedProtocolVersion',

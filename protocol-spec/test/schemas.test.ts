@@ -95,7 +95,7 @@ describe('protocol schemas', () => {
   test('error codes: unique, Santra codes outside the JSON-RPC reserved range', () => {
     const codes = errorCatalog.map((entry) => entry.code);
     assert.equal(new Set(codes).size, codes.length);
-    const standard = new Set([-32700, -32600, -32601, -32602, -32603, -32002, -32800]);
+    const standard = new Set([-32700, -32600, -32601, -32602, -32603, -32002, -32800, -32803]);
     for (const { name, code } of errorCatalog) {
       if (standard.has(code)) continue;
       assert.ok(code <= -33000 && code >= -33099, `${name} (${code}) must be in -33000..-33099`);

@@ -63,7 +63,12 @@ describe('loadConfig', () => {
     const config = await loadConfig(env);
     assert.equal(config.file, file);
     assert.equal(config.model, '');
-    assert.deepEqual(config.agent, { maxToolCallsPerResponse: 8, maxTurnsPerRun: 50 });
+    assert.deepEqual(config.agent, {
+      maxToolCallsPerResponse: 8,
+      maxTurnsPerRun: 50,
+      maxOutputTokens: 16_384,
+      thinkingBudgetTokens: 0,
+    });
     assert.deepEqual(config.stream, { coalesceMs: 8 });
     assert.deepEqual(
       Object.keys(config.providers),
@@ -121,7 +126,12 @@ describe('loadConfig', () => {
     assert.equal(config.providers.anthropic?.baseUrl, 'https://env.example/anthropic');
     assert.equal(config.providers.groq?.apiKey, 'env-groq-key');
     assert.equal(config.providers.openai?.apiKey, 'file-openai-key');
-    assert.deepEqual(config.agent, { maxToolCallsPerResponse: 8, maxTurnsPerRun: 7 });
+    assert.deepEqual(config.agent, {
+      maxToolCallsPerResponse: 8,
+      maxTurnsPerRun: 7,
+      maxOutputTokens: 16_384,
+      thinkingBudgetTokens: 0,
+    });
     const file = await loadConfig(env);
     assert.equal(file.model, 'anthropic/claude-haiku-4-5');
     assert.equal(file.providers.anthropic?.apiKey, 'file-anthropic-key');

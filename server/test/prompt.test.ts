@@ -63,10 +63,12 @@ describe('prompt with Anthropic', () => {
   });
 
   test('thinking streams as thinking phases and its signature goes back on the next turn', async () => {
-    const h = await start('anthropic', [
-      { thinking: ['Let me ', 'think.'], text: 'Four.' },
-      { text: 'Five.' },
-    ]);
+    const h = await start(
+      'anthropic',
+      [{ thinking: ['Let me ', 'think.'], text: 'Four.' }, { text: 'Five.' }],
+      {},
+      { agent: { thinkingBudgetTokens: 2048 } },
+    );
     const first = await h.prompt({ text: 'What is 2+2?' });
     assert.equal(textOf(first.phases, 'thinking'), 'Let me think.');
     const sessionId = result(first.response).sessionId;
@@ -75,6 +77,11 @@ describe('prompt with Anthropic', () => {
     assert.ok(
       (second.phases[0]?.seq as number) > (first.phases.at(-1)?.seq as number),
       'seq continues in the session',
+    );
+    assert.deepEqual(h.fake.requests[0]?.body.thinking, { type: 'enabled', budget_tokens: 2048 });
+    assert.ok(
+      h.fake.requests[0]?.body.max_tokens > 2048,
+      'max_tokens leaves room beyond the thinking budget',
     );
     const history = h.fake.requests[1]?.body.messages as Json[];
     const thinking = (history[1]?.content as Json[]).find((block) => block.type === 'thinking');

@@ -23,6 +23,8 @@ export interface AgentLimits {
   maxToolCallsPerResponse: number;
   maxTurns: number;
   maxOutputTokens: number;
+  /** Extended thinking budget; 0 for none. */
+  thinkingBudget: number;
 }
 
 export interface AgentRun {
@@ -165,7 +167,12 @@ async function streamTurn(run: AgentRun, tools: ToolDefinition[], turn: number):
     system: run.system,
     messages: run.messages,
     tools,
-    maxOutputTokens: Math.min(run.limits.maxOutputTokens, run.model.maxOutputTokens),
+    // The thinking budget counts against max_tokens and must stay below it.
+    maxOutputTokens: Math.min(
+      run.limits.maxOutputTokens + run.limits.thinkingBudget,
+      run.model.maxOutputTokens,
+    ),
+    ...(run.limits.thinkingBudget > 0 ? { thinkingBudget: run.limits.thinkingBudget } : {}),
     signal: run.signal,
   };
   for await (const event of run.stream(run.endpoint, request)) {

@@ -96,7 +96,8 @@ export async function runPrompt(
       limits: {
         maxToolCallsPerResponse: deps.config.agent.maxToolCallsPerResponse,
         maxTurns: deps.config.agent.maxTurnsPerRun,
-        maxOutputTokens: 16_384,
+        maxOutputTokens: deps.config.agent.maxOutputTokens,
+        thinkingBudget: deps.config.agent.thinkingBudgetTokens,
       },
       signal: controller.signal,
       emit,

@@ -31,12 +31,17 @@ export interface ResolvedConfig {
   providerModels: Record<string, readonly string[]>;
   /** Serves bare non-Anthropic model ids: `openai` when its base URL points away from OpenAI. */
   defaultProvider?: string;
-  agent: { maxToolCallsPerResponse: number; maxTurnsPerRun: number };
+  agent: {
+    maxToolCallsPerResponse: number;
+    maxTurnsPerRun: number;
+    maxOutputTokens: number;
+    thinkingBudgetTokens: number;
+  };
   stream: { coalesceMs: number };
 }
 
 const DEFAULTS = {
-  agent: { maxToolCallsPerResponse: 8, maxTurnsPerRun: 50 },
+  agent: { maxToolCallsPerResponse: 8, maxTurnsPerRun: 50, maxOutputTokens: 16_384, thinkingBudgetTokens: 0 },
   stream: { coalesceMs: 8 },
 } as const;
 

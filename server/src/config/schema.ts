@@ -57,6 +57,10 @@ export const ConfigSchema = z
       .strictObject({
         maxToolCallsPerResponse: z.int().min(1).max(256),
         maxTurnsPerRun: z.int().min(1).max(10_000),
+        /** Output tokens per model call (capped by the model's own limit). */
+        maxOutputTokens: z.int().min(256).max(1_000_000),
+        /** Extended thinking budget for models that support it (Anthropic); 0 turns thinking off. */
+        thinkingBudgetTokens: z.int().min(0).max(1_000_000),
       })
       .partial()
       .optional(),

@@ -39,8 +39,6 @@ export interface ServerCommand {
 /** A failure that ends `santra -p`, with the one-line message for stderr. */
 export class PrintError extends Error {}
 
-/** The LSP code for "a request failed although it was well-formed" (no Santra code fits a client). */
-const REQUEST_FAILED = -32803;
 const STDERR_TAIL_LINES = 50;
 const TRANSPORT_ERRORS = new Set<number>([
   ErrorCodes.MessageWriteError,
@@ -259,7 +257,7 @@ async function answer<T>(
     }
     const message =
       error instanceof QuestionUnanswerable ? error.message : `santra failed to answer: ${String(error)}`;
-    return new ResponseError(REQUEST_FAILED, message, { retryable: false });
+    return new ResponseError(JsonRpcErrorCodes.RequestFailed, message, { retryable: false });
   }
 }
 
