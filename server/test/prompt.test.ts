@@ -2,24 +2,11 @@
  * `prompt` end to end: the built server over stdio, the real SDKs, fake providers on loopback.
  */
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
-import { CANARY_KEY, type Harness, harness, textOf } from './helpers/run.ts';
+import { describe, test } from 'node:test';
+import { CANARY_KEY, suiteHarnesses, textOf } from './helpers/run.ts';
 import type { Json } from './helpers/wire.ts';
 
-const open: Harness[] = [];
-async function start(...args: Parameters<typeof harness>): Promise<Harness> {
-  const h = await harness(...args);
-  open.push(h);
-  return h;
-}
-after(async () => {
-  for (const h of open) {
-    // The canary key must never leave the server: not in protocol output, not in its log.
-    assert.ok(!JSON.stringify(h.client.messages).includes(CANARY_KEY), 'key in protocol output');
-    assert.ok(!h.client.stderr.includes(CANARY_KEY), 'key in the server log');
-    await h.close();
-  }
-});
+const start = suiteHarnesses();
 
 const result = (response: Json) => response.result as Json;
 

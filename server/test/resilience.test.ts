@@ -3,23 +3,11 @@
  * The built server over stdio, the real SDKs, faults injected by the fake providers.
  */
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
-import { CANARY_KEY, type Harness, harness, textOf } from './helpers/run.ts';
+import { describe, test } from 'node:test';
+import { suiteHarnesses, textOf } from './helpers/run.ts';
 import type { Json } from './helpers/wire.ts';
 
-const open: Harness[] = [];
-async function start(...args: Parameters<typeof harness>): Promise<Harness> {
-  const h = await harness(...args);
-  open.push(h);
-  return h;
-}
-after(async () => {
-  for (const h of open) {
-    assert.ok(!JSON.stringify(h.client.messages).includes(CANARY_KEY), 'key in protocol output');
-    assert.ok(!h.client.stderr.includes(CANARY_KEY), 'key in the server log');
-    await h.close();
-  }
-});
+const start = suiteHarnesses();
 
 const outcome = (response: Json) => response.result as Json;
 const errors = (phases: Json[]) => phases.filter((p) => p.type === 'error');

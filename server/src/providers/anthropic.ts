@@ -6,7 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
-import { classifyFailure } from './failures.ts';
+import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import { parseToolArguments } from './tool-arguments.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
 import type { ProviderEndpoint } from './types.ts';
@@ -188,20 +188,9 @@ export const streamAnthropic: StreamFn = async function* (endpoint, request): As
     };
     return;
   }
-  if (request.signal.aborted) {
-    yield { type: 'error', failure: classifyFailure(endpoint, request.model.id, undefined, true) };
-    return;
-  }
-  if (!stopped) {
-    yield {
-      type: 'error',
-      failure: {
-        kind: 'incomplete',
-        provider: endpoint.id,
-        retryable: true,
-        message: `${endpoint.name}: the response stream ended before its final event (message_stop); the answer is incomplete.`,
-      },
-    };
+  const early = endOfStreamFailure(endpoint, request, stopped ? undefined : 'its final event (message_stop)');
+  if (early !== undefined) {
+    yield { type: 'error', failure: early };
     return;
   }
   yield { type: 'done', content: finishBlocks(blocks, stopReason), stopReason, usage };

@@ -3,7 +3,7 @@
  * says what to do, and how long the provider asked us to wait. Both SDKs throw the same shapes
  * (status, Headers, parsed error body), so one classifier serves both.
  */
-import type { FailureKind, ProviderFailure } from './stream.ts';
+import type { FailureKind, ModelRequest, ProviderFailure } from './stream.ts';
 import type { ProviderEndpoint } from './types.ts';
 
 interface SdkErrorShape {
@@ -165,4 +165,24 @@ export function classifyFailure(
   if (SPEND_LIMIT.test(detail))
     return fail('billing', false, `${detail}. Add credit or raise the limit, then try again.`);
   return fail('bad_request', false, `the request was refused (${status}): ${detail}`);
+}
+
+/**
+ * How a stream that ran to its end without an exception may still have failed: the caller
+ * aborted it (the OpenAI SDK then ends the iteration silently), or it never sent the API's final
+ * event, `missing` (a truncated stream is incomplete, not success).
+ */
+export function endOfStreamFailure(
+  endpoint: ProviderEndpoint,
+  request: ModelRequest,
+  missing: string | undefined,
+): ProviderFailure | undefined {
+  if (request.signal.aborted) return classifyFailure(endpoint, request.model.id, undefined, true);
+  if (missing === undefined) return undefined;
+  return {
+    kind: 'incomplete',
+    provider: endpoint.id,
+    retryable: true,
+    message: `${endpoint.name}: the response stream ended without ${missing}; the answer is incomplete.`,
+  };
 }

@@ -9,7 +9,7 @@
 import OpenAI from 'openai';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
-import { classifyFailure } from './failures.ts';
+import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
 import { formatToolResult, textProtocolInstructions } from './text-protocol/prompt.ts';
 import { parseToolArguments } from './tool-arguments.ts';
@@ -168,23 +168,12 @@ export const streamOpenAI: StreamFn = async function* (endpoint, request): Async
     };
     return;
   }
-  if (request.signal.aborted) {
-    yield { type: 'error', failure: classifyFailure(endpoint, request.model.id, undefined, true) };
+  const early = endOfStreamFailure(endpoint, request, finish === undefined ? 'a finish_reason' : undefined);
+  if (early !== undefined) {
+    yield { type: 'error', failure: early };
     return;
   }
-  if (finish === undefined) {
-    yield {
-      type: 'error',
-      failure: {
-        kind: 'incomplete',
-        provider: endpoint.id,
-        retryable: true,
-        message: `${endpoint.name}: the response stream ended without a finish_reason; the answer is incomplete.`,
-      },
-    };
-    return;
-  }
-  const stopReason = FINISH[finish] ?? 'other';
+  const stopReason = FINISH[finish ?? ''] ?? 'other';
   const content: AssistantBlock[] = [];
   if (thinking !== '') content.push({ type: 'thinking', text: thinking });
   if (text !== '') content.push({ type: 'text', text });

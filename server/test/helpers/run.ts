@@ -2,9 +2,11 @@
  * Running prompts end to end: the built server over stdio, a fake model provider on 127.0.0.1,
  * the real SDKs in between.
  */
+import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import {
   type FakeApi,
   type FakeProvider,
@@ -101,3 +103,24 @@ export const textOf = (phases: Json[], type = 'text') =>
     .filter((p) => p.type === type)
     .map((p) => p.text as string)
     .join('');
+
+/**
+ * A `start` for one test file: every harness it starts is closed after the file's tests, once
+ * it is checked that the canary key never left the server — not on stdout (protocol), not on
+ * stderr (its log).
+ */
+export function suiteHarnesses(): typeof harness {
+  const open: Harness[] = [];
+  after(async () => {
+    for (const h of open) {
+      assert.ok(!h.client.stdout.includes(CANARY_KEY), 'the key appeared in protocol output');
+      assert.ok(!h.client.stderr.includes(CANARY_KEY), 'the key appeared in the server log');
+      await h.close();
+    }
+  });
+  return async (...args) => {
+    const h = await harness(...args);
+    open.push(h);
+    return h;
+  };
+}

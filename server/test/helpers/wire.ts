@@ -24,6 +24,8 @@ export class WireClient {
   readonly child: ChildProcessWithoutNullStreams;
   readonly messages: Json[] = [];
   stderr = '';
+  /** Every byte the server wrote to stdout, consumed or not. */
+  stdout = '';
   /** Bytes on stdout that were not well-formed frames (must stay empty). */
   readonly strayOutput: string[] = [];
   readonly #waiters: Array<() => void> = [];
@@ -47,6 +49,7 @@ export class WireClient {
     });
     const parser = new FrameParser({ maxMessageBytes: 64 * 1024 * 1024 });
     this.child.stdout.on('data', (chunk: Buffer) => {
+      this.stdout += chunk.toString('utf8');
       for (const event of parser.push(chunk)) {
         if (event.type === 'frame') {
           try {
