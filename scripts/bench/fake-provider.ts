@@ -9,7 +9,11 @@
  * Every request whose last user message is `warm up` gets a two-character answer instead.
  */
 import { parseArgs } from 'node:util';
-import { type FakeTurn, lastUserText, startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
+import {
+  type FakeTurn,
+  lastUserText,
+  startFakeProvider,
+} from '../../conformance-tests/src/fake-providers/index.ts';
 
 /** What a request answered with the warm-up turn must say. */
 export const WARM_UP = 'warm up';
@@ -25,13 +29,13 @@ export function answerChunks(chars: number): string[] {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { generate: { type: 'string' }, chars: { type: 'string' } } });
-  const main: FakeTurn =
+  const answer: FakeTurn =
     values.chars !== undefined
       ? { text: answerChunks(Number(values.chars)), repeat: true }
       : { generate: { tokens: Number(values.generate ?? '0') }, repeat: true };
   const provider = await startFakeProvider('openai', [
     { match: (request) => lastUserText(request) === WARM_UP, text: 'ok', repeat: true },
-    main,
+    answer,
   ]);
   process.stdout.write(`${provider.url}\n`);
   const stop = () => void provider.close().then(() => process.exit(0));

@@ -44,9 +44,14 @@ export function killAll(): void {
 
 let step = 'starting';
 
-/** Names what the benchmark is doing now, for the timeout message. */
+/** Names what the benchmark is doing now, for the timeout and failure messages. */
 export function setStep(name: string): void {
   step = name;
+}
+
+/** What the benchmark is doing now (see `setStep`). */
+export function currentStep(): string {
+  return step;
 }
 
 /**

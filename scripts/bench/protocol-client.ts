@@ -12,7 +12,10 @@ export const SERVER_BIN = fileURLToPath(new URL('../../dist/santra-server.js', i
 /** A JSON object as it came off the wire. */
 export type Json = Record<string, unknown>;
 
-/** The same clock in every process: milliseconds since the Unix epoch, sub-millisecond precise. */
+/**
+ * Milliseconds since the Unix epoch, sub-millisecond precise. Two processes' values differ by their
+ * start-up clock error, so delays are only measured between stamps taken in one process.
+ */
 export const wallClock = (): number => performance.timeOrigin + performance.now();
 
 /** A response and the wall clock at which its bytes were read. */
@@ -38,7 +41,7 @@ const STDERR_TAIL = 4000;
 export class BenchClient {
   readonly child: ChildProcessWithoutNullStreams;
   onPhase: PhaseListener = () => {};
-  #buffer = Buffer.alloc(0);
+  #buffer: Buffer = Buffer.alloc(0);
   #nextId = 1;
   readonly #pending = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>();
   #stderr = '';

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '#protocol/version';
 import packageJson from '../../package.json' with { type: 'json' };
 import { EXIT, helpText, parseCommandLine } from './print/args.ts';
+import { serverPathFor, startServer } from './print/server-process.ts';
 
 const command = parseCommandLine(process.argv.slice(2), {
   stdinIsTTY: process.stdin.isTTY === true,
@@ -24,11 +25,21 @@ switch (command.action) {
     process.exitCode = EXIT.usage;
     break;
   case 'print': {
-    const { runPrint } = await import('./print/main.ts');
     // Bundled, dist/santra.js and dist/santra-server.js are siblings. This must be computed here:
     // the print machinery lives in a chunk in another directory.
     const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
-    const code = await runPrint(command.options, { serverPath, clientVersion: packageJson.version });
+    // Start the server first, so it loads while this client loads the rest of itself (two cores,
+    // two processes); with a prompt still to read from stdin, runPrint starts it instead.
+    const server =
+      command.options.prompt === undefined
+        ? undefined
+        : startServer(serverPathFor(serverPath, process.env).path, command.options.cwd);
+    const { runPrint } = await import('./print/main.ts');
+    const code = await runPrint(command.options, {
+      serverPath,
+      clientVersion: packageJson.version,
+      ...(server === undefined ? {} : { server }),
+    });
     // Exit explicitly once stdout has drained: a server that ignored its exit must not keep us alive.
     process.stdout.write('', () => process.exit(code));
     break;

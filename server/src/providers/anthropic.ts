@@ -7,6 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
+import { appendMerged, responseBody, sseBatches, StreamReportedError } from './sse.ts';
 import { parseToolArguments } from './tool-arguments.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
 import type { ProviderEndpoint } from './types.ts';
@@ -116,70 +117,85 @@ export const streamAnthropic: StreamFn = async function* (endpoint, request): As
   const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let stopReason: StopReason = 'other';
   let stopped = false;
-  try {
-    const stream = await clientFor(endpoint).messages.create(buildParams(request), {
-      signal: request.signal,
-    });
-    for await (const event of stream) {
-      switch (event.type) {
-        case 'message_start': {
-          const u = event.message.usage;
-          usage.inputTokens = u.input_tokens;
-          usage.cacheReadTokens = u.cache_read_input_tokens ?? 0;
-          usage.cacheWriteTokens = u.cache_creation_input_tokens ?? 0;
-          usage.outputTokens = u.output_tokens;
-          break;
-        }
-        case 'content_block_start': {
-          const block = event.content_block;
-          if (block.type === 'text') blocks[event.index] = { type: 'text', text: block.text };
-          else if (block.type === 'thinking')
-            blocks[event.index] = { type: 'thinking', text: block.thinking };
-          else if (block.type === 'redacted_thinking')
-            blocks[event.index] = { type: 'redacted', data: block.data };
-          else if (block.type === 'tool_use') {
-            blocks[event.index] = { type: 'tool', id: block.id, name: block.name, json: '' };
-            yield { type: 'tool_call_delta', id: block.id, name: block.name, argsDelta: '' };
-          }
-          break;
-        }
-        case 'content_block_delta': {
-          const block = blocks[event.index];
-          const delta = event.delta;
-          if (delta.type === 'text_delta' && block?.type === 'text') {
-            block.text += delta.text;
-            yield { type: 'text_delta', text: delta.text };
-          } else if (delta.type === 'thinking_delta' && block?.type === 'thinking') {
-            block.text += delta.thinking;
-            yield { type: 'thinking_delta', text: delta.thinking };
-          } else if (delta.type === 'signature_delta' && block?.type === 'thinking') {
-            block.signature = (block.signature ?? '') + delta.signature;
-          } else if (delta.type === 'input_json_delta' && block?.type === 'tool') {
-            block.json += delta.partial_json;
-            yield { type: 'tool_call_delta', id: block.id, name: block.name, argsDelta: delta.partial_json };
-          }
-          break;
-        }
-        case 'message_delta':
-          stopReason = STOP_REASONS[event.delta.stop_reason ?? ''] ?? 'other';
-          usage.outputTokens = event.usage.output_tokens;
-          if (event.usage.input_tokens != null) usage.inputTokens = event.usage.input_tokens;
-          if (event.usage.cache_read_input_tokens != null)
-            usage.cacheReadTokens = event.usage.cache_read_input_tokens;
-          if (event.usage.cache_creation_input_tokens != null)
-            usage.cacheWriteTokens = event.usage.cache_creation_input_tokens;
-          break;
-        case 'message_stop':
-          stopped = true;
-          break;
-        case 'content_block_stop':
-          break;
-        default: {
-          // Event types newer than this SDK's types are ignored.
-          const _unknown: never = event;
-          break;
-        }
+  /** Applies one stream event to the blocks being built, collecting what to yield in `out`. */
+  const handle = (event: Anthropic.Messages.RawMessageStreamEvent, out: StreamEvent[]): void => {
+    switch (event.type) {
+      case 'message_start': {
+        const u = event.message.usage;
+        usage.inputTokens = u.input_tokens;
+        usage.cacheReadTokens = u.cache_read_input_tokens ?? 0;
+        usage.cacheWriteTokens = u.cache_creation_input_tokens ?? 0;
+        usage.outputTokens = u.output_tokens;
+        break;
       }
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'text') blocks[event.index] = { type: 'text', text: block.text };
+        else if (block.type === 'thinking') blocks[event.index] = { type: 'thinking', text: block.thinking };
+        else if (block.type === 'redacted_thinking')
+          blocks[event.index] = { type: 'redacted', data: block.data };
+        else if (block.type === 'tool_use') {
+          blocks[event.index] = { type: 'tool', id: block.id, name: block.name, json: '' };
+          out.push({ type: 'tool_call_delta', id: block.id, name: block.name, argsDelta: '' });
+        }
+        break;
+      }
+      case 'content_block_delta': {
+        const block = blocks[event.index];
+        const delta = event.delta;
+        if (delta.type === 'text_delta' && block?.type === 'text') {
+          block.text += delta.text;
+          appendMerged(out, { type: 'text_delta', text: delta.text });
+        } else if (delta.type === 'thinking_delta' && block?.type === 'thinking') {
+          block.text += delta.thinking;
+          appendMerged(out, { type: 'thinking_delta', text: delta.thinking });
+        } else if (delta.type === 'signature_delta' && block?.type === 'thinking') {
+          block.signature = (block.signature ?? '') + delta.signature;
+        } else if (delta.type === 'input_json_delta' && block?.type === 'tool') {
+          block.json += delta.partial_json;
+          out.push({
+            type: 'tool_call_delta',
+            id: block.id,
+            name: block.name,
+            argsDelta: delta.partial_json,
+          });
+        }
+        break;
+      }
+      case 'message_delta':
+        stopReason = STOP_REASONS[event.delta.stop_reason ?? ''] ?? 'other';
+        usage.outputTokens = event.usage.output_tokens;
+        if (event.usage.input_tokens != null) usage.inputTokens = event.usage.input_tokens;
+        if (event.usage.cache_read_input_tokens != null)
+          usage.cacheReadTokens = event.usage.cache_read_input_tokens;
+        if (event.usage.cache_creation_input_tokens != null)
+          usage.cacheWriteTokens = event.usage.cache_creation_input_tokens;
+        break;
+      case 'message_stop':
+        stopped = true;
+        break;
+      case 'content_block_stop':
+        break;
+      default: {
+        // Event types newer than this SDK's types are ignored.
+        const _unknown: never = event;
+        break;
+      }
+    }
+  };
+  try {
+    const response = await clientFor(endpoint)
+      .messages.create(buildParams(request), { signal: request.signal })
+      .asResponse();
+    for await (const batch of sseBatches(responseBody(response))) {
+      const out: StreamEvent[] = [];
+      for (const sse of batch) {
+        if (sse.event === 'ping') continue;
+        const event = JSON.parse(sse.data) as Anthropic.Messages.RawMessageStreamEvent | { type: 'error' };
+        if (event.type === 'error') throw new StreamReportedError(event);
+        handle(event, out);
+      }
+      yield* out;
     }
   } catch (error) {
     yield {

@@ -12,6 +12,7 @@ import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
 import { formatToolResult, textProtocolInstructions } from './text-protocol/prompt.ts';
+import { appendMerged, responseBody, sseBatches, StreamReportedError } from './sse.ts';
 import { parseToolArguments } from './tool-arguments.ts';
 import type { ProviderEndpoint } from './types.ts';
 
@@ -123,43 +124,56 @@ export const streamOpenAI: StreamFn = async function* (endpoint, request): Async
   let usage: Usage | undefined;
   let finish: string | undefined;
   try {
-    const stream = await clientFor(endpoint).chat.completions.create(buildParams(request), {
-      signal: request.signal,
-    });
-    for await (const chunk of stream) {
-      if (chunk.usage) {
-        const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
-        usage = {
-          inputTokens: Math.max(0, chunk.usage.prompt_tokens - cached),
-          outputTokens: chunk.usage.completion_tokens,
-          cacheReadTokens: cached,
-          cacheWriteTokens: 0,
+    const response = await clientFor(endpoint)
+      .chat.completions.create(buildParams(request), { signal: request.signal })
+      .asResponse();
+    let finished = false;
+    for await (const batch of sseBatches(responseBody(response))) {
+      const out: StreamEvent[] = [];
+      for (const { data } of batch) {
+        if (data === '[DONE]') {
+          finished = true;
+          break;
+        }
+        const chunk = JSON.parse(data) as OpenAI.Chat.Completions.ChatCompletionChunk & { error?: unknown };
+        // An error object in place of a chunk: what OpenAI-compatible servers send mid-stream.
+        if (chunk.error !== undefined) throw new StreamReportedError(chunk);
+        if (chunk.usage) {
+          const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+          usage = {
+            inputTokens: Math.max(0, chunk.usage.prompt_tokens - cached),
+            outputTokens: chunk.usage.completion_tokens,
+            cacheReadTokens: cached,
+            cacheWriteTokens: 0,
+          };
+        }
+        const choice = chunk.choices?.[0];
+        if (choice === undefined) continue;
+        const delta = choice.delta as OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
+          reasoning_content?: string | null;
+          reasoning?: string | null;
         };
+        const reasoning = delta.reasoning_content ?? delta.reasoning;
+        if (typeof reasoning === 'string' && reasoning !== '') {
+          thinking += reasoning;
+          appendMerged(out, { type: 'thinking_delta', text: reasoning });
+        }
+        if (typeof delta.content === 'string' && delta.content !== '') {
+          text += delta.content;
+          appendMerged(out, { type: 'text_delta', text: delta.content });
+        }
+        for (const part of delta.tool_calls ?? []) {
+          const call = (calls[part.index] ??= { id: '', name: '', args: '' });
+          if (part.id) call.id = part.id;
+          if (part.function?.name) call.name += part.function.name;
+          const piece = part.function?.arguments ?? '';
+          call.args += piece;
+          out.push({ type: 'tool_call_delta', id: call.id, name: call.name, argsDelta: piece });
+        }
+        if (choice.finish_reason) finish = choice.finish_reason;
       }
-      const choice = chunk.choices[0];
-      if (choice === undefined) continue;
-      const delta = choice.delta as OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
-        reasoning_content?: string | null;
-        reasoning?: string | null;
-      };
-      const reasoning = delta.reasoning_content ?? delta.reasoning;
-      if (typeof reasoning === 'string' && reasoning !== '') {
-        thinking += reasoning;
-        yield { type: 'thinking_delta', text: reasoning };
-      }
-      if (typeof delta.content === 'string' && delta.content !== '') {
-        text += delta.content;
-        yield { type: 'text_delta', text: delta.content };
-      }
-      for (const part of delta.tool_calls ?? []) {
-        const call = (calls[part.index] ??= { id: '', name: '', args: '' });
-        if (part.id) call.id = part.id;
-        if (part.function?.name) call.name += part.function.name;
-        const piece = part.function?.arguments ?? '';
-        call.args += piece;
-        yield { type: 'tool_call_delta', id: call.id, name: call.name, argsDelta: piece };
-      }
-      if (choice.finish_reason) finish = choice.finish_reason;
+      yield* out;
+      if (finished) break;
     }
   } catch (error) {
     yield {

@@ -2,23 +2,33 @@
  * `santra -p`: one prompt, headless. It reads the prompt, starts santra-server, streams the answer
  * to stdout in the chosen format, answers approvals, handles Ctrl-C, and returns the exit code.
  */
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { type Phase, type PromptResult } from '#protocol';
 import { Approvals, type ApprovalPolicy } from './approvals.ts';
 import { EXIT, type PrintOptions } from './args.ts';
 import { createOutput, errorLine, statusLine, verboseLine } from './output.ts';
-import { PrintError, serverCommand, ServerSession } from './session.ts';
+import { isDirectory, serverPathFor, startServer } from './server-process.ts';
+import { PrintError, ServerSession } from './session.ts';
 import { terminalLineReader } from './terminal.ts';
 
 export interface PrintEnvironment {
   /** The santra-server to start unless SANTRA_SERVER says otherwise. */
   serverPath: string;
   clientVersion: string;
+  /** The server, when the caller started it early (while this client was still loading). */
+  server?: ChildProcessWithoutNullStreams;
 }
 
 /** Runs `santra -p` with parsed options and resolves with the process exit code. */
 export async function runPrint(options: PrintOptions, environment: PrintEnvironment): Promise<number> {
+  const code = await run(options, environment);
+  // A server started early for a run that never began (a usage error) must not outlive us.
+  if (code === EXIT.usage) environment.server?.kill();
+  return code;
+}
+
+async function run(options: PrintOptions, environment: PrintEnvironment): Promise<number> {
   const { stdin, stdout, stderr } = process;
   const say = (line: string) => stderr.write(`${line}\n`);
   stdout.on('error', () => {}); // A reader that went away (| head) must not crash the run.
@@ -35,12 +45,11 @@ export async function runPrint(options: PrintOptions, environment: PrintEnvironm
     );
     return EXIT.usage;
   }
-  const override = process.env.SANTRA_SERVER;
-  const serverPath = override !== undefined && override !== '' ? resolve(override) : environment.serverPath;
+  const { path: serverPath, overridden } = serverPathFor(environment.serverPath, process.env);
   if (!existsSync(serverPath)) {
     say(
-      override !== undefined && override !== ''
-        ? `santra: SANTRA_SERVER=${override}: no such file`
+      overridden
+        ? `santra: SANTRA_SERVER=${process.env.SANTRA_SERVER}: no such file`
         : `santra: santra-server was not found at ${serverPath}; run npm run build, or point SANTRA_SERVER at a server (e.g. server/src/bin.ts)`,
     );
     return EXIT.failure;
@@ -74,7 +83,7 @@ export async function runPrint(options: PrintOptions, environment: PrintEnvironm
     color,
   });
   const session = new ServerSession({
-    server: serverCommand(serverPath),
+    server: environment.server ?? (startServer(serverPath, options.cwd) as ChildProcessWithoutNullStreams),
     workspaceRoot: options.cwd,
     clientVersion: environment.clientVersion,
     capabilities: { approve: true, ask: interactive, diffs: false },
@@ -140,12 +149,4 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -3,8 +3,7 @@
  * `prompt`, cancellation, and the orderly (or forced) end. The server's stdout carries protocol
  * only; its stderr is passed through (--verbose) or kept as a tail to show if it dies.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { extname } from 'node:path';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
   type CancellationToken,
   CancellationTokenSource,
@@ -30,12 +29,6 @@ import {
 import { type Approvals, QuestionUnanswerable, QuestionWithdrawn } from './approvals.ts';
 import { parsePhase } from './output.ts';
 
-/** How to start the server: a program and its arguments. */
-export interface ServerCommand {
-  command: string;
-  args: string[];
-}
-
 /** A failure that ends `santra -p`, with the one-line message for stderr. */
 export class PrintError extends Error {}
 
@@ -48,15 +41,9 @@ const TRANSPORT_ERRORS = new Set<number>([
 ]);
 const GRACE_MS = 2000;
 
-/** JavaScript and TypeScript servers run on this Node; anything else is executed directly. */
-export function serverCommand(path: string): ServerCommand {
-  return ['.js', '.mjs', '.cjs', '.ts', '.mts'].includes(extname(path))
-    ? { command: process.execPath, args: [path] }
-    : { command: path, args: [] };
-}
-
 export interface SessionOptions {
-  server: ServerCommand;
+  /** The started santra-server process; the session owns it from now on. */
+  server: ChildProcessWithoutNullStreams;
   workspaceRoot: string;
   clientVersion: string;
   capabilities: ClientCapabilities;
@@ -80,10 +67,7 @@ export class ServerSession {
 
   constructor(options: SessionOptions) {
     this.#options = options;
-    const { command, args } = options.server;
-    // Its own process group: a Ctrl-C in the terminal reaches santra only, which cancels the run
-    // through the protocol instead of letting the signal kill the server mid-write.
-    this.#child = spawn(command, args, { cwd: options.workspaceRoot, stdio: 'pipe', detached: true });
+    this.#child = options.server;
     this.#child.stdin.on('error', () => {}); // EPIPE once it has died; the exit is reported below.
     this.#collectStderr();
     let spawnError: Error | undefined;
@@ -228,8 +212,8 @@ export class ServerSession {
   }
 
   #deathMessage(spawnError: Error | undefined): string {
-    const { command, args } = this.#options.server;
-    const program = args[0] ?? command;
+    const [command, ...args] = this.#child.spawnargs;
+    const program = args[0] ?? command ?? 'santra-server';
     if (spawnError !== undefined) {
       return `santra: could not start santra-server (${program}): ${spawnError.message}`;
     }

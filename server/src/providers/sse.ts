@@ -1,0 +1,89 @@
+/**
+ * Server-sent events read straight off a response body, a network read at a time.
+ *
+ * The SDKs build and send the request (auth, headers, error responses as typed errors), but
+ * their stream iterators cost about 8 µs per event — more than all of Santra's own work per
+ * delta, and the bulk of the time a fast answer takes (docs/performance.md). Parsing here
+ * yields every event that one read completed as a batch, so the layers above pay per read, not
+ * per token.
+ */
+
+import type { StreamEvent } from './stream.ts';
+
+export interface SseEvent {
+  /** The `event:` field, or '' when absent. */
+  event: string;
+  /** The `data:` lines joined with newlines. */
+  data: string;
+}
+
+/** Yields the events of `body` in batches, one batch per read that completed any. */
+export async function* sseBatches(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent[]> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const bytes of body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    const end = lastBoundary(buffer);
+    if (end === -1) continue;
+    const complete = buffer.slice(0, end);
+    buffer = buffer.slice(end);
+    const events = parseEvents(complete);
+    if (events.length > 0) yield events;
+  }
+  buffer += decoder.decode();
+  const rest = parseEvents(buffer);
+  if (rest.length > 0) yield rest;
+}
+
+/** The index just past the last blank line (an event boundary), or -1. */
+function lastBoundary(text: string): number {
+  const lf = text.lastIndexOf('\n\n');
+  const crlf = text.lastIndexOf('\r\n\r\n');
+  if (lf === -1 && crlf === -1) return -1;
+  return lf > crlf ? lf + 2 : crlf + 4;
+}
+
+function parseEvents(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    if (block === '') continue;
+    let event = '';
+    let data: string | undefined;
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith('data:')) {
+        const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
+        data = data === undefined ? value : `${data}\n${value}`;
+      } else if (line.startsWith('event:')) {
+        event = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
+      }
+      // Comments (`:` lines, e.g. keep-alives), `id:` and `retry:` carry nothing we use.
+    }
+    if (data !== undefined) events.push({ event, data });
+  }
+  return events;
+}
+
+/** An error carried inside a stream, shaped like the SDKs' errors so one classifier serves both. */
+export class StreamReportedError extends Error {
+  readonly error: unknown;
+
+  constructor(body: unknown) {
+    super('the stream reported an error');
+    this.name = 'StreamReportedError';
+    this.error = body;
+  }
+}
+
+/** Appends `event`, merging it into the previous one when both are text or both thinking deltas. */
+export function appendMerged(out: StreamEvent[], event: StreamEvent): void {
+  const last = out.at(-1);
+  if (event.type === 'text_delta' && last?.type === 'text_delta') last.text += event.text;
+  else if (event.type === 'thinking_delta' && last?.type === 'thinking_delta') last.text += event.text;
+  else out.push(event);
+}
+
+/** The body of a successful streaming response (the SDKs turn error statuses into exceptions first). */
+export function responseBody(response: Response): AsyncIterable<Uint8Array> {
+  if (response.body === null) throw new Error('the response has no body');
+  return response.body;
+}

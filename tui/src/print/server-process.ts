@@ -1,0 +1,48 @@
+/**
+ * Finding and starting santra-server. Kept free of heavy imports: `santra -p` starts the server
+ * before loading the rest of the client, so the two processes load side by side.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+
+/** How to start the server: a program and its arguments. */
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
+/** JavaScript and TypeScript servers run on this Node; anything else is executed directly. */
+export function serverCommand(path: string): ServerCommand {
+  return ['.js', '.mjs', '.cjs', '.ts', '.mts'].includes(extname(path))
+    ? { command: process.execPath, args: [path] }
+    : { command: path, args: [] };
+}
+
+/** The server to run: SANTRA_SERVER (a developer option) or the one installed beside santra. */
+export function serverPathFor(
+  defaultPath: string,
+  env: NodeJS.ProcessEnv,
+): { path: string; overridden: boolean } {
+  const override = env.SANTRA_SERVER;
+  return override !== undefined && override !== ''
+    ? { path: resolve(override), overridden: true }
+    : { path: defaultPath, overridden: false };
+}
+
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the server, or returns undefined when it or the workspace does not exist (reported later). */
+export function startServer(path: string, workspaceRoot: string): ChildProcessWithoutNullStreams | undefined {
+  if (!existsSync(path) || !isDirectory(workspaceRoot)) return undefined;
+  const { command, args } = serverCommand(path);
+  // Its own process group: a Ctrl-C in the terminal reaches santra only, which cancels the run
+  // through the protocol instead of letting the signal kill the server mid-write.
+  return spawn(command, args, { cwd: workspaceRoot, stdio: 'pipe', detached: true });
+}
