@@ -53,6 +53,11 @@ export const PromptResult = named(
       .number()
       .nonnegative()
       .describe('Cost of the run in US dollars, unrounded (sub-cent precision).'),
+    sessionUsage: Usage.describe('Tokens of the whole session so far, this run included.'),
+    sessionCostUsd: z
+      .number()
+      .nonnegative()
+      .describe('Cost of the whole session so far, in US dollars, unrounded.'),
   }),
 );
 export type PromptResult = z.infer<typeof PromptResult>;

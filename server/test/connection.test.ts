@@ -33,6 +33,8 @@ const result = (output: string): PromptResult => ({
   output,
   usage,
   costUsd: 0,
+  sessionUsage: usage,
+  sessionCostUsd: 0,
 });
 const approval: ApproveParams = {
   kind: 'command',

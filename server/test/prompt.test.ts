@@ -61,6 +61,15 @@ describe('prompt with Anthropic', () => {
     const sessionId = result(first.response).sessionId;
     const second = await h.prompt({ text: 'And 2+3?', sessionId });
     assert.equal(result(second.response).output, 'Five.');
+    const sessionCost = result(second.response).sessionCostUsd as number;
+    assert.ok(
+      Math.abs(
+        sessionCost -
+          (result(first.response).costUsd as number) -
+          (result(second.response).costUsd as number),
+      ) < 1e-12,
+      'the session cost is the sum of its runs',
+    );
     assert.ok(
       (second.phases[0]?.seq as number) > (first.phases.at(-1)?.seq as number),
       'seq continues in the session',

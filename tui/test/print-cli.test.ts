@@ -43,7 +43,9 @@ describe('santra -p output formats', () => {
       'costUsd',
       'output',
       'runId',
+      'sessionCostUsd',
       'sessionId',
+      'sessionUsage',
       'status',
       'usage',
     ]);

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Phase, PromptResult } from '#protocol';
 import type { OutputFormat } from '../src/print/args.ts';
-import { createOutput, errorLine, oneLine, parsePhase, verboseLine } from '../src/print/output.ts';
+import {
+  createOutput,
+  errorLine,
+  formatUsd,
+  oneLine,
+  parsePhase,
+  usageLine,
+  verboseLine,
+} from '../src/print/output.ts';
 
 const root = { runId: 'run-1', sessionId: 'ses-1', agentId: 'root' };
 const sub = { ...root, agentId: 'reader-1', parentAgentId: 'root', agentRole: 'reader' };
@@ -15,6 +23,8 @@ const result: PromptResult = {
   output: 'Hello',
   usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
   costUsd: 0,
+  sessionUsage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  sessionCostUsd: 0,
 };
 
 function play(format: OutputFormat, phases: unknown[], end: PromptResult | null = result): string {
@@ -91,5 +101,28 @@ describe('stderr lines', () => {
   test('oneLine makes control characters visible and cuts long text', () => {
     assert.equal(oneLine('a\u001b[31mb'), 'a^[[31mb');
     assert.equal(oneLine('x'.repeat(500)).length, 200);
+  });
+});
+
+describe('usage and cost', () => {
+  test('formatUsd keeps sub-cent precision', () => {
+    assert.equal(formatUsd(0), '$0');
+    assert.equal(formatUsd(0.000123456), '$0.0001235');
+    assert.equal(formatUsd(0.0042), '$0.0042');
+    assert.equal(formatUsd(1.5), '$1.50');
+  });
+
+  test('usageLine shows the run and the session', () => {
+    const line = usageLine({
+      ...result,
+      usage: { inputTokens: 1000, outputTokens: 56, cacheReadTokens: 800, cacheWriteTokens: 0 },
+      costUsd: 0.00123,
+      sessionUsage: { inputTokens: 3000, outputTokens: 300, cacheReadTokens: 800, cacheWriteTokens: 0 },
+      sessionCostUsd: 0.0456,
+    });
+    assert.equal(
+      line,
+      'santra: 1,800 in (800 cached), 56 out tokens, $0.00123 · session 3,800 in (800 cached), 300 out, $0.05',
+    );
   });
 });

@@ -80,7 +80,16 @@ export async function runPrompt(
     if (!selection.ok) {
       emit({ type: 'error', message: selection.message, code: 'model_unavailable', retryable: false });
       emit({ type: 'complete', status: 'error', output: '' });
-      return { runId, sessionId: session.id, status: 'error', output: '', usage: EMPTY_USAGE, costUsd: 0 };
+      return {
+        runId,
+        sessionId: session.id,
+        status: 'error',
+        output: '',
+        usage: EMPTY_USAGE,
+        costUsd: 0,
+        sessionUsage: session.usage,
+        sessionCostUsd: session.costUsd,
+      };
     }
     session.messages.push(userText(params.text));
     const outcome = await runAgent({
@@ -112,6 +121,8 @@ export async function runPrompt(
       output: outcome.output,
       usage: outcome.usage,
       costUsd: cost,
+      sessionUsage: session.usage,
+      sessionCostUsd: session.costUsd,
     };
   } finally {
     phases.flush();

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { type Phase, type PromptResult } from '#protocol';
 import { Approvals, type ApprovalPolicy } from './approvals.ts';
 import { EXIT, type PrintOptions } from './args.ts';
-import { createOutput, errorLine, statusLine, verboseLine } from './output.ts';
+import { createOutput, errorLine, statusLine, usageLine, verboseLine } from './output.ts';
 import { isDirectory, serverPathFor, startServer } from './server-process.ts';
 import { PrintError, ServerSession } from './session.ts';
 import { terminalLineReader } from './terminal.ts';
@@ -130,6 +130,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
       output.finish();
       const line = interrupted ? undefined : statusLine(result, sawErrorPhase);
       if (line !== undefined) say(line);
+      if (options.verbose) say(usageLine(result));
     }
     code = interrupted ? EXIT.interrupted : result?.status === 'completed' ? EXIT.ok : EXIT.failure;
   } catch (error) {

@@ -104,6 +104,24 @@ export function verboseLine(phase: Phase): string | undefined {
 }
 
 /** What to say on stderr about how a run ended, or undefined when there is nothing to add. */
+/** "$0.0123": sub-cent amounts keep four significant digits, larger ones two decimals. */
+export function formatUsd(amount: number): string {
+  if (amount === 0) return '$0';
+  if (amount >= 0.01) return `$${amount.toFixed(2)}`;
+  return `$${Number(amount.toPrecision(4)).toString()}`;
+}
+
+/** The run's tokens and cost, and the session's, for --verbose. */
+export function usageLine(result: PromptResult): string {
+  const tokens = (usage: PromptResult['usage']) => {
+    const cached = usage.cacheReadTokens + usage.cacheWriteTokens;
+    const input = usage.inputTokens + cached;
+    const parts = `${input.toLocaleString('en-US')} in${cached > 0 ? ` (${usage.cacheReadTokens.toLocaleString('en-US')} cached)` : ''}, ${usage.outputTokens.toLocaleString('en-US')} out`;
+    return usage.estimated ? `~${parts} (estimated)` : parts;
+  };
+  return `santra: ${tokens(result.usage)} tokens, ${formatUsd(result.costUsd)} · session ${tokens(result.sessionUsage)}, ${formatUsd(result.sessionCostUsd)}`;
+}
+
 export function statusLine(result: PromptResult, sawErrorPhase: boolean): string | undefined {
   switch (result.status) {
     case 'completed':
