@@ -16,6 +16,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '#protocol';
 import { loadExamples, renderExample } from './examples.ts';
+import { renderToolDocs, TOOLS_FILE } from './tool-docs.ts';
 
 type JsonSchema = { [key: string]: unknown };
 
@@ -227,6 +228,7 @@ export async function renderArtifacts(root: string): Promise<Map<string, string>
       }),
     ],
     [SPEC_FILE, splice(spec, SPEC_FILE, exampleSections)],
+    [TOOLS_FILE, renderToolDocs()],
   ]);
 }
 

@@ -14,12 +14,19 @@ import {
   splice,
   staleArtifacts,
 } from '../protocol-artifacts.ts';
+import { TOOLS_FILE } from '../tool-docs.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 async function copyOfRepo(): Promise<string> {
   const copy = await mkdtemp(join(tmpdir(), 'santra-drift-'));
-  for (const path of ['protocol-spec/schema', 'protocol-spec/examples', SPEC_FILE, REFERENCE_FILE]) {
+  for (const path of [
+    'protocol-spec/schema',
+    'protocol-spec/examples',
+    SPEC_FILE,
+    REFERENCE_FILE,
+    TOOLS_FILE,
+  ]) {
     await cp(join(root, path), join(copy, path), { recursive: true });
   }
   return copy;

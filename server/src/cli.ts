@@ -14,6 +14,10 @@ export interface ServerSettings {
   maxMessageBytes: number;
   maxConcurrentRequests: number;
   logLevel: LogLevel;
+  /** Allow every gated action without asking a client (protected paths excepted). */
+  autoApprove: boolean;
+  /** Directories outside the workspace the tools may use. */
+  allowDirs: string[];
 }
 
 export type CliAction =
@@ -34,6 +38,9 @@ Options:
   --max-concurrent-requests <n>  most client requests in flight at once (default ${DEFAULT_MAX_CONCURRENT_REQUESTS})
   --log-level <level>            error, warn, info or debug, written to stderr (default warn;
                                  SANTRA_LOG_LEVEL sets it too)
+  --auto-approve                 allow every file change and command without asking the client
+                                 (writes to Santra's config and .git internals are still refused)
+  --allow-dir <dir>              let tools read and write <dir> outside the workspace (repeatable)
   -v, --version                  print the package and protocol versions
   -h, --help                     print this help
 
@@ -67,7 +74,16 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAc
     DEFAULT_MAX_CONCURRENT_REQUESTS,
   );
   if (typeof maxConcurrentRequests === 'string') return usageError(maxConcurrentRequests);
-  return { action: 'serve', settings: { maxMessageBytes, maxConcurrentRequests, logLevel } };
+  return {
+    action: 'serve',
+    settings: {
+      maxMessageBytes,
+      maxConcurrentRequests,
+      logLevel,
+      autoApprove: values['auto-approve'] === true,
+      allowDirs: values['allow-dir'] ?? [],
+    },
+  };
 }
 
 function parse(argv: readonly string[]) {
@@ -81,6 +97,8 @@ function parse(argv: readonly string[]) {
       'log-level': { type: 'string' },
       'max-message-bytes': { type: 'string' },
       'max-concurrent-requests': { type: 'string' },
+      'auto-approve': { type: 'boolean' },
+      'allow-dir': { type: 'string', multiple: true },
     },
   });
 }

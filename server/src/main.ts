@@ -54,7 +54,14 @@ export async function runStdioServer(settings: ServerSettings): Promise<void> {
   // A client that goes away must not take the server down with EPIPE; the end of stdin ends it.
   process.stdout.on('error', (error) => log.warn(`stdout: ${error.message}`));
 
+  if (settings.autoApprove) {
+    process.stderr.write(
+      'santra-server: WARNING: --auto-approve: every file change and command will run WITHOUT asking the user.\n',
+    );
+  }
   const runtime = createRuntime({
+    autoApprove: settings.autoApprove,
+    allowedDirs: settings.allowDirs,
     log,
     redactor,
     env: process.env,

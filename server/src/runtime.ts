@@ -4,18 +4,21 @@
  */
 import { stat } from 'node:fs/promises';
 import type { InitializeParams, PhaseType, ProviderInfo } from '#protocol';
-import { openSession, runPrompt } from './agent/run-prompt.ts';
+import { openSession, type PromptDeps, runPrompt } from './agent/run-prompt.ts';
 import { isConfigured, listModels, selectModel } from './agent/model-selection.ts';
 import { SessionStore } from './agent/sessions.ts';
-import { ConfigError, loadConfig, type ResolvedConfig } from './config/config.ts';
+import { ConfigError, configDir, loadConfig, type ResolvedConfig } from './config/config.ts';
 import type { Logger, Redactor } from './log.ts';
 import { ProtocolFault } from './protocol-fault.ts';
 import { CATALOG } from './providers/catalog.ts';
 import { RateLimiter, type ResilienceOptions, withResilience } from './providers/resilience.ts';
 import type { StreamFn } from './providers/stream.ts';
 import type { ClientChannel, Runtime } from './runtime-contract.ts';
-import { taskCompletedTool } from './tools/task-completed.ts';
-import { thinkTool } from './tools/think.ts';
+import { allTools } from './tools/registry.ts';
+import type { Tool } from './tools/types.ts';
+import { toolContexts } from './tool-context.ts';
+import { FileTracker } from './workspace/file-tracker.ts';
+import { Workspace } from './workspace/workspace.ts';
 import { SANTRA_VERSION } from './version.ts';
 
 export interface RuntimeOptions {
@@ -23,6 +26,10 @@ export interface RuntimeOptions {
   redactor: Redactor;
   env: NodeJS.ProcessEnv;
   resilience?: Partial<ResilienceOptions>;
+  /** --auto-approve: gated actions that would be asked are allowed without a client. */
+  autoApprove?: boolean;
+  /** --allow-dir: directories outside the workspace the tools may use, besides the config's. */
+  allowedDirs?: readonly string[];
 }
 
 const PHASE_TYPES: PhaseType[] = [
@@ -51,9 +58,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const { log, redactor } = options;
   const sessions = new SessionStore();
   const stream = withResilience(streamByApi, new RateLimiter(), options.resilience);
-  const tools = [thinkTool(), taskCompletedTool()];
+  const files = new FileTracker();
   const runs = new Set<Promise<unknown>>();
-  let state: { config: ResolvedConfig; workspaceRoot: string; client: ClientChannel } | undefined;
+  let state:
+    | {
+        config: ResolvedConfig;
+        workspaceRoot: string;
+        client: ClientChannel;
+        toolContextFor: PromptDeps['toolContextFor'];
+        /** The tools offered; those the config denies (tools.policy) are not offered at all. */
+        tools: Tool[];
+      }
+    | undefined;
   let configError: string | undefined;
   let defaultModel: string | undefined;
 
@@ -65,16 +81,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   return {
     serverInfo: { name: 'santra-server', version: SANTRA_VERSION },
-    sends: ['phase'],
+    sends: ['phase', 'approve', 'ask'],
     handlers: {
       prompt(params, { signal }) {
-        const { config, workspaceRoot, client } = ready();
+        const { config, workspaceRoot, client, toolContextFor, tools } = ready();
         const run = runPrompt(
           {
             sessions,
             config,
             defaultModel,
             workspaceRoot,
+            toolContextFor,
             stream,
             tools,
             sendPhase: (phase) => client.phase(phase),
@@ -121,7 +138,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return { phaseTypes: PHASE_TYPES, providers: [] };
       }
       for (const endpoint of Object.values(config.providers)) redactor.add(endpoint.apiKey);
-      state = { config, workspaceRoot: params.workspaceRoot, client };
+      if (config.tools.webSearch !== undefined && 'apiKey' in config.tools.webSearch)
+        redactor.add(config.tools.webSearch.apiKey);
+      const workspace = await Workspace.open(params.workspaceRoot, [
+        ...config.workspace.allowedDirs,
+        ...(options.allowedDirs ?? []),
+      ]);
+      const toolContextFor = toolContexts({
+        workspace,
+        files,
+        client,
+        capabilities: params.capabilities,
+        autoApprove: options.autoApprove === true,
+        config,
+        configDir: configDir(options.env),
+        env: options.env,
+      });
+      const tools = allTools().filter((tool) => config.tools.policy[tool.name] !== 'deny');
+      state = { config, workspaceRoot: workspace.root, client, toolContextFor, tools };
       if (params.model !== undefined) {
         const selection = selectModel(config, params.model);
         if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);

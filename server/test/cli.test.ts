@@ -6,7 +6,13 @@ describe('parseCli', () => {
   test('serves with defaults', () => {
     assert.deepEqual(parseCli([], {}), {
       action: 'serve',
-      settings: { maxMessageBytes: 16 * 1024 * 1024, maxConcurrentRequests: 64, logLevel: 'warn' },
+      settings: {
+        maxMessageBytes: 16 * 1024 * 1024,
+        maxConcurrentRequests: 64,
+        logLevel: 'warn',
+        autoApprove: false,
+        allowDirs: [],
+      },
     });
   });
 
@@ -15,7 +21,13 @@ describe('parseCli', () => {
       parseCli(['--max-message-bytes', '2048', '--max-concurrent-requests=3'], { SANTRA_LOG_LEVEL: 'debug' }),
       {
         action: 'serve',
-        settings: { maxMessageBytes: 2048, maxConcurrentRequests: 3, logLevel: 'debug' },
+        settings: {
+          maxMessageBytes: 2048,
+          maxConcurrentRequests: 3,
+          logLevel: 'debug',
+          autoApprove: false,
+          allowDirs: [],
+        },
       },
     );
     const command = parseCli(['--log-level', 'error'], { SANTRA_LOG_LEVEL: 'debug' });

@@ -15,7 +15,7 @@ import {
   type ToolDefinition,
 } from '../providers/stream.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
-import type { Tool, ToolResult } from '../tools/types.ts';
+import type { Tool, ToolContext, ToolResult } from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
 import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from './messages.ts';
 
@@ -30,7 +30,8 @@ export interface AgentLimits {
 export interface AgentRun {
   agentId: string;
   runId: string;
-  workspaceRoot: string;
+  /** The context a tool call runs in (workspace, approval gate, client questions…). */
+  toolContext(call: { id: string; name: string }, emit: (event: AgentEvent) => void): ToolContext;
   endpoint: ProviderEndpoint;
   model: ModelSpec;
   system: string;
@@ -267,7 +268,13 @@ async function executeCall(run: AgentRun, call: ToolCallBlock, executed: Set<str
       type: 'tool_result',
       toolCallId: call.id,
       toolName: call.name,
-      status: run.signal.aborted ? 'cancelled' : result.isError ? 'error' : 'ok',
+      status: run.signal.aborted
+        ? 'cancelled'
+        : result.rejected
+          ? 'rejected'
+          : result.isError
+            ? 'error'
+            : 'ok',
       summary: result.summary,
       output: result.output,
     });
@@ -302,13 +309,10 @@ async function resultOf(
   }
   executed.add(call.id);
   try {
-    return await tool.execute(parsed.data, {
-      workspaceRoot: run.workspaceRoot,
-      runId: run.runId,
-      agentId: run.agentId,
-      signal: run.signal,
-      showThinking: (text) => run.emit({ type: 'thinking', text }),
-    });
+    return await tool.execute(
+      parsed.data,
+      run.toolContext(call, (event) => run.emit(event)),
+    );
   } catch (error) {
     return refused(
       `The tool failed: ${error instanceof Error ? error.message : String(error)}`,

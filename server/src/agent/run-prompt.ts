@@ -11,7 +11,7 @@ import { costUsd } from '../providers/catalog.ts';
 import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
 import type { Tool } from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
-import { runAgent } from './loop.ts';
+import { type AgentRun, runAgent } from './loop.ts';
 import { userText } from './messages.ts';
 import { selectModel } from './model-selection.ts';
 import { PhaseStream } from './phase-stream.ts';
@@ -24,6 +24,8 @@ export interface PromptDeps {
   /** The connection's default model (from initialize or model/set). */
   defaultModel: string | undefined;
   workspaceRoot: string;
+  /** Builds the context tool calls of this run execute in. */
+  toolContextFor(run: { runId: string; session: Session; signal: AbortSignal }): AgentRun['toolContext'];
   stream: StreamFn;
   tools: readonly Tool[];
   sendPhase(phase: Phase): void;
@@ -95,7 +97,7 @@ export async function runPrompt(
     const outcome = await runAgent({
       agentId: root.agentId,
       runId,
-      workspaceRoot: deps.workspaceRoot,
+      toolContext: deps.toolContextFor({ runId, session, signal: controller.signal }),
       endpoint: selection.endpoint,
       model: selection.model,
       system: systemPrompt(deps.workspaceRoot),

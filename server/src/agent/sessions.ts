@@ -18,6 +18,8 @@ export interface Session {
   running?: AbortController;
   usage: Usage;
   costUsd: number;
+  /** Approval state: allow_all answered earlier in this session. */
+  approvals: { allowAll: boolean };
 }
 
 export class SessionStore {
@@ -30,6 +32,7 @@ export class SessionStore {
       seq: 0,
       usage: EMPTY_USAGE,
       costUsd: 0,
+      approvals: { allowAll: false },
     };
     this.#sessions.set(session.id, session);
     return session;

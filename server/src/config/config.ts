@@ -38,6 +38,20 @@ export interface ResolvedConfig {
     thinkingBudgetTokens: number;
   };
   stream: { coalesceMs: number };
+  workspace: { allowedDirs: string[] };
+  tools: ToolsConfig;
+}
+
+export interface ToolsConfig {
+  policy: Record<string, 'allow' | 'ask' | 'deny'>;
+  denyCommands: string[];
+  askCommands: string[];
+  /** Undefined: the built-in read-only list. */
+  readOnlyCommands?: string[];
+  commandTimeoutSeconds: number;
+  commandOutputLimitBytes: number;
+  allowEnv: string[];
+  webSearch?: { provider: 'searxng'; url: string } | { provider: 'brave' | 'tavily'; apiKey: string };
 }
 
 const DEFAULTS = {
@@ -114,6 +128,19 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig
     providerModels,
     agent: { ...DEFAULTS.agent, ...config.agent },
     stream: { ...DEFAULTS.stream, ...config.stream },
+    workspace: { allowedDirs: config.workspace?.allowedDirs ?? [] },
+    tools: {
+      policy: config.tools?.policy ?? {},
+      denyCommands: config.tools?.denyCommands ?? [],
+      askCommands: config.tools?.askCommands ?? [],
+      ...(config.tools?.readOnlyCommands === undefined
+        ? {}
+        : { readOnlyCommands: config.tools.readOnlyCommands }),
+      commandTimeoutSeconds: config.tools?.commandTimeoutSeconds ?? 120,
+      commandOutputLimitBytes: config.tools?.commandOutputLimitBytes ?? 30_000,
+      allowEnv: config.tools?.allowEnv ?? [],
+      ...(config.tools?.webSearch === undefined ? {} : { webSearch: config.tools.webSearch }),
+    },
   };
   if (redirected) resolved.defaultProvider = 'openai';
   if (resolved.model === '') resolved.model = firstConfiguredModel(resolved, fileProviders);

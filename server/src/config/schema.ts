@@ -68,6 +68,38 @@ export const ConfigSchema = z
       .strictObject({ coalesceMs: z.int().min(0).max(1_000) })
       .partial()
       .optional(),
+    workspace: z
+      .strictObject({
+        /** Directories outside the workspace root that tools may read and write. */
+        allowedDirs: z.array(z.string().min(1, 'expected a directory path')),
+      })
+      .partial()
+      .optional(),
+    tools: z
+      .strictObject({
+        /** Per tool: allow (no approval), ask, or deny. */
+        policy: z.record(
+          z.string().regex(/^[a-z_]+$/, 'expected a tool name such as "run_command"'),
+          z.enum(['allow', 'ask', 'deny']),
+        ),
+        denyCommands: z.array(z.string().min(1)),
+        askCommands: z.array(z.string().min(1)),
+        /** Read-only commands run without asking; replaces the built-in list. */
+        readOnlyCommands: z.array(z.string().min(1)),
+        commandTimeoutSeconds: z.int().min(1).max(3_600),
+        commandOutputLimitBytes: z.int().min(1_000).max(10_000_000),
+        /** Environment variables passed to commands even though their names look secret. */
+        allowEnv: z.array(
+          z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'),
+        ),
+        webSearch: z.discriminatedUnion('provider', [
+          z.strictObject({ provider: z.literal('searxng'), url: httpUrl }),
+          z.strictObject({ provider: z.literal('brave'), apiKey: z.string().min(1) }),
+          z.strictObject({ provider: z.literal('tavily'), apiKey: z.string().min(1) }),
+        ]),
+      })
+      .partial()
+      .optional(),
   })
   .superRefine((config, ctx) => {
     for (const [id, provider] of Object.entries(config.providers ?? {})) {

@@ -4,18 +4,80 @@
  * Schema); `execute` returns what the model reads and a short summary the user sees.
  */
 import type * as z from 'zod';
+import type { FileTracker } from '../workspace/file-tracker.ts';
+import type { ResolvedPath, Workspace } from '../workspace/workspace.ts';
 
 /** Drives the approval policy and what may run in parallel. */
 export type ToolKind = 'read' | 'edit' | 'execute' | 'search' | 'fetch' | 'agent' | 'interact';
 
+/** The outcome of asking the approval gate. Nothing gated happens unless `allowed`. */
+export type GateDecision =
+  | { allowed: true }
+  | {
+      allowed: false;
+      /** rejected/feedback: the user said no; denied: the policy; unavailable: no client can approve; cancelled: the run ended. */
+      reason: 'rejected' | 'feedback' | 'denied' | 'unavailable' | 'cancelled';
+      /** What the model is told. */
+      message: string;
+    };
+
+export interface FileChangeRequest {
+  path: ResolvedPath;
+  operation: 'create' | 'modify' | 'delete' | 'move';
+  /** Current content; undefined when the file does not exist. */
+  oldContent: string | undefined;
+  /** Content to write; undefined for a deletion. */
+  newContent: string | undefined;
+  /** For a move: where the file goes. */
+  destination?: ResolvedPath;
+}
+
+/**
+ * The approval gate. It lives in the server, so no client can forget it: it applies the policy
+ * (deny → ask → allow, allow-all for the session, protected paths always asked), shows the exact
+ * payload — the diff of the file change, the command and its cwd — and binds the decision to it.
+ */
+export interface ApprovalGate {
+  fileChange(request: FileChangeRequest): Promise<GateDecision>;
+  command(request: { command: string; cwd: string }): Promise<GateDecision>;
+}
+
+export interface Question {
+  prompt: string;
+  header?: string;
+  options?: Array<{ label: string; value: string }>;
+  secret?: boolean;
+}
+
 export interface ToolContext {
-  workspaceRoot: string;
+  workspace: Workspace;
+  files: FileTracker;
+  gate: ApprovalGate;
   runId: string;
   agentId: string;
+  toolCallId: string;
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
   /** Shows reasoning as a `thinking` phase (used by `think`). */
   showThinking(text: string): void;
+  /** Shows a status line (used by the todo tool). */
+  showStatus(text: string): void;
+  /** Asks the user through the client. Rejects with a message for the model when no client can answer. */
+  ask(question: Question): Promise<string>;
+  /** The environment commands run with: provider keys and KEY/TOKEN/SECRET variables removed. */
+  commandEnv: NodeJS.ProcessEnv;
+  settings: ToolSettings;
+}
+
+export interface ToolSettings {
+  /** Default and maximum `run_command` timeout. */
+  commandTimeoutMs: number;
+  maxCommandTimeoutMs: number;
+  /** Bytes of command output kept (the rest is cut, and the cut is stated). */
+  commandOutputLimit: number;
+  webSearch?: { provider: 'searxng'; url: string } | { provider: 'brave' | 'tavily'; apiKey: string };
+  /** Prefer ripgrep when it is on PATH. */
+  useRipgrep: boolean;
 }
 
 export interface ToolResult {
@@ -26,6 +88,8 @@ export interface ToolResult {
   isError?: boolean;
   /** A machine-readable error kind the model can act on, e.g. "not_found", "modified_since_read". */
   errorType?: string;
+  /** The user rejected the action (the tool_result phase shows `rejected`). */
+  rejected?: boolean;
   /** Ends the agent's run with this output (task_completed). */
   final?: string;
 }
@@ -42,4 +106,13 @@ export interface Tool<S extends z.ZodObject = z.ZodObject> {
 /** Erases the parameter type so tools of different shapes share one list. */
 export function defineTool<S extends z.ZodObject>(tool: Tool<S>): Tool {
   return tool;
+}
+
+/** A failed tool call, as the model should read it. */
+export function toolError(
+  errorType: string,
+  output: string,
+  summary = errorType.replaceAll('_', ' '),
+): ToolResult {
+  return { output, summary, isError: true, errorType };
 }

@@ -45,6 +45,7 @@ export async function harness(
   turns: FakeTurn[],
   env: NodeJS.ProcessEnv = {},
   config?: unknown,
+  init: { capabilities?: Json; args?: string[] } = {},
 ): Promise<Harness> {
   const fake = await startFakeProvider(api, turns);
   const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
@@ -63,7 +64,7 @@ export async function harness(
           SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
         }
       : { OPENAI_API_KEY: CANARY_KEY, OPENAI_BASE_URL: fake.url, SANTRA_MODEL: 'openai/gpt-4o' };
-  const client = new WireClient([], {
+  const client = new WireClient(init.args ?? [], {
     HOME: home,
     SANTRA_HOME: santraHome,
     ...FAST_RESILIENCE,
@@ -72,8 +73,9 @@ export async function harness(
   });
   const workspace = mkdtempSync(join(tmpdir(), 'santra-ws-'));
   let id = 100;
-  const init = await client.initialize(workspace, id++);
-  if (init.error !== undefined) throw new Error(`initialize failed: ${JSON.stringify(init.error)}`);
+  const initialized = await client.initialize(workspace, id++, init.capabilities ?? {});
+  if (initialized.error !== undefined)
+    throw new Error(`initialize failed: ${JSON.stringify(initialized.error)}`);
   return {
     client,
     fake,

@@ -53,7 +53,9 @@ export class WireClient {
       for (const event of parser.push(chunk)) {
         if (event.type === 'frame') {
           try {
-            this.messages.push(JSON.parse(event.body.toString('utf8')) as Json);
+            const message = JSON.parse(event.body.toString('utf8')) as Json;
+            this.messages.push(message);
+            this.#answerServerRequest(message);
           } catch {
             this.strayOutput.push(event.body.toString('utf8'));
           }
@@ -70,6 +72,27 @@ export class WireClient {
       code: code as number | null,
       signal: signal as NodeJS.Signals | null,
     }));
+  }
+
+  readonly #handlers = new Map<string, (params: Json) => unknown>();
+
+  /** Answers the server's `method` requests (approve, ask) with what `handler` returns. */
+  handle(method: string, handler: (params: Json) => unknown): void {
+    this.#handlers.set(method, handler);
+  }
+
+  #answerServerRequest(message: Json): void {
+    const handler = typeof message.method === 'string' ? this.#handlers.get(message.method) : undefined;
+    if (handler === undefined || message.id === undefined) return;
+    void Promise.resolve(handler(message.params as Json)).then(
+      (result) => this.send({ jsonrpc: '2.0', id: message.id, result }),
+      (error: unknown) =>
+        this.send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: -32803, message: String(error), data: { retryable: false } },
+        }),
+    );
   }
 
   write(data: Buffer | string): void {
@@ -114,12 +137,12 @@ export class WireClient {
     return this.next((m) => m.id === id && m.method === undefined);
   }
 
-  async initialize(workspaceRoot: string, id: number | string = 1): Promise<Json> {
+  async initialize(workspaceRoot: string, id: number | string = 1, capabilities: Json = {}): Promise<Json> {
     this.request(id, 'initialize', {
       protocolVersion: '0.1.0',
       clientInfo: { name: 'wire-test' },
       workspaceRoot,
-      capabilities: {},
+      capabilities,
     });
     return this.response(id);
   }

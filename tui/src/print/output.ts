@@ -152,7 +152,6 @@ export function oneLine(text: string): string {
  * says cannot move the cursor or recolour the user's terminal.
  */
 export function visible(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => {
     const code = char.charCodeAt(0);
     return code < 0x20 ? `^${String.fromCharCode(code + 64)}` : `\\x${code.toString(16)}`;

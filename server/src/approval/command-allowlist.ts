@@ -1,0 +1,140 @@
+/**
+ * Which command lines may run without asking: only lines whose every simple command is a
+ * read-only program on an explicit allowlist, with none of the flags that make that program
+ * write files or run others. It fails closed: a line the tokenizer cannot read with certainty
+ * (shell-words.ts) is never allowlisted, it is asked about.
+ */
+import { parseCommandLine, type ShellWord } from './shell-words.ts';
+
+/** The user's list of read-only commands (config `tools.readOnlyCommands`). */
+export interface CommandAllowlist {
+  /**
+   * Entries like "ls" or "git status": a one-word entry matches the program with any arguments,
+   * a longer one the program followed by exactly those leading subcommand words.
+   */
+  commands: string[];
+}
+
+/** Read-only commands allowed by default. */
+export const DEFAULT_READ_ONLY: readonly string[] = [
+  'ls',
+  'cat',
+  'pwd',
+  'head',
+  'tail',
+  'wc',
+  'grep',
+  'rg',
+  'find',
+  'git status',
+  'git diff',
+  'git log',
+  'git show',
+];
+
+/**
+ * Programs never allowlisted, whatever the list says: shells, interpreters and programs that
+ * run their arguments as another command, or whose scripts can write files and run commands
+ * (sed's `w` and `e`, awk's `system`), so no flag check can make them read-only.
+ */
+const NEVER = new Set([
+  '.', 'source', 'exec', 'eval', 'command', 'builtin', 'sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh',
+  'fish', 'csh', 'tcsh', 'busybox', 'env', 'xargs', 'nohup', 'nice', 'ionice', 'timeout', 'sudo',
+  'doas', 'su', 'watch', 'strace', 'ltrace', 'chroot', 'setsid', 'stdbuf', 'unbuffer', 'parallel',
+  'script', 'flock', 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'perl', 'python', 'python3', 'node',
+  'deno', 'bun', 'ruby', 'php', 'lua', 'tee', 'dd', 'less', 'more', 'vi', 'vim', 'nvim', 'emacs',
+]); // prettier-ignore
+
+interface FlagRules {
+  /** Long options (`--output`); an abbreviation (`--out`) counts too, as git and getopt_long accept them. */
+  long?: readonly string[];
+  /** Short option letters, refused anywhere in a cluster (`-rno` holds `-o`). */
+  short?: string;
+  /** Single-dash words refused exactly (find's primaries). */
+  words?: readonly string[];
+}
+
+/**
+ * Flags that make an allowlisted program write a file or run another program. A program listed
+ * here also refuses unquoted globs in its arguments: a file named `-delete` would turn
+ * `find *` into `find -delete`.
+ */
+const DANGEROUS_FLAGS = new Map<string, FlagRules>(
+  Object.entries({
+    find: {
+      words: ['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls'],
+    },
+    git: {
+      long: [
+        '--output',
+        '--exec-path',
+        '--config-env',
+        '--ext-diff',
+        '--open-files-in-pager',
+        '--git-dir',
+        '--work-tree',
+        '--upload-pack',
+        '--exec',
+      ],
+      short: 'cO',
+    },
+    rg: { long: ['--pre', '--hostname-bin'] },
+    sort: { long: ['--output', '--compress-program'], short: 'o' },
+    tree: { long: ['--output'], short: 'o' },
+  } satisfies Record<string, FlagRules>),
+);
+
+/**
+ * True only when every simple command of `command` is on the allowlist and the line contains
+ * nothing that could write or run something else, nor a path leading out of the workspace
+ * (absolute, `..`). An empty line is not allowlisted.
+ */
+export function isAllowlisted(command: string, allowlist: readonly string[]): boolean {
+  const commands = parseCommandLine(command);
+  if (commands === undefined || commands.length === 0) return false;
+  const entries = allowlist.map((entry) => entry.trim().split(/\s+/)).filter((entry) => entry[0] !== '');
+  return commands.every((words) => isAllowedCommand(words, entries));
+}
+
+/**
+ * The simple commands of a line (split at &&, ||, ;, |, & and newlines) as the argv of each,
+ * quotes removed; undefined when it cannot be parsed with certainty.
+ */
+export function splitCommand(command: string): string[][] | undefined {
+  return parseCommandLine(command)?.map((words) => words.map((word) => word.value));
+}
+
+function isAllowedCommand(words: readonly ShellWord[], entries: readonly string[][]): boolean {
+  const argv = words.map((word) => word.value);
+  const program = argv[0] ?? '';
+  const base = program.slice(program.lastIndexOf('/') + 1);
+  if (NEVER.has(program) || NEVER.has(base)) return false;
+  if (!entries.some((entry) => entry.every((word, index) => argv[index] === word))) return false;
+  // By the program's base name too, so a listed /usr/bin/find gets find's rules.
+  if (argv.slice(1).some(leavesWorkspace)) return false;
+  const rules = DANGEROUS_FLAGS.get(base);
+  if (rules === undefined) return true;
+  if (words.some((word) => word.glob)) return false;
+  return !argv.slice(1).some((arg) => isDangerousFlag(arg, rules));
+}
+
+// An absolute path, a `..` segment or a home directory, also after `--flag=` or a short flag:
+// read-only is not enough to run unasked, the read must stay in the workspace as the tools' do.
+// (A symlink inside the workspace can still lead out; the tokenizer cannot see the file system.)
+const OUTSIDE = /(?:^|=|^-[A-Za-z]+)\/|(?:^|[=/]|^-[A-Za-z]+)\.\.(?:$|\/)|=~/;
+
+function leavesWorkspace(arg: string): boolean {
+  return OUTSIDE.test(arg);
+}
+
+function isDangerousFlag(arg: string, rules: FlagRules): boolean {
+  if (rules.words?.includes(arg) === true) return true;
+  if (arg.startsWith('--')) {
+    const name = arg.slice(2).split('=')[0] ?? '';
+    return name !== '' && (rules.long ?? []).some((flag) => flag.slice(2).startsWith(name));
+  }
+  if (arg.startsWith('-') && arg.length > 1) {
+    return [...arg.slice(1)].some((letter) => rules.short?.includes(letter) === true);
+  }
+  return false;
+}

@@ -1,0 +1,77 @@
+/**
+ * Per-tool and per-command policy from the config, evaluated deny → ask → allow, safe by default:
+ * read-only tools are always allowed, edits and commands ask, and a command is allowed without
+ * asking only when every part of it is on the read-only allowlist (which fails closed).
+ */
+import picomatch from 'picomatch';
+import { isAllowlisted, splitCommand } from './command-allowlist.ts';
+
+export type PolicyDecision = 'allow' | 'ask' | 'deny';
+
+export interface PolicyVerdict {
+  decision: PolicyDecision;
+  /** Why, for the model, when denied. */
+  reason: string;
+}
+
+export interface PolicySettings {
+  /** Per tool name: allow (no approval), ask (default for edits and commands) or deny. */
+  tools: Record<string, PolicyDecision>;
+  /** Commands never run, as glob patterns over the whole command line (e.g. "rm -rf *", "git push*"). */
+  denyCommands: readonly string[];
+  /** Commands that still ask even when on the read-only allowlist or under a tool-level allow. */
+  askCommands: readonly string[];
+  /** Read-only programs run without asking (every part of a compound command must be listed). */
+  readOnlyCommands: readonly string[];
+}
+
+export interface ToolPolicy {
+  forTool(toolName: string): PolicyVerdict;
+  forCommand(command: string): PolicyVerdict;
+}
+
+export function createPolicy(settings: PolicySettings): ToolPolicy {
+  const matcher = (patterns: readonly string[]): ((command: string) => boolean) => {
+    if (patterns.length === 0) return () => false;
+    const match = picomatch([...patterns], { bash: true, dot: true });
+    return (command) => match(command);
+  };
+  const denied = matcher(settings.denyCommands);
+  const asked = matcher(settings.askCommands);
+  const forTool = (toolName: string): PolicyVerdict => {
+    const decision = settings.tools[toolName] ?? 'ask';
+    return { decision, reason: `the configuration denies the tool ${toolName} (tools.policy).` };
+  };
+  return {
+    forTool,
+    forCommand(command) {
+      const normalized = command.trim();
+      // Patterns apply to the whole line and to each of its simple commands (`ls && git push`).
+      const parts = [
+        normalized,
+        ...(splitCommand(normalized) ?? []).map((argv) => argv.join(' ')),
+        ...looseParts(normalized),
+      ];
+      if (parts.some(denied))
+        return { decision: 'deny', reason: `the configuration denies this command (tools.denyCommands).` };
+      const tool = forTool('run_command');
+      if (tool.decision === 'deny') return tool;
+      if (parts.some(asked)) return { decision: 'ask', reason: '' };
+      if (tool.decision === 'allow') return tool;
+      if (isAllowlisted(normalized, settings.readOnlyCommands)) return { decision: 'allow', reason: '' };
+      return { decision: 'ask', reason: '' };
+    },
+  };
+}
+
+/**
+ * A rough split for deny matching only, where the exact parser gives up (`FOO=1 git push`,
+ * `git push $(x)`): at every operator, with leading variable assignments dropped. It may cut too
+ * much, which can only make a deny pattern match more often.
+ */
+function looseParts(command: string): string[] {
+  return command
+    .split(/&&|\|\||[;|&\n()`]|\$\(/)
+    .map((part) => part.trim().replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+/, ''))
+    .filter((part) => part !== '');
+}

@@ -1,0 +1,101 @@
+/**
+ * The context a tool call runs in: the workspace boundary, what the agent has read, the approval
+ * gate bound to this call, questions to the user, and the scrubbed environment for commands.
+ */
+import type { ClientCapabilities } from '#protocol';
+import { createGate } from './approval/gate.ts';
+import { DEFAULT_READ_ONLY } from './approval/command-allowlist.ts';
+import { createPolicy } from './approval/policy.ts';
+import type { PromptDeps } from './agent/run-prompt.ts';
+import type { ResolvedConfig } from './config/config.ts';
+import type { ClientChannel } from './runtime-contract.ts';
+import { scrubEnvironment } from './tools/command-env.ts';
+import type { ToolContext } from './tools/types.ts';
+import type { FileTracker } from './workspace/file-tracker.ts';
+import { isInside, type Workspace } from './workspace/workspace.ts';
+
+export interface ToolContextDeps {
+  workspace: Workspace;
+  files: FileTracker;
+  client: ClientChannel;
+  capabilities: ClientCapabilities;
+  autoApprove: boolean;
+  config: ResolvedConfig;
+  configDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Read-only tools never ask; everything else asks unless the config says otherwise. */
+const READ_ONLY_TOOLS = [
+  'read_file',
+  'list_dir',
+  'find_file',
+  'get_file_info',
+  'grep_search',
+  'git_status',
+  'git_diff',
+];
+
+export function toolContexts(deps: ToolContextDeps): PromptDeps['toolContextFor'] {
+  const { config, workspace } = deps;
+  const policy = createPolicy({
+    tools: {
+      ...Object.fromEntries(READ_ONLY_TOOLS.map((name) => [name, 'allow' as const])),
+      ...config.tools.policy,
+    },
+    denyCommands: config.tools.denyCommands,
+    askCommands: config.tools.askCommands,
+    readOnlyCommands: config.tools.readOnlyCommands ?? DEFAULT_READ_ONLY,
+  });
+  const commandEnv = scrubEnvironment(deps.env, {
+    allow: config.tools.allowEnv,
+    // Custom providers may keep their keys in variables of any name.
+    remove: Object.values(config.providers).flatMap((provider) =>
+      provider.keyEnv === undefined ? [] : [provider.keyEnv],
+    ),
+  });
+  // Santra's own config, and git's internals, are asked about even under allow-all.
+  const isProtected = (absolute: string) =>
+    isInside(absolute, deps.configDir) || workspace.display(absolute).split(/[\\/]/).includes('.git');
+  const settings: ToolContext['settings'] = {
+    commandTimeoutMs: config.tools.commandTimeoutSeconds * 1000,
+    maxCommandTimeoutMs: Math.max(config.tools.commandTimeoutSeconds * 1000, 10 * 60_000),
+    commandOutputLimit: config.tools.commandOutputLimitBytes,
+    useRipgrep: true,
+    ...(config.tools.webSearch === undefined ? {} : { webSearch: config.tools.webSearch }),
+  };
+
+  return ({ runId, session, signal }) =>
+    (call, emit) => ({
+      workspace,
+      files: deps.files,
+      runId,
+      agentId: 'main',
+      toolCallId: call.id,
+      signal,
+      settings,
+      commandEnv,
+      gate: createGate({
+        approve:
+          deps.capabilities.approve === true ? (params, s) => deps.client.approve(params, s) : undefined,
+        autoApprove: deps.autoApprove,
+        session: session.approvals,
+        policy,
+        isProtected,
+        runId,
+        agentId: 'main',
+        toolCallId: call.id,
+        toolName: call.name,
+        signal,
+      }),
+      showThinking: (text) => emit({ type: 'thinking', text }),
+      showStatus: (text) => emit({ type: 'status', text }),
+      async ask(question) {
+        if (deps.capabilities.ask !== true) {
+          throw new Error('this client cannot answer questions (it did not declare capabilities.ask)');
+        }
+        const { answer } = await deps.client.ask({ runId, agentId: 'main', ...question }, signal);
+        return answer;
+      },
+    });
+}

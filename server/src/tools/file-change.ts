@@ -1,0 +1,94 @@
+/**
+ * Every file change goes through here: compute the new content from the current one, show it to
+ * the approval gate, and write it — atomically, one write at a time per file — only when allowed
+ * and only if the file is still what the diff showed. If it changed on disk meanwhile, the change
+ * is recomputed and asked again rather than clobbering someone's edit.
+ */
+import { readFile, rm } from 'node:fs/promises';
+import { atomicWrite } from '../workspace/atomic-write.ts';
+import { isSymlink, type ResolvedPath } from '../workspace/workspace.ts';
+import { type ToolContext, type ToolResult, toolError } from './types.ts';
+
+/** The new content (undefined deletes the file), or an error for the model. */
+export type Produce = (
+  current: string | undefined,
+) => { content: string | undefined } | { error: ToolResult };
+
+const MAX_ROUNDS = 3;
+
+/**
+ * The content a change replaces. A symbolic link counts as no content: the write replaces the
+ * link itself (rename), and its target — possibly outside the workspace — is never read into a
+ * diff.
+ */
+async function currentContent(absolute: string): Promise<string | undefined> {
+  return (await isSymlink(absolute)) ? undefined : readText(absolute);
+}
+
+export async function readText(absolute: string): Promise<string | undefined> {
+  try {
+    return await readFile(absolute, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+export function lineCount(text: string | undefined): number {
+  if (text === undefined || text === '') return 0;
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+export async function applyFileChange(
+  context: ToolContext,
+  target: ResolvedPath,
+  produce: Produce,
+): Promise<ToolResult> {
+  const stale = await context.files.modifiedSinceRead(context.agentId, target.absolute, target.display);
+  if (stale !== undefined) return toolError('modified_since_read', stale);
+  let note = '';
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const current = await currentContent(target.absolute);
+    const produced = produce(current);
+    if ('error' in produced) return produced.error;
+    const next = produced.content;
+    if (next === current)
+      return {
+        output: `${target.display} already has this content; nothing to change.`,
+        summary: 'no change',
+      };
+    const decision = await context.gate.fileChange({
+      path: target,
+      operation: next === undefined ? 'delete' : current === undefined ? 'create' : 'modify',
+      oldContent: current,
+      newContent: next,
+    });
+    if (!decision.allowed)
+      return {
+        ...toolError(decision.reason, decision.message, decision.reason),
+        rejected: decision.reason === 'rejected' || decision.reason === 'feedback',
+      };
+    const written = await context.files.withLock(target.absolute, async () => {
+      // The approval is bound to the diff it showed: write only over the content it was computed from.
+      if ((await currentContent(target.absolute)) !== current) return false;
+      if (next === undefined) await rm(target.absolute);
+      else await atomicWrite(target.absolute, next);
+      return true;
+    });
+    if (written) {
+      if (next === undefined) context.files.forget(context.agentId, target.absolute);
+      else context.files.recordSeen(context.agentId, target.absolute, next);
+      const verb = next === undefined ? 'Deleted' : current === undefined ? 'Created' : 'Updated';
+      return {
+        output: `${verb} ${target.display}.${note}`,
+        summary: `${verb.toLowerCase()} ${target.display} (${lineCount(next)} lines)`,
+      };
+    }
+    note =
+      ' (The file changed on disk while the change was being approved; it was recomputed on the new content and approved again.)';
+  }
+  return toolError(
+    'modified_during_approval',
+    `${target.display} kept changing on disk while the change was being approved; nothing was written. Read it again and retry.`,
+  );
+}

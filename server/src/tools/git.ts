@@ -1,0 +1,105 @@
+/**
+ * Running git for the read-only git tools: the program itself (no shell), in the workspace root,
+ * with the scrubbed environment, no pager, no colour, no prompts, and without the repository
+ * configuration that would run programs on a mere status or diff (fsmonitor hooks, external
+ * diff drivers, textconv filters).
+ */
+import { type ProcessOutcome, runProcess } from './run-process.ts';
+import { type ToolContext, type ToolResult, toolError } from './types.ts';
+
+const GIT_OPTIONS = [
+  '--no-pager',
+  '--literal-pathspecs',
+  '-c',
+  'color.ui=never',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.quotePath=false',
+];
+
+/** The outcome of a git command, or the tool error that explains why git could not run. */
+export async function runGit(
+  context: ToolContext,
+  args: readonly string[],
+  outputLimit = context.settings.commandOutputLimit,
+): Promise<ProcessOutcome | { error: ToolResult }> {
+  try {
+    const outcome = await runProcess({
+      file: 'git',
+      args: [...GIT_OPTIONS, ...args],
+      cwd: context.workspace.root,
+      env: {
+        ...context.commandEnv,
+        // English messages (we recognise "not a git repository"), and never wait on a prompt or take index.lock.
+        LC_ALL: 'C',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_OPTIONAL_LOCKS: '0',
+        GIT_PAGER: 'cat',
+      },
+      timeoutMs: context.settings.commandTimeoutMs,
+      signal: context.signal,
+      outputLimit,
+    });
+    const failure = gitFailure(outcome, args[0] ?? 'git', context);
+    return failure === undefined ? outcome : { error: failure };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      return {
+        error: toolError(
+          'git_not_found',
+          'git is not installed or not on PATH, so this tool cannot run. Use the file tools instead.',
+        ),
+      };
+    }
+    return { error: toolError('git_failed', `Could not start git: ${(error as Error).message}.`) };
+  }
+}
+
+/** The workspace's repository top level (real path), or the error for a workspace that is not in one. */
+export async function repositoryRoot(context: ToolContext): Promise<string | { error: ToolResult }> {
+  const outcome = await runGit(context, ['rev-parse', '--show-toplevel']);
+  if ('error' in outcome) return outcome;
+  return outcome.stdout.text.trim();
+}
+
+function gitFailure(
+  outcome: ProcessOutcome,
+  subcommand: string,
+  context: ToolContext,
+): ToolResult | undefined {
+  const seconds = Math.round(context.settings.commandTimeoutMs / 1000);
+  switch (outcome.ended) {
+    case 'timeout':
+      return toolError(
+        'timeout',
+        `git ${subcommand} did not finish within ${seconds} s and was stopped. Try a narrower path, or run it with run_command and a larger timeout.`,
+      );
+    case 'cancelled':
+      return toolError('cancelled', `git ${subcommand} was stopped because the run was cancelled.`);
+    case 'exited':
+      break;
+    default: {
+      const _exhaustive: never = outcome.ended;
+      throw new Error(`unexpected outcome ${String(_exhaustive)}`);
+    }
+  }
+  if (outcome.exitCode === 0) return undefined;
+  const message =
+    outcome.stderr.text.trim() || `exit code ${outcome.exitCode ?? outcome.exitSignal ?? 'unknown'}`;
+  if (/not a git repository/i.test(message)) {
+    return toolError(
+      'not_a_repository',
+      `The workspace ${context.workspace.root} is not inside a git repository, so there is no git status or diff to show.`,
+    );
+  }
+  if (/dubious ownership/i.test(message)) {
+    return toolError(
+      'git_failed',
+      `git refuses to work in ${context.workspace.root} because the repository belongs to another user (git: ${message}). ` +
+        'The user can mark it safe with git config --global --add safe.directory.',
+    );
+  }
+  return toolError('git_failed', `git ${subcommand} failed: ${message}`);
+}

@@ -1,0 +1,24 @@
+/**
+ * Every tool Santra offers, in the order the model sees them. The tools page in docs and the
+ * snapshot of what the model reads (docs/tools.md, checked for drift) are generated from this list.
+ */
+import { askUserTool } from './ask-user.ts';
+import { commandTools } from './command-tools.ts';
+import { fileTools } from './file-tools.ts';
+import { searchTools } from './search-tools.ts';
+import { taskCompletedTool } from './task-completed.ts';
+import { thinkTool } from './think.ts';
+import { todoWriteTool } from './todo-write.ts';
+import type { Tool } from './types.ts';
+
+export function allTools(): Tool[] {
+  return [
+    ...fileTools(),
+    ...searchTools(),
+    ...commandTools(),
+    askUserTool(),
+    thinkTool(),
+    todoWriteTool(),
+    taskCompletedTool(),
+  ];
+}

@@ -1,0 +1,181 @@
+import { stat } from 'node:fs/promises';
+import * as z from 'zod';
+import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
+import type { CapturedText } from './output-capture.ts';
+import { type ProcessOutcome, runProcess } from './run-process.ts';
+import { defineTool, type ToolContext, type ToolResult, toolError } from './types.ts';
+
+/**
+ * `run_command {command, cwd?, timeout?}`: runs a shell command line in the workspace, after the
+ * approval gate allowed exactly that command in exactly that directory.
+ */
+export function runCommandTool() {
+  return defineTool({
+    name: 'run_command',
+    kind: 'execute',
+    description:
+      'Run a shell command line with /bin/sh -c (a POSIX shell: do not rely on bash features) and return its exit code, stdout and stderr. ' +
+      'Use it to build, test, run scripts and use tools like git; prefer the file tools for reading, searching and editing files. ' +
+      'The user may have to approve the command. There is no terminal and no input (stdin is empty), so interactive programs fail or hang: ' +
+      'pass flags such as --yes or --no-pager. Output beyond the configured limit is cut in the middle (the start and the end are kept). ' +
+      'On timeout the command and everything it started are killed; background processes (&) are stopped when the command ends, ' +
+      'so do not use it to start servers that must keep running.',
+    parameters: z.object({
+      command: z.string().min(1).describe('The command line, e.g. "npm test -- --grep parser".'),
+      cwd: z
+        .string()
+        .optional()
+        .describe(
+          'Directory to run in, relative to the workspace root; must be inside the workspace. Default: the workspace root.',
+        ),
+      timeout: z
+        .number()
+        .positive()
+        .optional()
+        .describe(
+          'Seconds before the command is killed. Default and maximum are set by the user; a larger value is reduced to the maximum.',
+        ),
+    }),
+    async execute(args, context) {
+      if (context.signal.aborted) return cancelledBeforeStart();
+      const cwd = await resolveDirectory(args.cwd ?? '.', context);
+      if ('error' in cwd) return cwd.error;
+
+      const { settings } = context;
+      const requestedMs =
+        args.timeout === undefined ? settings.commandTimeoutMs : Math.ceil(args.timeout * 1000);
+      const timeoutMs = Math.min(requestedMs, settings.maxCommandTimeoutMs);
+      const notes: string[] = [];
+      if (requestedMs > timeoutMs) {
+        notes.push(
+          `The timeout of ${seconds(requestedMs)} was reduced to the maximum, ${seconds(timeoutMs)}.`,
+        );
+      }
+
+      const decision = await context.gate.command({ command: args.command, cwd: cwd.absolute });
+      if (!decision.allowed) {
+        return {
+          ...toolError(decision.reason, decision.message),
+          rejected: decision.reason === 'rejected' || decision.reason === 'feedback',
+        };
+      }
+      if (context.signal.aborted) return cancelledBeforeStart();
+
+      let outcome: ProcessOutcome;
+      try {
+        outcome = await runProcess({
+          file: '/bin/sh',
+          args: ['-c', args.command],
+          cwd: cwd.absolute,
+          env: context.commandEnv,
+          timeoutMs,
+          signal: context.signal,
+          outputLimit: settings.commandOutputLimit,
+        });
+      } catch (error) {
+        return toolError(
+          'spawn_failed',
+          `Could not start /bin/sh in ${cwd.display}: ${(error as Error).message}. Check that the directory still exists.`,
+        );
+      }
+      return commandResult(outcome, cwd, timeoutMs, [...notes, ...outcome.notes]);
+    },
+  });
+}
+
+/** The working directory: inside the workspace (the boundary cannot be widened through cwd) and a directory. */
+async function resolveDirectory(
+  input: string,
+  context: ToolContext,
+): Promise<ResolvedPath | { error: ToolResult }> {
+  let resolved: ResolvedPath;
+  try {
+    resolved = await context.workspace.resolveForRead(input);
+  } catch (error) {
+    if (error instanceof PathError) return { error: toolError(error.kind, error.message) };
+    throw error;
+  }
+  const info = await stat(resolved.absolute).catch(() => undefined);
+  if (info === undefined) {
+    return {
+      error: toolError(
+        'not_found',
+        `The directory ${resolved.display} does not exist. Give an existing directory as cwd, or omit it to run in the workspace root.`,
+      ),
+    };
+  }
+  if (!info.isDirectory()) {
+    return {
+      error: toolError(
+        'not_a_directory',
+        `${resolved.display} is a file, not a directory. Give its directory as cwd.`,
+      ),
+    };
+  }
+  return resolved;
+}
+
+function commandResult(
+  outcome: ProcessOutcome,
+  cwd: ResolvedPath,
+  timeoutMs: number,
+  notes: string[],
+): ToolResult {
+  const where = cwd.display === '.' ? '' : ` in ${cwd.display}`;
+  const took = seconds(outcome.durationMs);
+  let status: string;
+  let summary: string;
+  let errorType: string | undefined;
+  switch (outcome.ended) {
+    case 'timeout':
+      status = `Timed out after ${seconds(timeoutMs)}${where}: the command and every process it started were killed. Give a larger timeout, or run something that finishes sooner.`;
+      summary = 'timed out';
+      errorType = 'timeout';
+      break;
+    case 'cancelled':
+      status = `Cancelled after ${took}${where}: the run was cancelled, so the command and every process it started were killed.`;
+      summary = 'cancelled';
+      errorType = 'cancelled';
+      break;
+    case 'exited':
+      if (outcome.exitCode !== null) {
+        status = `Exit code ${outcome.exitCode} after ${took}${where}.`;
+        summary = `exit ${outcome.exitCode}`;
+        errorType = outcome.exitCode === 0 ? undefined : 'nonzero_exit';
+      } else {
+        status = `Killed by signal ${outcome.exitSignal ?? 'unknown'} after ${took}${where}.`;
+        summary = `killed (${outcome.exitSignal ?? 'signal'})`;
+        errorType = 'signal';
+      }
+      break;
+    default: {
+      const _exhaustive: never = outcome.ended;
+      throw new Error(`unexpected outcome ${String(_exhaustive)}`);
+    }
+  }
+  const sections = [
+    status,
+    ...notes,
+    section('stdout', outcome.stdout),
+    section('stderr', outcome.stderr),
+  ].filter((part) => part !== '');
+  if (outcome.stdout.totalBytes === 0 && outcome.stderr.totalBytes === 0) sections.push('(no output)');
+  const output = sections.join('\n');
+  return errorType === undefined ? { output, summary } : { output, summary, isError: true, errorType };
+}
+
+function section(name: string, captured: CapturedText): string {
+  if (captured.totalBytes === 0) return '';
+  const text = captured.text.endsWith('\n') ? captured.text : `${captured.text}\n`;
+  return `<${name}>\n${text}</${name}>`;
+}
+
+function cancelledBeforeStart(): ToolResult {
+  return toolError('cancelled', 'The run was cancelled before the command started; nothing ran.');
+}
+
+function seconds(ms: number): string {
+  const value = ms / 1000;
+  const digits = value < 1 ? 2 : value < 10 ? 1 : 0;
+  return `${Number(value.toFixed(digits))} s`;
+}

@@ -1,0 +1,167 @@
+/**
+ * Runs a child process for a tool: in its own process group, stdin from /dev/null and output
+ * through pipes (never the server's stdout, which carries the protocol), output captured in
+ * bounded memory, and the whole group killed on timeout or cancellation — SIGTERM, then SIGKILL
+ * after a grace period — so a `sleep 100 &` grandchild does not outlive the call. Whatever the
+ * command leaves running in its group when it exits is stopped as well: nothing a tool started
+ * keeps running after the tool returns.
+ */
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type CapturedText, OutputCapture, splitBudget } from './output-capture.ts';
+
+export interface ProcessOptions {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Bytes of stdout and stderr kept, in total. */
+  outputLimit: number;
+  /** Between SIGTERM and SIGKILL. */
+  graceMs?: number;
+}
+
+export interface ProcessOutcome {
+  /** How it ended: by itself, killed at the timeout, or killed because the run was cancelled. */
+  ended: 'exited' | 'timeout' | 'cancelled';
+  exitCode: number | null;
+  /** The signal that ended the main process, if one did. */
+  exitSignal: NodeJS.Signals | null;
+  stdout: CapturedText;
+  stderr: CapturedText;
+  durationMs: number;
+  /** Things the model should know: background processes stopped, output not fully read. */
+  notes: string[];
+}
+
+const DEFAULT_GRACE_MS = 2_000;
+// After the main process exits, how long its pipes may stay open before we stop reading.
+const DRAIN_MS = 2_000;
+
+/**
+ * Runs `file` with `args` (no shell unless `file` is one).
+ * Contract: resolves with the outcome; rejects only when the process cannot be started (the
+ * spawn error, e.g. ENOENT for a missing program or cwd).
+ */
+export async function runProcess(options: ProcessOptions): Promise<ProcessOutcome> {
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const started = performance.now();
+  const child = spawn(options.file, options.args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const stdout = new OutputCapture(options.outputLimit);
+  const stderr = new OutputCapture(options.outputLimit);
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once('exit', (code, signal) => resolve([code, signal])),
+  );
+
+  const spawned = await new Promise<Error | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined));
+    child.once('error', resolve);
+  });
+  if (spawned !== undefined || child.pid === undefined)
+    throw spawned ?? new Error(`could not start ${options.file}`);
+  const pgid = child.pid;
+
+  let ended: ProcessOutcome['ended'] = 'exited';
+  let killing: Promise<void> | undefined;
+  const stop = (why: 'timeout' | 'cancelled') => {
+    if (killing !== undefined) return;
+    ended = why;
+    killing = killGroup(pgid, graceMs);
+  };
+  const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
+  const onAbort = () => stop('cancelled');
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  if (options.signal.aborted) onAbort();
+
+  const [exitCode, exitSignal] = await exited;
+  clearTimeout(timer);
+  options.signal.removeEventListener('abort', onAbort);
+  const durationMs = performance.now() - started;
+
+  const notes: string[] = [];
+  if (killing === undefined && (await groupAlive(pgid))) {
+    notes.push(
+      'Processes the command left running in the background were stopped (nothing a tool starts keeps running after it returns).',
+    );
+    killing = killGroup(pgid, graceMs);
+  }
+  await killing;
+  const drained = await Promise.race([closed.then(() => true), delay(DRAIN_MS, false, { ref: false })]);
+  if (!drained) {
+    // A process that left the group (setsid, daemonize) still holds the pipes.
+    child.stdout.destroy();
+    child.stderr.destroy();
+    notes.push(
+      'A process that detached from the command still holds its output; output after the command ended was not read.',
+    );
+  }
+
+  const [outBudget, errBudget] = splitBudget(options.outputLimit, stdout.totalBytes, stderr.totalBytes);
+  return {
+    ended,
+    exitCode,
+    exitSignal,
+    stdout: stdout.text(outBudget),
+    stderr: stderr.text(errBudget),
+    durationMs,
+    notes,
+  };
+}
+
+/** SIGTERM to every process of the group, then SIGKILL to what is left after `graceMs`. */
+export async function killGroup(pgid: number, graceMs = DEFAULT_GRACE_MS): Promise<void> {
+  signalGroup(pgid, 'SIGTERM');
+  const deadline = performance.now() + graceMs;
+  while (performance.now() < deadline) {
+    await delay(50);
+    if (!(await groupAlive(pgid))) return;
+  }
+  signalGroup(pgid, 'SIGKILL');
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is gone already.
+  }
+}
+
+/**
+ * True while a live (non-zombie) process is in the group. `kill(-pgid, 0)` alone also counts
+ * zombies, which stay forever where PID 1 does not reap orphans (many containers), so on Linux
+ * /proc settles it.
+ */
+export async function groupAlive(pgid: number): Promise<boolean> {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  if (process.platform !== 'linux') return true;
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // "pid (comm) state ppid pgrp …" — comm may contain spaces and parentheses, so parse after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
+  }
+  return false;
+}

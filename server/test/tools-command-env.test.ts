@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { removedVariables, scrubEnvironment } from '../src/tools/command-env.ts';
+import { runCommandTool } from '../src/tools/run-command.ts';
+import { tempWorkspace, testContext } from './helpers/tool-context.ts';
+
+const CANARY = 'sk-canary-7f3a9c1e-do-not-leak';
+
+const SOURCE: NodeJS.ProcessEnv = {
+  PATH: '/usr/bin:/bin',
+  HOME: '/home/someone',
+  LANG: 'en_US.UTF-8',
+  TERM: 'xterm-256color',
+  SHELL: '/bin/bash',
+  USER: 'someone',
+  SSH_AUTH_SOCK: '/tmp/agent.sock',
+  ANTHROPIC_API_KEY: CANARY,
+  OPENAI_API_KEY: CANARY,
+  GROQ_API_KEY: CANARY,
+  AWS_SECRET_ACCESS_KEY: CANARY,
+  AWS_ACCESS_KEY_ID: CANARY,
+  GITHUB_TOKEN: CANARY,
+  npm_config__authToken: CANARY,
+  PGPASSWORD: CANARY,
+  DB_PASSWD: CANARY,
+  GOOGLE_APPLICATION_CREDENTIALS: '/secret/creds.json',
+  my_client_secret: CANARY,
+  SANTRA_MODEL: 'anthropic/claude',
+  SANTRA_HOME: '/home/someone/.santra',
+};
+
+describe('scrubEnvironment', () => {
+  test('removes provider keys, secret-looking names and SANTRA_* settings, keeps the rest', () => {
+    const scrubbed = scrubEnvironment(SOURCE);
+    assert.deepEqual(Object.keys(scrubbed).sort(), [
+      'HOME',
+      'LANG',
+      'PATH',
+      'SHELL',
+      'SSH_AUTH_SOCK',
+      'TERM',
+      'USER',
+    ]);
+    assert.equal(Object.values(scrubbed).includes(CANARY), false);
+    assert.equal(scrubbed.PATH, SOURCE.PATH);
+  });
+
+  test('matches the secret words case-insensitively', () => {
+    const scrubbed = scrubEnvironment({
+      a_Token_b: 'x',
+      ApiKey: 'x',
+      Secret: 'x',
+      credentialsFile: 'x',
+      KEEP: 'x',
+    });
+    assert.deepEqual(Object.keys(scrubbed), ['KEEP']);
+  });
+
+  test('keeps the names in allow, exactly', () => {
+    const scrubbed = scrubEnvironment(SOURCE, { allow: ['GITHUB_TOKEN', 'santra_model'] });
+    assert.equal(scrubbed.GITHUB_TOKEN, CANARY);
+    assert.equal(scrubbed.SANTRA_MODEL, undefined);
+    assert.equal(scrubbed.OPENAI_API_KEY, undefined);
+  });
+
+  test('removes the extra names in remove (a custom provider key variable)', () => {
+    const scrubbed = scrubEnvironment({ PATH: '/bin', MYBOX_AUTH: CANARY }, { remove: ['MYBOX_AUTH'] });
+    assert.deepEqual(scrubbed, { PATH: '/bin' });
+  });
+
+  test('does not change its input and drops undefined values', () => {
+    const source: NodeJS.ProcessEnv = { ...SOURCE, EMPTY: undefined };
+    scrubEnvironment(source);
+    assert.equal(source.ANTHROPIC_API_KEY, CANARY);
+    assert.equal('EMPTY' in scrubEnvironment(source), false);
+  });
+
+  test('removedVariables lists the removed names, sorted, for a debug log', () => {
+    assert.deepEqual(
+      removedVariables({ PATH: '/bin', OPENAI_API_KEY: 'x', GH_TOKEN: 'y', SANTRA_HOME: 'z' }),
+      ['GH_TOKEN', 'OPENAI_API_KEY', 'SANTRA_HOME'],
+    );
+    assert.deepEqual(removedVariables({ GH_TOKEN: 'y' }, { allow: ['GH_TOKEN'] }), []);
+  });
+});
+
+describe('run_command with a scrubbed environment', () => {
+  test('a canary key in the source environment does not reach the command', async () => {
+    const root = await tempWorkspace();
+    const env = scrubEnvironment({ ...SOURCE, PATH: process.env.PATH, HOME: root });
+    const result = await runCommandTool().execute({ command: 'env' }, await testContext(root, { env }));
+    assert.equal(result.summary, 'exit 0');
+    assert.match(result.output, /^LANG=en_US\.UTF-8$/m);
+    assert.ok(!result.output.includes(CANARY), result.output);
+    assert.doesNotMatch(result.output, /API_KEY|TOKEN|SANTRA_/);
+  });
+
+  test('the canary does reach it when the environment is not scrubbed (the test can fail)', async () => {
+    const root = await tempWorkspace();
+    const env = { PATH: process.env.PATH, ANTHROPIC_API_KEY: CANARY };
+    const result = await runCommandTool().execute({ command: 'env' }, await testContext(root, { env }));
+    assert.ok(result.output.includes(CANARY));
+  });
+});
