@@ -48,6 +48,8 @@ const approvalBase = {
 };
 
 /** §approve: the server asks the user to allow a gated action. */
+export type FileDiff = z.infer<typeof FileDiff>;
+
 export const ApproveParams = named(
   'ApproveParams',
   'Params of `approve`, discriminated by `kind`. What it shows is byte for byte what will be written or run.',

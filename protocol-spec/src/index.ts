@@ -3,6 +3,7 @@
  * clients type their calls from them, and the JSON Schema and reference docs are generated from
  * them. The normative text is ../README.md.
  */
+export * from './agents.ts';
 export * from './approval.ts';
 export * from './ask.ts';
 export * from './common.ts';

@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { AgentsListParams, AgentsListResult } from './agents.ts';
 import { ApproveParams, ApproveResult } from './approval.ts';
 import { AskParams, AskResult } from './ask.ts';
 import {
@@ -121,6 +122,16 @@ export const methods = {
     since: '0.1.0',
     stability: 'experimental',
     summary: 'Switches the model of a session (from its next prompt) or the connection default.',
+  },
+  'agents/list': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: AgentsListParams,
+    result: AgentsListResult,
+    since: '0.1.0',
+    stability: 'experimental',
+    summary:
+      'Lists the built-in and custom agents with their tools, and the custom agent files that were skipped.',
   },
   ask: {
     direction: 'server_to_client',

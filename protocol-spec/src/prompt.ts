@@ -20,6 +20,11 @@ export const PromptParams = named(
       .min(1)
       .optional()
       .describe('Session to continue. Absent: the server starts a new session and reports its id.'),
+    agent: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Run the prompt with this agent (see agents/list) instead of routing it, e.g. "reviewer".'),
     mode: PromptMode.optional().describe(
       'Force a route instead of letting the classifier choose. Default `auto`.',
     ),

@@ -4,7 +4,10 @@
  */
 import { stat } from 'node:fs/promises';
 import type { InitializeParams, PhaseType, ProviderInfo } from '#protocol';
+import { BUILTIN_AGENTS } from './agent/builtin-agents.ts';
+import { loadCustomAgents } from './agent/custom-agents.ts';
 import { openSession, type PromptDeps, runPrompt } from './agent/run-prompt.ts';
+import { DEFAULT_SWARM } from './agent/swarm.ts';
 import { isConfigured, listModels, selectModel } from './agent/model-selection.ts';
 import { SessionStore } from './agent/sessions.ts';
 import { ConfigError, configDir, loadConfig, type ResolvedConfig } from './config/config.ts';
@@ -38,9 +41,13 @@ const PHASE_TYPES: PhaseType[] = [
   'thinking',
   'tool_call',
   'tool_result',
+  'section',
   'error',
   'complete',
 ];
+
+/** Every tool name, including those the config denies: custom agents may list them. */
+const KNOWN_TOOLS = allTools().map((tool) => tool.name);
 
 /**
  * One entry point for every wire API. The SDKs are loaded on the first model call, not at
@@ -92,6 +99,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             defaultModel,
             workspaceRoot,
             toolContextFor,
+            loadAgents: () =>
+              loadCustomAgents(workspaceRoot, {
+                knownTools: KNOWN_TOOLS,
+                builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
+              }),
+            swarm: DEFAULT_SWARM,
             stream,
             tools,
             sendPhase: (phase) => client.phase(phase),
@@ -113,6 +126,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           current: selection?.ok ? selection.ref : current,
           models: listModels(config),
         });
+      },
+      async 'agents/list'() {
+        const { workspaceRoot } = ready();
+        const custom = await loadCustomAgents(workspaceRoot, {
+          knownTools: KNOWN_TOOLS,
+          builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
+        });
+        return {
+          agents: [...BUILTIN_AGENTS, ...custom.agents].map((agent) => ({
+            id: agent.id,
+            name: agent.name,
+            description: agent.description,
+            tools: agent.toolNames,
+            canBeSpawned: agent.canBeSpawned,
+            source: agent.source,
+          })),
+          problems: custom.problems,
+        };
       },
       'model/set'(params) {
         const { config } = ready();

@@ -66,11 +66,11 @@ export function toolContexts(deps: ToolContextDeps): PromptDeps['toolContextFor'
   };
 
   return ({ runId, session, signal }) =>
-    (call, emit) => ({
+    (agent, call, emit) => ({
       workspace,
       files: deps.files,
       runId,
-      agentId: 'main',
+      agentId: agent.agentId,
       toolCallId: call.id,
       signal,
       settings,
@@ -83,7 +83,7 @@ export function toolContexts(deps: ToolContextDeps): PromptDeps['toolContextFor'
         policy,
         isProtected,
         runId,
-        agentId: 'main',
+        agentId: agent.agentId,
         toolCallId: call.id,
         toolName: call.name,
         signal,
@@ -94,7 +94,7 @@ export function toolContexts(deps: ToolContextDeps): PromptDeps['toolContextFor'
         if (deps.capabilities.ask !== true) {
           throw new Error('this client cannot answer questions (it did not declare capabilities.ask)');
         }
-        const { answer } = await deps.client.ask({ runId, agentId: 'main', ...question }, signal);
+        const { answer } = await deps.client.ask({ runId, agentId: agent.agentId, ...question }, signal);
         return answer;
       },
     });

@@ -158,7 +158,7 @@ describe('approve through the protocol', () => {
       APPROVER,
     );
     const id = h.nextId();
-    h.client.request(id, 'prompt', { text: 'write' });
+    h.client.request(id, 'prompt', { text: 'write', agent: 'tester' });
     await h.client.next((m) => m.method === 'approve');
     h.client.child.stdin.end();
     await h.client.exit();

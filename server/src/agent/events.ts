@@ -10,6 +10,8 @@ export type AgentEvent =
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
   | { type: 'status'; text: string }
+  /** A sub-agent starts: the title a client shows for its branch of the tree. */
+  | { type: 'section'; title: string }
   | {
       type: 'tool_call';
       toolCallId: string;

@@ -44,6 +44,8 @@ export interface AgentRun {
   emit(event: AgentEvent): void;
   /** Ids of tool calls already executed in this run: a call id is executed at most once. */
   executed?: Set<string>;
+  /** Set by set_output and set_messages while the agent runs. */
+  control?: { output?: string; messages?: ChatMessage[] };
 }
 
 export interface AgentOutcome {
@@ -89,8 +91,17 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     if (calls.length === 0) return finish(run, 'completed', result.shown, usage, turn);
     const { results, final } = await executeCalls(run, calls, executed);
     run.messages.push({ role: 'user', content: results });
+    const replacement = run.control?.messages;
+    if (replacement !== undefined && run.control !== undefined) {
+      run.messages.splice(0, run.messages.length, ...replacement);
+      run.control.messages = undefined;
+    }
     if (run.signal.aborted) return finish(run, 'cancelled', result.shown, usage, turn);
-    if (final !== undefined) return finish(run, 'completed', final, usage, turn);
+    if (final !== undefined) {
+      // task_completed's result is the answer, whatever set_output said before.
+      if (run.control !== undefined) run.control.output = undefined;
+      return finish(run, 'completed', final, usage, turn);
+    }
   }
   run.emit({
     type: 'error',
@@ -101,7 +112,8 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
   return finish(run, 'error', '', usage, run.limits.maxTurns);
 }
 
-function finish(run: AgentRun, status: RunStatus, output: string, usage: Usage, turns: number): AgentOutcome {
+function finish(run: AgentRun, status: RunStatus, text: string, usage: Usage, turns: number): AgentOutcome {
+  const output = run.control?.output ?? text;
   run.emit({ type: 'complete', status, output });
   return { status, output, usage, turns };
 }

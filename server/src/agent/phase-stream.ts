@@ -50,6 +50,7 @@ export class PhaseStream {
         this.#delta(agent, event.type, event.text);
         return;
       case 'status':
+      case 'section':
       case 'tool_call':
       case 'tool_result':
       case 'error':

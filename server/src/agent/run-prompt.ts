@@ -11,12 +11,15 @@ import { costUsd } from '../providers/catalog.ts';
 import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
 import type { Tool } from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
-import { type AgentRun, runAgent } from './loop.ts';
+import { BUILTIN_AGENTS, DIRECT_PROMPT } from './builtin-agents.ts';
+import { type Classification, classifyPrompt, type Route } from './classifier.ts';
+import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
 import { userText } from './messages.ts';
 import { selectModel } from './model-selection.ts';
-import { PhaseStream } from './phase-stream.ts';
+import { type AgentIdentity, PhaseStream } from './phase-stream.ts';
 import type { Session, SessionStore } from './sessions.ts';
-import { systemPrompt } from './system-prompt.ts';
+import { runSwarm, type SwarmRun, type SwarmSettings } from './swarm.ts';
+import { workspaceNote } from './system-prompt.ts';
 
 export interface PromptDeps {
   sessions: SessionStore;
@@ -25,7 +28,10 @@ export interface PromptDeps {
   defaultModel: string | undefined;
   workspaceRoot: string;
   /** Builds the context tool calls of this run execute in. */
-  toolContextFor(run: { runId: string; session: Session; signal: AbortSignal }): AgentRun['toolContext'];
+  toolContextFor(run: { runId: string; session: Session; signal: AbortSignal }): SwarmRun['toolContext'];
+  /** Custom agents from the workspace's .agents/ (read for every agent task, so edits apply at once). */
+  loadAgents(): Promise<LoadedAgents>;
+  swarm: SwarmSettings;
   stream: StreamFn;
   tools: readonly Tool[];
   sendPhase(phase: Phase): void;
@@ -70,12 +76,33 @@ export async function runPrompt(
     nextSeq: () => ++session.seq,
     send: (phase) => deps.sendPhase(phase),
   });
-  const root = { agentId: 'main' };
-  const emit = (event: AgentEvent) => {
-    if (event.type === 'error') phases.emit(root, { ...event, message: deps.redact(event.message) });
-    else if (event.type === 'status') phases.emit(root, { ...event, text: deps.redact(event.text) });
-    else phases.emit(root, event);
+  const emitAs = (agent: AgentIdentity, event: AgentEvent) => {
+    if (event.type === 'error') phases.emit(agent, { ...event, message: deps.redact(event.message) });
+    else if (event.type === 'status') phases.emit(agent, { ...event, text: deps.redact(event.text) });
+    else phases.emit(agent, event);
   };
+  const route: Classification =
+    params.agent !== undefined
+      ? { route: 'agent_task', reason: `the client asked for the agent ${params.agent}` }
+      : params.mode === undefined || params.mode === 'auto'
+        ? classifyPrompt(params.text)
+        : { route: params.mode, reason: 'chosen by the client' };
+  const custom = route.route === 'agent_task' ? await deps.loadAgents() : { agents: [], problems: [] };
+  const agents = [...BUILTIN_AGENTS, ...custom.agents];
+  const root =
+    params.agent === undefined ? rootAgent(route.route) : agents.find((agent) => agent.id === params.agent);
+  if (root === undefined) {
+    session.running = undefined;
+    signal.removeEventListener('abort', abort);
+    throw new ProtocolFault(
+      'InvalidParams',
+      `Invalid params for prompt: params.agent: there is no agent "${params.agent}"; agents/list shows them.`,
+      {
+        issues: [{ path: 'params.agent', message: `no agent "${params.agent}"` }],
+      },
+    );
+  }
+  const emit = (event: AgentEvent) => emitAs({ agentId: root.id }, event);
   try {
     const ref = params.model ?? session.model ?? deps.defaultModel ?? deps.config.model;
     const selection = selectModel(deps.config, ref);
@@ -93,26 +120,38 @@ export async function runPrompt(
         sessionCostUsd: session.costUsd,
       };
     }
+    emit({ type: 'status', text: `Route: ${route.route} (${route.reason})` });
+    for (const problem of custom.problems) {
+      emit({
+        type: 'status',
+        text: `Skipped ${problem.file}${problem.field === undefined ? '' : ` (${problem.field})`}: ${problem.message}`,
+      });
+    }
     session.messages.push(userText(params.text));
-    const outcome = await runAgent({
-      agentId: root.agentId,
-      runId,
-      toolContext: deps.toolContextFor({ runId, session, signal: controller.signal }),
-      endpoint: selection.endpoint,
-      model: selection.model,
-      system: systemPrompt(deps.workspaceRoot),
-      messages: session.messages,
-      tools: deps.tools,
-      stream: deps.stream,
-      limits: {
-        maxToolCallsPerResponse: deps.config.agent.maxToolCallsPerResponse,
-        maxTurns: deps.config.agent.maxTurnsPerRun,
-        maxOutputTokens: deps.config.agent.maxOutputTokens,
-        thinkingBudget: deps.config.agent.thinkingBudgetTokens,
+    const toolContext = deps.toolContextFor({ runId, session, signal: controller.signal });
+    const outcome = await runSwarm(
+      {
+        runId,
+        agents,
+        tools: deps.tools,
+        endpoint: selection.endpoint,
+        model: selection.model,
+        stream: deps.stream,
+        limits: {
+          maxToolCallsPerResponse: deps.config.agent.maxToolCallsPerResponse,
+          maxTurns: deps.config.agent.maxTurnsPerRun,
+          maxOutputTokens: deps.config.agent.maxOutputTokens,
+          thinkingBudget: deps.config.agent.thinkingBudgetTokens,
+        },
+        settings: deps.swarm,
+        signal: controller.signal,
+        systemPrompt: (definition) => `${definition.systemPrompt}\n\n${workspaceNote(deps.workspaceRoot)}`,
+        emit: emitAs,
+        toolContext,
       },
-      signal: controller.signal,
-      emit,
-    });
+      root,
+      session.messages,
+    );
     const cost = costUsd(selection.model, outcome.usage);
     session.usage = addUsage(session.usage, outcome.usage);
     session.costUsd += cost;
@@ -131,4 +170,19 @@ export async function runPrompt(
     signal.removeEventListener('abort', abort);
     session.running = undefined;
   }
+}
+
+/** The orchestrator for agent tasks; a tool-less assistant for chat and direct answers. */
+function rootAgent(route: Route): AgentDefinition {
+  const orchestrator = BUILTIN_AGENTS.find((agent) => agent.id === 'orchestrator');
+  if (route === 'agent_task' && orchestrator !== undefined) return orchestrator;
+  return {
+    id: 'assistant',
+    name: 'Assistant',
+    description: 'Answers directly, without tools.',
+    systemPrompt: DIRECT_PROMPT,
+    toolNames: [],
+    canBeSpawned: false,
+    source: 'builtin',
+  };
 }

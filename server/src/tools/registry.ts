@@ -2,6 +2,7 @@
  * Every tool Santra offers, in the order the model sees them. The tools page in docs and the
  * snapshot of what the model reads (docs/tools.md, checked for drift) are generated from this list.
  */
+import { agentControlTools } from './agent-control.ts';
 import { askUserTool } from './ask-user.ts';
 import { commandTools } from './command-tools.ts';
 import { fileTools } from './file-tools.ts';
@@ -20,5 +21,6 @@ export function allTools(): Tool[] {
     thinkTool(),
     todoWriteTool(),
     taskCompletedTool(),
+    ...agentControlTools(),
   ];
 }

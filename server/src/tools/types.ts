@@ -49,6 +49,31 @@ export interface Question {
   secret?: boolean;
 }
 
+/** A sub-agent request: which agent, the task, and the context it needs. */
+export interface SpawnRequest {
+  agentId: string;
+  task: string;
+  context?: string;
+}
+
+export interface SpawnResult {
+  /** The spawned agent's instance id, e.g. "reader-2". */
+  agentId: string;
+  role: string;
+  status: 'completed' | 'cancelled' | 'error' | 'interrupted';
+  output: string;
+}
+
+/** What the agent-control tools can do; present only for agents that run inside the swarm. */
+export interface AgentControl {
+  /** Runs the sub-agents (in parallel, bounded) and resolves with their results in order. Never rejects. */
+  spawn(requests: SpawnRequest[]): Promise<SpawnResult[]>;
+  /** Sets this agent's output (what its parent or the user gets when it finishes). */
+  setOutput(output: string): void;
+  /** Replaces this agent's conversation from the next model turn on. */
+  setMessages(messages: Array<{ role: 'user' | 'assistant'; content: string }>): void;
+}
+
 export interface ToolContext {
   workspace: Workspace;
   files: FileTracker;
@@ -67,6 +92,7 @@ export interface ToolContext {
   /** The environment commands run with: provider keys and KEY/TOKEN/SECRET variables removed. */
   commandEnv: NodeJS.ProcessEnv;
   settings: ToolSettings;
+  agents?: AgentControl;
 }
 
 export interface ToolSettings {

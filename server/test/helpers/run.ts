@@ -15,6 +15,36 @@ import {
 } from '../../../conformance-tests/src/fake-providers/index.ts';
 import { type Json, WireClient } from './wire.ts';
 
+/** A custom agent with every tool but the agent-control ones. */
+const TESTER = {
+  id: 'tester',
+  name: 'Tester',
+  description: 'A generalist used by the tests.',
+  systemPrompt: 'You are the test agent.',
+  toolNames: [
+    'read_file',
+    'write_file',
+    'str_replace',
+    'multi_edit',
+    'list_dir',
+    'find_file',
+    'get_file_info',
+    'delete_file',
+    'move_file',
+    'create_directory',
+    'grep_search',
+    'web_fetch',
+    'web_search',
+    'run_command',
+    'git_status',
+    'git_diff',
+    'ask_user',
+    'think',
+    'todo_write',
+    'task_completed',
+  ],
+};
+
 export const CANARY_KEY = 'sk-canary-7f3a9b1c5d2e8f4a6b0c9d1e3f5a7b9c';
 
 /** Fast retries and short timeouts, so resilience cases run in milliseconds. */
@@ -45,7 +75,7 @@ export async function harness(
   turns: FakeTurn[],
   env: NodeJS.ProcessEnv = {},
   config?: unknown,
-  init: { capabilities?: Json; args?: string[] } = {},
+  init: { capabilities?: Json; args?: string[]; generalist?: boolean } = {},
 ): Promise<Harness> {
   const fake = await startFakeProvider(api, turns);
   const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
@@ -73,6 +103,12 @@ export async function harness(
   });
   const workspace = mkdtempSync(join(tmpdir(), 'santra-ws-'));
   let id = 100;
+  const generalist = init.generalist !== false;
+  if (generalist) {
+    // One agent with every tool, so tool behaviour can be driven without the orchestrator.
+    mkdirSync(join(workspace, '.agents'), { recursive: true });
+    writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(TESTER));
+  }
   const initialized = await client.initialize(workspace, id++, init.capabilities ?? {});
   if (initialized.error !== undefined)
     throw new Error(`initialize failed: ${JSON.stringify(initialized.error)}`);
@@ -83,7 +119,11 @@ export async function harness(
     nextId: () => id++,
     async prompt(params) {
       const requestId = id++;
-      client.request(requestId, 'prompt', params);
+      client.request(
+        requestId,
+        'prompt',
+        generalist && params.agent === undefined ? { agent: 'tester', ...params } : params,
+      );
       const response = await client.response(requestId);
       const phases: Json[] = [];
       for (;;) {

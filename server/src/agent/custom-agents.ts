@@ -1,0 +1,340 @@
+/**
+ * Agents the user defines as JSON files in `.agents/` at the workspace root, one agent per file.
+ * Loading never fails as a whole: each bad file becomes a problem naming the file, the field and
+ * what was expected, and the good files still load, so one typo does not cost the user every agent.
+ */
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import * as z from 'zod';
+import { findJsonSyntaxError } from '../config/json-syntax.ts';
+
+/** An agent the runtime can run or spawn: a built-in one or one read from `.agents/`. */
+export interface AgentDefinition {
+  id: string;
+  name: string;
+  description: string;
+  systemPrompt: string;
+  toolNames: string[];
+  canBeSpawned: boolean;
+  /** Where it came from: 'builtin' or the file path relative to the workspace root. */
+  source: string;
+}
+
+/** Why one `.agents/` file was skipped, fit to show to the user. */
+export interface AgentProblem {
+  /** Relative to the workspace root, e.g. `.agents/bad.json`. */
+  file: string;
+  /** Dotted path of the offending field, e.g. `toolNames[2]`; absent when the whole file is at fault. */
+  field?: string;
+  /** What is wrong and how to fix it. */
+  message: string;
+}
+
+/** The agents that loaded, sorted by id, and the files that did not. */
+export interface LoadedAgents {
+  agents: AgentDefinition[];
+  problems: AgentProblem[];
+}
+
+/** Read-only tools plus the ways to finish, so an agent that names no tools cannot change anything. */
+export const DEFAULT_AGENT_TOOLS: readonly string[] = [
+  'read_file',
+  'grep_search',
+  'find_file',
+  'list_dir',
+  'task_completed',
+  'set_output',
+];
+
+/** Agent files are a few KB of prompt; anything far larger is a mistake, not an agent. */
+export const MAX_AGENT_FILE_BYTES = 256 * 1024;
+
+const AGENTS_DIR = '.agents';
+const FIELDS = 'id, name, description and systemPrompt';
+
+function text(what: string) {
+  return z.string().regex(/\S/, `must not be empty (expected ${what})`);
+}
+
+function agentSchema(knownTools: ReadonlySet<string>, builtInIds: ReadonlySet<string>) {
+  return z.strictObject({
+    id: z
+      .string()
+      .regex(
+        /^[a-z0-9_]{2,40}$/,
+        'expected 2 to 40 lowercase letters, digits and underscores, such as "security_reviewer"',
+      )
+      .superRefine((id, ctx) => {
+        if (builtInIds.has(id)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${id}" is the id of a built-in agent; choose another id`,
+          });
+        }
+      }),
+    name: text('a display name such as "Security reviewer"'),
+    description: text('a sentence saying what the agent does, shown to agents that may spawn it'),
+    systemPrompt: text('the instructions the agent runs with'),
+    toolNames: z
+      .array(
+        z.string().superRefine((name, ctx) => {
+          if (!knownTools.has(name))
+            ctx.addIssue({ code: 'custom', message: unknownToolMessage(name, knownTools) });
+        }),
+      )
+      .optional(),
+    canBeSpawned: z.boolean().optional(),
+  });
+}
+
+/**
+ * Reads `.agents/*.json` under `workspaceRoot`. Never throws: an unreadable or invalid file is
+ * reported in `problems` and skipped; the others load. No `.agents` directory → no agents, no
+ * problems. Only `*.json` files directly in `.agents/` are read; subdirectories, other files and
+ * hidden files (editor lock and backup files) are ignored. When two files declare the same id,
+ * the first in sorted file-name order wins and the later ones are reported.
+ */
+export async function loadCustomAgents(
+  workspaceRoot: string,
+  options: { knownTools: readonly string[]; builtInIds: readonly string[] },
+): Promise<LoadedAgents> {
+  const dir = join(workspaceRoot, AGENTS_DIR);
+  let names: string[];
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    names = entries
+      .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && isAgentFileName(entry.name))
+      .map((entry) => entry.name)
+      // Code-unit order, not locale order, so "first file wins" is the same on every machine.
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { agents: [], problems: [] };
+    return {
+      agents: [],
+      problems: [{ file: AGENTS_DIR, message: `cannot be listed: ${describeFsError(code)}` }],
+    };
+  }
+
+  const knownTools = new Set(options.knownTools);
+  const schema = agentSchema(knownTools, new Set(options.builtInIds));
+  // Defaults the runtime does not offer would make every default agent invalid; leave them out.
+  const defaultTools = DEFAULT_AGENT_TOOLS.filter((name) => knownTools.has(name));
+  const root = await realpath(workspaceRoot).catch(() => workspaceRoot);
+  const agents = new Map<string, AgentDefinition>();
+  const problems: AgentProblem[] = [];
+
+  for (const name of names) {
+    const file = `${AGENTS_DIR}/${name}`;
+    const raw = await readAgentFile(root, join(dir, name));
+    if (raw.kind === 'skip') continue;
+    if (raw.kind === 'problem') {
+      problems.push({ file, message: raw.message });
+      continue;
+    }
+    const parsed = schema.safeParse(raw.value);
+    if (!parsed.success) {
+      problems.push(...parsed.error.issues.flatMap((issue) => describeIssue(issue, raw.value, file)));
+      continue;
+    }
+    const { id, toolNames, canBeSpawned, ...texts } = parsed.data;
+    const earlier = agents.get(id);
+    if (earlier !== undefined) {
+      problems.push({
+        file,
+        field: 'id',
+        message: `"${id}" is already defined by ${earlier.source}; give this agent another id or remove one of the files`,
+      });
+      continue;
+    }
+    agents.set(id, {
+      id,
+      ...texts,
+      toolNames: toolNames === undefined ? [...defaultTools] : [...new Set(toolNames)],
+      canBeSpawned: canBeSpawned ?? true,
+      source: file,
+    });
+  }
+
+  const sorted = [...agents.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { agents: sorted, problems };
+}
+
+function isAgentFileName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.');
+}
+
+type RawFile = { kind: 'json'; value: unknown } | { kind: 'problem'; message: string } | { kind: 'skip' };
+
+async function readAgentFile(root: string, path: string): Promise<RawFile> {
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT') {
+      return {
+        kind: 'problem',
+        message: 'is a symbolic link to a file that does not exist; fix or remove the link',
+      };
+    }
+    return { kind: 'problem', message: `cannot be read: ${describeFsError(code)}` };
+  }
+  // path.relative, not a string prefix: "/work/app-other" starts with "/work/app" yet is outside it.
+  const inside = relative(root, real);
+  if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+    return {
+      kind: 'problem',
+      message:
+        'resolves through a symbolic link to a file outside the workspace, which is refused; copy the file into .agents/ instead',
+    };
+  }
+
+  let buffer: Buffer;
+  try {
+    const info = await stat(real);
+    // A link to a directory is ignored like a directory; a FIFO would block the read forever.
+    if (!info.isFile()) return { kind: 'skip' };
+    if (info.size > MAX_AGENT_FILE_BYTES) return tooLarge(info.size);
+    buffer = await readFile(real);
+  } catch (error) {
+    return { kind: 'problem', message: `cannot be read: ${describeFsError(errorCode(error))}` };
+  }
+  // The file may have grown between stat and read.
+  if (buffer.length > MAX_AGENT_FILE_BYTES) return tooLarge(buffer.length);
+
+  const body = buffer.toString('utf8').replace(/^\uFEFF/, '');
+  if (body.trim() === '') {
+    return { kind: 'problem', message: `is empty; expected a JSON object with the fields ${FIELDS}` };
+  }
+  try {
+    return { kind: 'json', value: JSON.parse(body) as unknown };
+  } catch {
+    const syntax = findJsonSyntaxError(body);
+    const where =
+      syntax === undefined ? '' : `: ${syntax.reason} at line ${syntax.line}, column ${syntax.column}`;
+    return { kind: 'problem', message: `is not valid JSON${where}` };
+  }
+}
+
+function tooLarge(bytes: number): RawFile {
+  const kb = (n: number) => `${Math.ceil(n / 1024)} KB`;
+  return {
+    kind: 'problem',
+    message: `is too large (${kb(bytes)}; the limit is ${kb(MAX_AGENT_FILE_BYTES)}); shorten the system prompt`,
+  };
+}
+
+const AGENT_KEYS = ['id', 'name', 'description', 'systemPrompt', 'toolNames', 'canBeSpawned'];
+
+function describeIssue(issue: z.core.$ZodIssue, raw: unknown, file: string): AgentProblem[] {
+  const at = (path: readonly PropertyKey[], message: string): AgentProblem => {
+    const field = fieldPath(path);
+    return field === '' ? { file, message } : { file, field, message };
+  };
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => {
+      const guess = closest(key, AGENT_KEYS);
+      const hint =
+        guess === undefined ? `expected only: ${AGENT_KEYS.join(', ')}` : `did you mean "${guess}"?`;
+      return at([...issue.path, key], `unknown field (${hint})`);
+    });
+  }
+  if (issue.code === 'invalid_type') {
+    const value = valueAt(raw, issue.path);
+    if (issue.path.length === 0) {
+      return [at([], `expected a JSON object with the fields ${FIELDS}, got ${kindOf(value)}`)];
+    }
+    const expected = EXPECTED[issue.expected] ?? issue.expected;
+    if (value === undefined) return [at(issue.path, `is required (expected ${expected})`)];
+    return [at(issue.path, `expected ${expected}, got ${kindOf(value)}`)];
+  }
+  return [at(issue.path, issue.message)];
+}
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  boolean: 'true or false',
+  array: 'an array of tool names such as ["read_file", "task_completed"]',
+};
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let value = raw;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** The JSON kind of a value, never the value itself. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'boolean') return 'a boolean';
+  return `a ${typeof value}`;
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => {
+    if (typeof key === 'number') return `${acc}[${key}]`;
+    return acc === '' ? String(key) : `${acc}.${String(key)}`;
+  }, '');
+}
+
+function unknownToolMessage(name: string, knownTools: ReadonlySet<string>): string {
+  const known = [...knownTools].sort();
+  // Tool names are short identifiers, so quoting a valid-looking one helps; anything else is not echoed.
+  const shown = /^[A-Za-z0-9_.-]{1,64}$/.test(name) ? `"${name}"` : 'this name';
+  const guess = closest(name, known);
+  if (guess !== undefined) return `unknown tool ${shown}, did you mean "${guess}"?`;
+  return `unknown tool ${shown} (known tools: ${known.join(', ')})`;
+}
+
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of candidates) {
+    const distance = editDistance(word.toLowerCase(), name.toLowerCase());
+    if (
+      distance <= Math.max(1, Math.floor(name.length / 3)) &&
+      (best === undefined || distance < best.distance)
+    ) {
+      best = { name, distance };
+    }
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance over two rows; names here are short. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function describeFsError(code: string | undefined): string {
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied (${code}); fix its permissions`;
+    case 'ELOOP':
+      return 'too many levels of symbolic links (ELOOP); fix or remove the link';
+    case undefined:
+      return 'unknown error';
+    default:
+      return `error ${code}`;
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * The swarm: an agent tree rooted at one agent (the orchestrator for agent tasks). Agents spawn
+ * agents through the agent-control tools, in parallel with bounded concurrency, down to a depth
+ * limit. Every agent gets only the tools on its whitelist; every phase carries its agent id, its
+ * parent and its role, and a `section` phase opens each sub-agent, so a client can draw the tree.
+ * A failing or timed-out sub-agent becomes an error result for its parent, never the end of the
+ * run; cancelling the run reaches every agent, since they share its signal.
+ */
+import type { RunStatus, Usage } from '#protocol';
+import type { StreamFn } from '../providers/stream.ts';
+import { addUsage, EMPTY_USAGE } from '../providers/stream.ts';
+import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
+import type { SpawnRequest, SpawnResult, Tool, ToolContext } from '../tools/types.ts';
+import type { AgentDefinition } from './custom-agents.ts';
+import type { AgentEvent } from './events.ts';
+import { type AgentLimits, runAgent } from './loop.ts';
+import type { ChatMessage } from './messages.ts';
+import type { AgentIdentity } from './phase-stream.ts';
+
+export interface SwarmSettings {
+  /** Agents below the root may spawn agents until this depth (the root is depth 0). */
+  maxDepth: number;
+  /** Sub-agents of one spawn_agents call running at once. */
+  maxParallel: number;
+  /** A sub-agent running longer is stopped and reported as failed to its parent. */
+  subAgentTimeoutMs: number;
+}
+
+export const DEFAULT_SWARM: SwarmSettings = { maxDepth: 3, maxParallel: 4, subAgentTimeoutMs: 10 * 60_000 };
+
+export interface SwarmRun {
+  runId: string;
+  agents: readonly AgentDefinition[];
+  tools: readonly Tool[];
+  endpoint: ProviderEndpoint;
+  model: ModelSpec;
+  stream: StreamFn;
+  limits: AgentLimits;
+  settings: SwarmSettings;
+  signal: AbortSignal;
+  /** Appends what every agent's system prompt shares (workspace, date). */
+  systemPrompt(definition: AgentDefinition): string;
+  emit(agent: AgentIdentity, event: AgentEvent): void;
+  toolContext(
+    agent: AgentIdentity,
+    call: { id: string; name: string },
+    emit: (event: AgentEvent) => void,
+  ): ToolContext;
+}
+
+export interface SwarmOutcome {
+  status: RunStatus;
+  output: string;
+  /** Tokens of every agent of the run. */
+  usage: Usage;
+}
+
+/** Runs `root` on `messages` (the session history, ending with the user's prompt). */
+export async function runSwarm(
+  swarm: SwarmRun,
+  root: AgentDefinition,
+  messages: ChatMessage[],
+): Promise<SwarmOutcome> {
+  let usage = EMPTY_USAGE;
+  let instances = 0;
+  const executed = new Set<string>();
+
+  async function runNode(
+    definition: AgentDefinition,
+    identity: AgentIdentity,
+    history: ChatMessage[],
+    depth: number,
+    signal: AbortSignal,
+  ) {
+    const tools = swarm.tools.filter((tool) => definition.toolNames.includes(tool.name));
+    const control: { output?: string; messages?: ChatMessage[] } = {};
+    const emit = (event: AgentEvent) => swarm.emit(identity, event);
+    const outcome = await runAgent({
+      agentId: identity.agentId,
+      runId: swarm.runId,
+      endpoint: swarm.endpoint,
+      model: swarm.model,
+      system: swarm.systemPrompt(definition),
+      messages: history,
+      tools,
+      stream: swarm.stream,
+      limits: swarm.limits,
+      signal,
+      emit,
+      executed,
+      control,
+      toolContext: (call, callEmit) => ({
+        ...swarm.toolContext(identity, call, callEmit),
+        agents: {
+          spawn: (requests) => spawnAll(identity, history, depth, requests, signal),
+          setOutput: (output) => {
+            control.output = output;
+          },
+          setMessages: (replacement) => {
+            control.messages = withTrailingUser(
+              replacement.map((m) => ({
+                role: m.role,
+                content: [{ type: 'text' as const, text: m.content }],
+              })),
+            );
+          },
+        },
+      }),
+    });
+    usage = addUsage(usage, outcome.usage);
+    return outcome;
+  }
+
+  async function spawnOne(
+    parent: AgentIdentity,
+    parentHistory: ChatMessage[],
+    depth: number,
+    request: SpawnRequest,
+    signal: AbortSignal,
+  ): Promise<SpawnResult> {
+    const definition = swarm.agents.find((agent) => agent.id === request.agentId);
+    const refuse = (output: string): SpawnResult => ({
+      agentId: request.agentId,
+      role: request.agentId,
+      status: 'error',
+      output,
+    });
+    if (definition === undefined) {
+      const spawnable = swarm.agents.filter((agent) => agent.canBeSpawned).map((agent) => agent.id);
+      return refuse(`There is no agent "${request.agentId}". Agents you can spawn: ${spawnable.join(', ')}.`);
+    }
+    if (!definition.canBeSpawned) return refuse(`The agent "${definition.id}" cannot be spawned.`);
+    if (depth + 1 > swarm.settings.maxDepth) {
+      return refuse(
+        `Not spawned: agents may be nested ${swarm.settings.maxDepth} levels deep at most. Do this part yourself or return what you have.`,
+      );
+    }
+    const identity: AgentIdentity = {
+      agentId: `${definition.id}-${++instances}`,
+      parentAgentId: parent.agentId,
+      agentRole: definition.id,
+    };
+    swarm.emit(identity, { type: 'section', title: `${definition.name}: ${oneLine(request.task)}` });
+    const controller = new AbortController();
+    const stop = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    const timer = setTimeout(
+      () => controller.abort(new Error('timed out')),
+      swarm.settings.subAgentTimeoutMs,
+    );
+    try {
+      const task =
+        request.context === undefined || request.context === ''
+          ? request.task
+          : `${request.task}\n\nContext:\n${request.context}`;
+      const outcome = await runNode(
+        definition,
+        identity,
+        [...forSubAgent(parentHistory), ...userTurn(`Your task:\n${task}`)],
+        depth + 1,
+        controller.signal,
+      );
+      const timedOut = controller.signal.aborted && !signal.aborted;
+      return {
+        agentId: identity.agentId,
+        role: definition.id,
+        status: timedOut ? 'error' : outcome.status,
+        output: timedOut
+          ? `The agent ran out of time (${Math.round(swarm.settings.subAgentTimeoutMs / 1000)} s) and was stopped. ${outcome.output}`.trim()
+          : outcome.output,
+      };
+    } catch (error) {
+      return {
+        agentId: identity.agentId,
+        role: definition.id,
+        status: 'error',
+        output: `The agent failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
+  async function spawnAll(
+    parent: AgentIdentity,
+    parentHistory: ChatMessage[],
+    depth: number,
+    requests: SpawnRequest[],
+    signal: AbortSignal,
+  ): Promise<SpawnResult[]> {
+    const results: SpawnResult[] = new Array<SpawnResult>(requests.length);
+    let next = 0;
+    const worker = async () => {
+      for (let index = next++; index < requests.length; index = next++) {
+        results[index] = await spawnOne(
+          parent,
+          parentHistory,
+          depth,
+          requests[index] as SpawnRequest,
+          signal,
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(swarm.settings.maxParallel, requests.length) }, worker));
+    return results;
+  }
+
+  const outcome = await runNode(root, { agentId: root.id }, messages, 0, swarm.signal);
+  return { status: outcome.status, output: outcome.output, usage };
+}
+
+function userTurn(text: string): ChatMessage[] {
+  return [{ role: 'user', content: [{ type: 'text', text }] }];
+}
+
+/**
+ * The parent's conversation as a sub-agent may see it: text only (the parent's tool calls and
+ * results belong to tools the sub-agent may not have), consecutive turns of one role merged.
+ */
+export function forSubAgent(history: readonly ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const message of history) {
+    const text = message.content
+      .flatMap((block) => (block.type === 'text' && block.text.trim() !== '' ? [block.text] : []))
+      .join('\n');
+    if (text === '') continue;
+    const last = out.at(-1);
+    if (last !== undefined && last.role === message.role) {
+      const block = last.content[0];
+      if (block?.type === 'text') block.text += `\n\n${text}`;
+    } else {
+      out.push(
+        message.role === 'user'
+          ? { role: 'user', content: [{ type: 'text', text }] }
+          : { role: 'assistant', content: [{ type: 'text', text }] },
+      );
+    }
+  }
+  // The task is appended as a user turn; a trailing user turn is folded into it by the API rules.
+  if (out.at(-1)?.role === 'user')
+    out.push({ role: 'assistant', content: [{ type: 'text', text: 'Understood.' }] });
+  return out;
+}
+
+function withTrailingUser(messages: ChatMessage[]): ChatMessage[] {
+  return messages.at(-1)?.role === 'user' ? messages : [...messages, ...userTurn('Continue with the task.')];
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
