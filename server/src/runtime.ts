@@ -7,7 +7,6 @@ import type { InitializeParams, PhaseType, ProviderInfo } from '#protocol';
 import { BUILTIN_AGENTS } from './agent/builtin-agents.ts';
 import { loadCustomAgents } from './agent/custom-agents.ts';
 import { openSession, type PromptDeps, runPrompt } from './agent/run-prompt.ts';
-import { DEFAULT_SWARM } from './agent/swarm.ts';
 import { isConfigured, listModels, selectModel } from './agent/model-selection.ts';
 import { SessionStore } from './agent/sessions.ts';
 import { ConfigError, configDir, loadConfig, type ResolvedConfig } from './config/config.ts';
@@ -104,7 +103,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
                 knownTools: KNOWN_TOOLS,
                 builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
               }),
-            swarm: DEFAULT_SWARM,
+            swarm: {
+              maxDepth: config.agent.maxDepth,
+              maxParallel: config.agent.maxParallelAgents,
+              subAgentTimeoutMs: config.agent.subAgentTimeoutSeconds * 1000,
+            },
             stream,
             tools,
             sendPhase: (phase) => client.phase(phase),

@@ -68,6 +68,9 @@ describe('loadConfig', () => {
       maxTurnsPerRun: 50,
       maxOutputTokens: 16_384,
       thinkingBudgetTokens: 0,
+      maxDepth: 3,
+      maxParallelAgents: 4,
+      subAgentTimeoutSeconds: 600,
     });
     assert.deepEqual(config.stream, { coalesceMs: 8 });
     assert.deepEqual(
@@ -131,6 +134,9 @@ describe('loadConfig', () => {
       maxTurnsPerRun: 7,
       maxOutputTokens: 16_384,
       thinkingBudgetTokens: 0,
+      maxDepth: 3,
+      maxParallelAgents: 4,
+      subAgentTimeoutSeconds: 600,
     });
     const file = await loadConfig(env);
     assert.equal(file.model, 'anthropic/claude-haiku-4-5');

@@ -327,4 +327,25 @@ describe('the swarm', () => {
     const { response } = await h.prompt({ text: 'hello', mode: 'agent_task' });
     assert.equal(outputOf(response), 'forced');
   });
+
+  test('a sub-agent that runs out of time is stopped and reported to its parent', async () => {
+    const h = await start(
+      'anthropic',
+      [
+        turn(
+          'orchestrator',
+          call('o1', 'spawn_agent', { agentId: 'thinker', task: 'Think for a long time' }),
+        ),
+        turn('thinker', { text: Array.from({ length: 100 }, (_, i) => `thought${i} `), chunkDelayMs: 50 }),
+        turn('orchestrator', call('o2', 'task_completed', { result: 'the thinker timed out' })),
+      ],
+      {},
+      { agent: { subAgentTimeoutSeconds: 1 } },
+      APPROVER,
+    );
+    const { response } = await h.prompt({ text: 'Think hard about this repo' });
+    assert.equal(outputOf(response), 'the thinker timed out');
+    const told = ((h.fake.requests.at(-1)?.body.messages as Json[]).at(-1)?.content as Json[])[0];
+    assert.match(String(told?.content), /ran out of time \(1 s\)/);
+  });
 });

@@ -26,8 +26,6 @@ export interface SwarmSettings {
   subAgentTimeoutMs: number;
 }
 
-export const DEFAULT_SWARM: SwarmSettings = { maxDepth: 3, maxParallel: 4, subAgentTimeoutMs: 10 * 60_000 };
-
 export interface SwarmRun {
   runId: string;
   agents: readonly AgentDefinition[];

@@ -36,6 +36,9 @@ export interface ResolvedConfig {
     maxTurnsPerRun: number;
     maxOutputTokens: number;
     thinkingBudgetTokens: number;
+    maxDepth: number;
+    maxParallelAgents: number;
+    subAgentTimeoutSeconds: number;
   };
   stream: { coalesceMs: number };
   workspace: { allowedDirs: string[] };
@@ -55,7 +58,15 @@ export interface ToolsConfig {
 }
 
 const DEFAULTS = {
-  agent: { maxToolCallsPerResponse: 8, maxTurnsPerRun: 50, maxOutputTokens: 16_384, thinkingBudgetTokens: 0 },
+  agent: {
+    maxToolCallsPerResponse: 8,
+    maxTurnsPerRun: 50,
+    maxOutputTokens: 16_384,
+    thinkingBudgetTokens: 0,
+    maxDepth: 3,
+    maxParallelAgents: 4,
+    subAgentTimeoutSeconds: 600,
+  },
   stream: { coalesceMs: 8 },
 } as const;
 

@@ -61,6 +61,15 @@ export const ConfigSchema = z
         maxOutputTokens: z.int().min(256).max(1_000_000),
         /** Extended thinking budget for models that support it (Anthropic); 0 turns thinking off. */
         thinkingBudgetTokens: z.int().min(0).max(1_000_000),
+        /** How deep agents may spawn agents (the orchestrator is depth 0). */
+        maxDepth: z.int().min(1).max(10),
+        /** Sub-agents of one spawn_agents call running at once. */
+        maxParallelAgents: z.int().min(1).max(32),
+        /** A sub-agent running longer is stopped and reported to its parent as failed. */
+        subAgentTimeoutSeconds: z
+          .int()
+          .min(1)
+          .max(24 * 3600),
       })
       .partial()
       .optional(),
