@@ -3,6 +3,7 @@
  * Loading never fails as a whole: each bad file becomes a problem naming the file, the field and
  * what was expected, and the good files still load, so one typo does not cost the user every agent.
  */
+import { closest } from '../text/suggest.ts';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod';
@@ -290,34 +291,6 @@ function unknownToolMessage(name: string, knownTools: ReadonlySet<string>): stri
   const guess = closest(name, known);
   if (guess !== undefined) return `unknown tool ${shown}, did you mean "${guess}"?`;
   return `unknown tool ${shown} (known tools: ${known.join(', ')})`;
-}
-
-function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
-  for (const name of candidates) {
-    const distance = editDistance(word.toLowerCase(), name.toLowerCase());
-    if (
-      distance <= Math.max(1, Math.floor(name.length / 3)) &&
-      (best === undefined || distance < best.distance)
-    ) {
-      best = { name, distance };
-    }
-  }
-  return best?.name;
-}
-
-/** Levenshtein distance over two rows; names here are short. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 function errorCode(error: unknown): string | undefined {
