@@ -62,6 +62,7 @@ export function toolContexts(deps: ToolContextDeps): PromptDeps['toolContextFor'
     maxCommandTimeoutMs: Math.max(config.tools.commandTimeoutSeconds * 1000, 10 * 60_000),
     commandOutputLimit: config.tools.commandOutputLimitBytes,
     useRipgrep: true,
+    allowPrivateNetwork: config.tools.allowPrivateNetwork,
     ...(config.tools.webSearch === undefined ? {} : { webSearch: config.tools.webSearch }),
   };
 

@@ -348,4 +348,52 @@ describe('the swarm', () => {
     const told = ((h.fake.requests.at(-1)?.body.messages as Json[]).at(-1)?.content as Json[])[0];
     assert.match(String(told?.content), /ran out of time \(1 s\)/);
   });
+
+  test('approvals from parallel agents are each bound to their own change', async () => {
+    const forTask = (word: string) => (r: RecordedRequest) =>
+      as('executor')(r) && JSON.stringify(r.body.messages).includes(word);
+    const executorTurns = (word: string, file: string): FakeTurn[] => [
+      {
+        match: (r) => forTask(word)(r) && !JSON.stringify(r.body.messages).includes('tool_result'),
+        ...call(`w-${word}`, 'write_file', { path: file, content: `${word}\n` }),
+        firstByteDelayMs: 100,
+      },
+      { match: forTask(word), ...call(`d-${word}`, 'task_completed', { result: `${word} handled` }) },
+    ];
+    const h = await start(
+      'anthropic',
+      [
+        turn(
+          'orchestrator',
+          call('o1', 'spawn_agents', {
+            agents: [
+              { agentId: 'executor', task: 'Write alpha' },
+              { agentId: 'executor', task: 'Write beta' },
+            ],
+          }),
+        ),
+        ...executorTurns('alpha', 'alpha.txt'),
+        ...executorTurns('beta', 'beta.txt'),
+        turn('orchestrator', call('o2', 'task_completed', { result: 'both handled' })),
+      ],
+      {},
+      undefined,
+      APPROVER,
+    );
+    const seen: Json[] = [];
+    h.client.handle('approve', async (params) => {
+      seen.push(params);
+      // Answer out of order: the later request first.
+      await new Promise((resolve) => setTimeout(resolve, params.path === 'alpha.txt' ? 150 : 0));
+      return { decision: params.path === 'alpha.txt' ? 'allow' : 'reject' };
+    });
+    const { response } = await h.prompt({ text: 'Write the two files for this project' });
+    assert.equal(outputOf(response), 'both handled');
+    assert.equal(readFileSync(join(h.workspace, 'alpha.txt'), 'utf8'), 'alpha\n');
+    assert.equal(existsSync(join(h.workspace, 'beta.txt')), false);
+    const byPath = Object.fromEntries(seen.map((p) => [p.path, p]));
+    assert.match(String((byPath['alpha.txt']?.diff as Json).unifiedDiff), /\+alpha/);
+    assert.match(String((byPath['beta.txt']?.diff as Json).unifiedDiff), /\+beta/);
+    assert.notEqual(byPath['alpha.txt']?.agentId, byPath['beta.txt']?.agentId);
+  });
 });

@@ -54,6 +54,8 @@ export interface ToolsConfig {
   commandTimeoutSeconds: number;
   commandOutputLimitBytes: number;
   allowEnv: string[];
+  /** web_fetch may reach loopback and private addresses. */
+  allowPrivateNetwork: boolean;
   webSearch?: { provider: 'searxng'; url: string } | { provider: 'brave' | 'tavily'; apiKey: string };
 }
 
@@ -150,6 +152,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig
       commandTimeoutSeconds: config.tools?.commandTimeoutSeconds ?? 120,
       commandOutputLimitBytes: config.tools?.commandOutputLimitBytes ?? 30_000,
       allowEnv: config.tools?.allowEnv ?? [],
+      allowPrivateNetwork: config.tools?.webFetch?.allowPrivateNetwork ?? false,
       ...(config.tools?.webSearch === undefined ? {} : { webSearch: config.tools.webSearch }),
     },
   };

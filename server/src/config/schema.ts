@@ -102,6 +102,7 @@ export const ConfigSchema = z
         allowEnv: z.array(
           z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'),
         ),
+        webFetch: z.strictObject({ allowPrivateNetwork: z.boolean() }).partial(),
         webSearch: z.discriminatedUnion('provider', [
           z.strictObject({ provider: z.literal('searxng'), url: httpUrl }),
           z.strictObject({ provider: z.literal('brave'), apiKey: z.string().min(1) }),

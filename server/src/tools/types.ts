@@ -104,6 +104,8 @@ export interface ToolSettings {
   webSearch?: { provider: 'searxng'; url: string } | { provider: 'brave' | 'tavily'; apiKey: string };
   /** Prefer ripgrep when it is on PATH. */
   useRipgrep: boolean;
+  /** web_fetch may reach loopback and private-network addresses (tools.webFetch.allowPrivateNetwork). */
+  allowPrivateNetwork?: boolean;
 }
 
 export interface ToolResult {

@@ -72,7 +72,9 @@ export function webFetchTool(options: WebFetchOptions = {}) {
     async execute(args, context) {
       const outcome = await guardedFetch(args.url, {
         signal: context.signal,
-        policy: options,
+        // The user's config may allow private addresses (an intranet wiki, a local docs server).
+        policy:
+          context.settings.allowPrivateNetwork === true ? { ...options, allowPrivateNetwork: true } : options,
         limits,
         headers: {
           'user-agent': 'Mozilla/5.0 (compatible; Santra)',
