@@ -16,9 +16,7 @@ import { CATALOG } from './providers/catalog.ts';
 import { RateLimiter, type ResilienceOptions, withResilience } from './providers/resilience.ts';
 import type { StreamFn } from './providers/stream.ts';
 import type { ClientChannel, Runtime } from './runtime-contract.ts';
-import { allTools } from './tools/registry.ts';
 import type { Tool } from './tools/types.ts';
-import { toolContexts } from './tool-context.ts';
 import { FileTracker } from './workspace/file-tracker.ts';
 import { Workspace } from './workspace/workspace.ts';
 import { SANTRA_VERSION } from './version.ts';
@@ -45,8 +43,16 @@ const PHASE_TYPES: PhaseType[] = [
   'complete',
 ];
 
-/** Every tool name, including those the config denies: custom agents may list them. */
-const KNOWN_TOOLS = allTools().map((tool) => tool.name);
+interface Tooling {
+  toolContextFor: PromptDeps['toolContextFor'];
+  /** The tools offered. */
+  tools: Tool[];
+  /** Every tool name, including those the config denies. */
+  knownTools: string[];
+}
+
+/** The tools and the approval gate, loaded after `initialize` has been answered. */
+const loadTooling = () => import('./tooling.ts');
 
 /**
  * One entry point for every wire API. The SDKs are loaded on the first model call, not at
@@ -71,9 +77,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         config: ResolvedConfig;
         workspaceRoot: string;
         client: ClientChannel;
-        toolContextFor: PromptDeps['toolContextFor'];
-        /** The tools offered; those the config denies (tools.policy) are not offered at all. */
-        tools: Tool[];
+        tooling: () => Promise<Tooling>;
       }
     | undefined;
   let configError: string | undefined;
@@ -89,8 +93,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     serverInfo: { name: 'santra-server', version: SANTRA_VERSION },
     sends: ['phase', 'approve', 'ask'],
     handlers: {
-      prompt(params, { signal }) {
-        const { config, workspaceRoot, client, toolContextFor, tools } = ready();
+      async prompt(params, { signal }) {
+        const { config, workspaceRoot, client, tooling } = ready();
+        const { toolContextFor, tools, knownTools } = await tooling();
         const run = runPrompt(
           {
             sessions,
@@ -100,7 +105,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             toolContextFor,
             loadAgents: () =>
               loadCustomAgents(workspaceRoot, {
-                knownTools: KNOWN_TOOLS,
+                knownTools,
                 builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
               }),
             swarm: {
@@ -131,9 +136,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         });
       },
       async 'agents/list'() {
-        const { workspaceRoot } = ready();
+        const { workspaceRoot, tooling } = ready();
         const custom = await loadCustomAgents(workspaceRoot, {
-          knownTools: KNOWN_TOOLS,
+          knownTools: (await tooling()).knownTools,
           builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
         });
         return {
@@ -178,18 +183,31 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...config.workspace.allowedDirs,
         ...(options.allowedDirs ?? []),
       ]);
-      const toolContextFor = toolContexts({
-        workspace,
-        files,
-        client,
-        capabilities: params.capabilities,
-        autoApprove: options.autoApprove === true,
-        config,
-        configDir: configDir(options.env),
-        env: options.env,
-      });
-      const tools = allTools().filter((tool) => config.tools.policy[tool.name] !== 'deny');
-      state = { config, workspaceRoot: workspace.root, client, toolContextFor, tools };
+      // Loaded when first needed, or in the background shortly after `initialize` has been
+      // answered (not before: evaluating it would hold up the response).
+      let loading: Promise<Tooling> | undefined;
+      const tooling = () => (loading ??= loadTools());
+      setTimeout(() => void tooling().catch(() => {}), 25).unref();
+      const loadTools = () =>
+        loadTooling().then(({ allTools, toolContexts }) => {
+          const every = allTools();
+          return {
+            toolContextFor: toolContexts({
+              workspace,
+              files,
+              client,
+              capabilities: params.capabilities,
+              autoApprove: options.autoApprove === true,
+              config,
+              configDir: configDir(options.env),
+              env: options.env,
+            }),
+            // Tools the config denies are not offered at all; custom agents may still name them.
+            tools: every.filter((tool) => config.tools.policy[tool.name] !== 'deny'),
+            knownTools: every.map((tool) => tool.name),
+          };
+        });
+      state = { config, workspaceRoot: workspace.root, client, tooling };
       if (params.model !== undefined) {
         const selection = selectModel(config, params.model);
         if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);

@@ -55,12 +55,22 @@ export interface AgentOutcome {
   turns: number;
 }
 
+/** A tool's definition never changes; its zod schema is converted once. */
+const definitionCache = new WeakMap<Tool, ToolDefinition>();
+
 export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
-  return tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    inputSchema: z.toJSONSchema(tool.parameters, { io: 'input' }),
-  }));
+  return tools.map((tool) => {
+    let definition = definitionCache.get(tool);
+    if (definition === undefined) {
+      definition = {
+        name: tool.name,
+        description: tool.description,
+        inputSchema: z.toJSONSchema(tool.parameters, { io: 'input' }),
+      };
+      definitionCache.set(tool, definition);
+    }
+    return definition;
+  });
 }
 
 export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
