@@ -7,7 +7,6 @@ import {
   MAX_TEXT_FILE_BYTES,
   notFoundResult,
   resolveTarget,
-  withEditLock,
 } from './file-helpers.ts';
 import { defineTool, toolError } from './types.ts';
 
@@ -52,12 +51,10 @@ export function deleteFileTool() {
             `${target.display} is ${formatSize(info.size)}, too large to show for approval here. Delete it with run_command (rm).`,
           );
         }
-        const result = await withEditLock(context, target.absolute, () =>
-          applyFileChange(context, target, (current) =>
-            current === undefined
-              ? { error: toolError('not_found', `${target.display} no longer exists; nothing was deleted.`) }
-              : { content: undefined },
-          ),
+        const result = await applyFileChange(context, target, (current) =>
+          current === undefined
+            ? { error: toolError('not_found', `${target.display} no longer exists; nothing was deleted.`) }
+            : { content: undefined },
         );
         return result.isError === true ? result : { ...result, summary: `deleted ${target.display}` };
       } catch (error) {

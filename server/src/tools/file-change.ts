@@ -1,13 +1,14 @@
 /**
  * Every file change goes through here: compute the new content from the current one, show it to
- * the approval gate, and write it — atomically, one write at a time per file — only when allowed
- * and only if the file is still what the diff showed. If it changed on disk meanwhile, the change
- * is recomputed and asked again rather than clobbering someone's edit.
+ * the approval gate, and write it atomically, only when allowed and only if the file is still what
+ * the diff showed. The whole change holds the file's lock, so parallel edits of one file queue up
+ * and each is computed on the result of the one before. If the file changed on disk meanwhile (the
+ * user, another program), the change is recomputed and asked again rather than clobbering it.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { atomicWrite } from '../workspace/atomic-write.ts';
 import { isSymlink, type ResolvedPath } from '../workspace/workspace.ts';
-import { type ToolContext, type ToolResult, toolError } from './types.ts';
+import { refused, type ToolContext, type ToolResult, toolError } from './types.ts';
 
 /** The new content (undefined deletes the file), or an error for the model. */
 export type Produce = (
@@ -39,11 +40,15 @@ export function lineCount(text: string | undefined): number {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
 
-export async function applyFileChange(
+export function applyFileChange(
   context: ToolContext,
   target: ResolvedPath,
   produce: Produce,
 ): Promise<ToolResult> {
+  return context.files.withLock(target.absolute, () => changeFile(context, target, produce));
+}
+
+async function changeFile(context: ToolContext, target: ResolvedPath, produce: Produce): Promise<ToolResult> {
   const stale = await context.files.modifiedSinceRead(context.agentId, target.absolute, target.display);
   if (stale !== undefined) return toolError('modified_since_read', stale);
   let note = '';
@@ -63,21 +68,17 @@ export async function applyFileChange(
       oldContent: current,
       newContent: next,
     });
-    if (!decision.allowed)
-      return {
-        ...toolError(decision.reason, decision.message, decision.reason),
-        rejected: decision.reason === 'rejected' || decision.reason === 'feedback',
-      };
-    const written = await context.files.withLock(target.absolute, async () => {
-      // The approval is bound to the diff it showed: write only over the content it was computed from.
-      if ((await currentContent(target.absolute)) !== current) return false;
-      if (next === undefined) await rm(target.absolute);
-      else await atomicWrite(target.absolute, next);
-      return true;
-    });
-    if (written) {
-      if (next === undefined) context.files.forget(context.agentId, target.absolute);
-      else context.files.recordSeen(context.agentId, target.absolute, next);
+    if (!decision.allowed) return refused(decision);
+    // The approval is bound to the diff it showed: write only over the content it was computed
+    // from. A change on disk meanwhile (not ours: we hold the lock) means compute and ask again.
+    if ((await currentContent(target.absolute)) === current) {
+      if (next === undefined) {
+        await rm(target.absolute);
+        context.files.forget(context.agentId, target.absolute);
+      } else {
+        await atomicWrite(target.absolute, next);
+        context.files.recordSeen(context.agentId, target.absolute, next);
+      }
       const verb = next === undefined ? 'Deleted' : current === undefined ? 'Created' : 'Updated';
       return {
         output: `${verb} ${target.display}.${note}`,

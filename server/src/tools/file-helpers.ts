@@ -303,14 +303,3 @@ export async function checkEditable(
     return fsErrorResult(error, target.display);
   }
 }
-
-/**
- * Runs one whole file edit (read, produce, approval, write) at a time per file. applyFileChange
- * locks only the final write, so parallel edits of one file would each be approved against the
- * same old content and all but one recomputed and asked again (and dropped after three rounds);
- * queued here, each edit is computed on the result of the one before and asked once. The key
- * cannot collide with a real path (NUL is never in one), so it never nests with that write lock.
- */
-export function withEditLock<T>(context: ToolContext, absolute: string, task: () => Promise<T>): Promise<T> {
-  return context.files.withLock(`${absolute}\u0000edit`, task);
-}

@@ -9,9 +9,8 @@ import {
   MAX_TEXT_FILE_BYTES,
   notFoundResult,
   resolveTarget,
-  withEditLock,
 } from './file-helpers.ts';
-import { defineTool, type ToolContext, type ToolResult, toolError } from './types.ts';
+import { defineTool, refused, type ToolContext, type ToolResult, toolError } from './types.ts';
 
 /**
  * `move_file {from, to}`: moves or renames one file after the user approves, never over an
@@ -57,7 +56,8 @@ export function moveFileTool() {
         if (occupied !== undefined) return occupied;
         const blocked = await blockedParent(context, to.absolute, to.display);
         if (blocked !== undefined) return blocked;
-        return await withEditLock(context, from.absolute, () => approveAndMove(context, from, to, source));
+        // One lock for the whole move, the one file changes take: an edit and a move of one file queue up.
+        return await context.files.withLock(from.absolute, () => approveAndMove(context, from, to, source));
       } catch (error) {
         return fsErrorResult(error, `${from.display} → ${to.display}`);
       }
@@ -80,34 +80,26 @@ async function approveAndMove(
     newContent: content,
     destination: to,
   });
-  if (!decision.allowed) {
-    return {
-      ...toolError(decision.reason, decision.message, decision.reason),
-      rejected: decision.reason === 'rejected' || decision.reason === 'feedback',
-    };
+  if (!decision.allowed) return refused(decision);
+  // The source must still be the file that was approved (we hold its lock; the user may not).
+  const now = await lstatOrUndefined(from.absolute);
+  if (now === undefined || !now.isFile() || now.ino !== source.ino || now.dev !== source.dev) {
+    return toolError(
+      'not_found',
+      `${from.display} was moved or deleted while the move was waiting for approval; nothing was moved.`,
+    );
   }
-  const outcome = await context.files.withLock(from.absolute, async (): Promise<ToolResult | undefined> => {
-    const now = await lstatOrUndefined(from.absolute);
-    if (now === undefined || !now.isFile() || now.ino !== source.ino || now.dev !== source.dev) {
-      return toolError(
-        'not_found',
-        `${from.display} was moved or deleted while the move was waiting for approval; nothing was moved.`,
-      );
-    }
-    const occupied = await occupiedDestination(to, source);
-    if (occupied !== undefined) return occupied;
-    await mkdir(dirname(to.absolute), { recursive: true });
-    try {
-      await rename(from.absolute, to.absolute);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-      // Another file system (an allowed directory elsewhere): copy without overwriting, then remove the source.
-      await copyFile(from.absolute, to.absolute, constants.COPYFILE_EXCL);
-      await unlink(from.absolute);
-    }
-    return undefined;
-  });
-  if (outcome !== undefined) return outcome;
+  const occupied = await occupiedDestination(to, source);
+  if (occupied !== undefined) return occupied;
+  await mkdir(dirname(to.absolute), { recursive: true });
+  try {
+    await rename(from.absolute, to.absolute);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    // Another file system (an allowed directory elsewhere): copy without overwriting, then remove the source.
+    await copyFile(from.absolute, to.absolute, constants.COPYFILE_EXCL);
+    await unlink(from.absolute);
+  }
   // The destination holds what the approval showed; a later change to it must be read before it is overwritten.
   context.files.forget(context.agentId, from.absolute);
   if (content !== undefined) context.files.recordSeen(context.agentId, to.absolute, content);

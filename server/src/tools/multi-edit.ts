@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { applyFileChange } from './file-change.ts';
-import { checkEditable, fsErrorResult, resolveTarget, withEditLock } from './file-helpers.ts';
+import { checkEditable, fsErrorResult, resolveTarget } from './file-helpers.ts';
 import { CHANGED_DURING_APPROVAL, isMatchFailure, replaceUnique } from './text-match.ts';
 import { defineTool, toolError } from './types.ts';
 
@@ -41,34 +41,32 @@ export function multiEditTool() {
         const problem = await checkEditable(context, target);
         if (problem !== undefined) return problem;
         let rounds = 0;
-        const result = await withEditLock(context, target.absolute, () =>
-          applyFileChange(context, target, (current) => {
-            const prefix = ++rounds > 1 ? CHANGED_DURING_APPROVAL : '';
-            if (current === undefined)
+        const result = await applyFileChange(context, target, (current) => {
+          const prefix = ++rounds > 1 ? CHANGED_DURING_APPROVAL : '';
+          if (current === undefined)
+            return {
+              error: toolError(
+                'not_found',
+                `${prefix}${target.display} no longer exists; nothing was written.`,
+              ),
+            };
+          let text = current;
+          for (const [index, edit] of args.edits.entries()) {
+            const outcome = replaceUnique(text, edit.oldStr, edit.newStr);
+            if (isMatchFailure(outcome)) {
+              const where =
+                index === 0 ? '' : ' (line numbers are those of the text after the edits before it)';
               return {
                 error: toolError(
-                  'not_found',
-                  `${prefix}${target.display} no longer exists; nothing was written.`,
+                  outcome.errorType,
+                  `${prefix}edits[${index}] failed${where}: ${outcome.message} No edit was applied; fix this edit and send them all again.`,
                 ),
               };
-            let text = current;
-            for (const [index, edit] of args.edits.entries()) {
-              const outcome = replaceUnique(text, edit.oldStr, edit.newStr);
-              if (isMatchFailure(outcome)) {
-                const where =
-                  index === 0 ? '' : ' (line numbers are those of the text after the edits before it)';
-                return {
-                  error: toolError(
-                    outcome.errorType,
-                    `${prefix}edits[${index}] failed${where}: ${outcome.message} No edit was applied; fix this edit and send them all again.`,
-                  ),
-                };
-              }
-              text = outcome.text;
             }
-            return { content: text };
-          }),
-        );
+            text = outcome.text;
+          }
+          return { content: text };
+        });
         if (result.isError === true || result.summary === 'no change') return result;
         return {
           ...result,

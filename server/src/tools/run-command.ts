@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
 import type { CapturedText } from './output-capture.ts';
 import { type ProcessOutcome, runProcess } from './run-process.ts';
-import { defineTool, type ToolContext, type ToolResult, toolError } from './types.ts';
+import { defineTool, refused, type ToolContext, toolError, type ToolResult } from './types.ts';
 
 /**
  * `run_command {command, cwd?, timeout?}`: runs a shell command line in the workspace, after the
@@ -53,12 +53,7 @@ export function runCommandTool() {
       }
 
       const decision = await context.gate.command({ command: args.command, cwd: cwd.absolute });
-      if (!decision.allowed) {
-        return {
-          ...toolError(decision.reason, decision.message),
-          rejected: decision.reason === 'rejected' || decision.reason === 'feedback',
-        };
-      }
+      if (!decision.allowed) return refused(decision);
       if (context.signal.aborted) return cancelledBeforeStart();
 
       let outcome: ProcessOutcome;

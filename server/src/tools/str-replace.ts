@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { applyFileChange } from './file-change.ts';
-import { checkEditable, editSnippet, fsErrorResult, resolveTarget, withEditLock } from './file-helpers.ts';
+import { checkEditable, editSnippet, fsErrorResult, resolveTarget } from './file-helpers.ts';
 import { CHANGED_DURING_APPROVAL, isMatchFailure, type Replaced, replaceUnique } from './text-match.ts';
 import { defineTool, toolError } from './types.ts';
 
@@ -33,29 +33,27 @@ export function strReplaceTool() {
         if (problem !== undefined) return problem;
         let replaced: Replaced | undefined;
         let rounds = 0;
-        const result = await withEditLock(context, target.absolute, () =>
-          applyFileChange(context, target, (current) => {
-            const prefix = ++rounds > 1 ? CHANGED_DURING_APPROVAL : '';
-            if (current === undefined)
-              return {
-                error: toolError(
-                  'not_found',
-                  `${prefix}${target.display} no longer exists; nothing was written.`,
-                ),
-              };
-            const outcome = replaceUnique(current, args.oldStr, args.newStr);
-            if (isMatchFailure(outcome)) {
-              return {
-                error: toolError(
-                  outcome.errorType,
-                  `${prefix}${outcome.message}${prefix === '' ? '' : ' Nothing was written.'}`,
-                ),
-              };
-            }
-            replaced = outcome;
-            return { content: outcome.text };
-          }),
-        );
+        const result = await applyFileChange(context, target, (current) => {
+          const prefix = ++rounds > 1 ? CHANGED_DURING_APPROVAL : '';
+          if (current === undefined)
+            return {
+              error: toolError(
+                'not_found',
+                `${prefix}${target.display} no longer exists; nothing was written.`,
+              ),
+            };
+          const outcome = replaceUnique(current, args.oldStr, args.newStr);
+          if (isMatchFailure(outcome)) {
+            return {
+              error: toolError(
+                outcome.errorType,
+                `${prefix}${outcome.message}${prefix === '' ? '' : ' Nothing was written.'}`,
+              ),
+            };
+          }
+          replaced = outcome;
+          return { content: outcome.text };
+        });
         if (result.isError === true || replaced === undefined) return result;
         const span = (start: number, count: number) =>
           count === 1 ? `line ${start}` : `lines ${start}–${start + count - 1}`;

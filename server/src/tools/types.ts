@@ -144,3 +144,11 @@ export function toolError(
 ): ToolResult {
   return { output, summary, isError: true, errorType };
 }
+
+/** What the model reads when the approval gate did not allow an action. */
+export function refused(decision: Extract<GateDecision, { allowed: false }>): ToolResult {
+  return {
+    ...toolError(decision.reason, decision.message, decision.reason),
+    rejected: decision.reason === 'rejected' || decision.reason === 'feedback',
+  };
+}

@@ -7,7 +7,6 @@ import {
   fsErrorResult,
   MAX_TEXT_FILE_BYTES,
   resolveTarget,
-  withEditLock,
 } from './file-helpers.ts';
 import { defineTool, toolError } from './types.ts';
 
@@ -54,9 +53,7 @@ export function writeFileTool() {
         }
         const blocked = await blockedParent(context, target.absolute, target.display);
         if (blocked !== undefined) return blocked;
-        return await withEditLock(context, target.absolute, () =>
-          applyFileChange(context, target, () => ({ content: args.content })),
-        );
+        return await applyFileChange(context, target, () => ({ content: args.content }));
       } catch (error) {
         return fsErrorResult(error, target.display);
       }
