@@ -8,6 +8,7 @@ const command = parseCli(process.argv.slice(2), process.env);
 switch (command.action) {
   case 'version':
   case 'help':
+    // Not serving: stdout is the terminal's here. Once serving, stdout carries protocol only.
     process.stdout.write(`${command.text}\n`);
     break;
   case 'usage_error':

@@ -2,17 +2,8 @@ import assert from 'node:assert/strict';
 import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, test } from 'node:test';
-import { fileTools } from '../src/tools/file-tools.ts';
-import type { ToolResult } from '../src/tools/types.ts';
+import { run } from './helpers/file-tools.ts';
 import { type TestContext, tempWorkspace, testContext } from './helpers/tool-context.ts';
-
-const tools = new Map(fileTools().map((tool) => [tool.name, tool]));
-
-function run(context: TestContext, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const tool = tools.get(name);
-  assert.ok(tool, `no tool ${name}`);
-  return tool.execute(tool.parameters.parse(args), context);
-}
 
 /** Every tool called with `path` where it names a file (or, for list_dir and find_file, a directory). */
 function callsWith(path: string, dir = path): Array<[string, Record<string, unknown>]> {

@@ -2,24 +2,9 @@ import assert from 'node:assert/strict';
 import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileTools } from '../src/tools/file-tools.ts';
-import type { FileChangeRequest, ToolResult } from '../src/tools/types.ts';
+import type { FileChangeRequest } from '../src/tools/types.ts';
+import { put, run, tools } from './helpers/file-tools.ts';
 import { type TestContext, tempWorkspace, testContext } from './helpers/tool-context.ts';
-
-const tools = new Map(fileTools().map((tool) => [tool.name, tool]));
-
-function run(context: TestContext, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const tool = tools.get(name);
-  assert.ok(tool, `no tool ${name}`);
-  return tool.execute(tool.parameters.parse(args), context);
-}
-
-async function put(root: string, path: string, content: string | Uint8Array): Promise<string> {
-  const absolute = join(root, path);
-  await mkdir(join(absolute, '..'), { recursive: true });
-  await writeFile(absolute, content);
-  return absolute;
-}
 
 function fileChanges(context: TestContext): FileChangeRequest[] {
   return context.gateRequests.flatMap((request) => (request.kind === 'file_change' ? [request.request] : []));

@@ -3,17 +3,9 @@ import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, test } from 'node:test';
-import { fileTools } from '../src/tools/file-tools.ts';
-import type { FileChangeRequest, GateDecision, ToolResult } from '../src/tools/types.ts';
+import type { FileChangeRequest, GateDecision } from '../src/tools/types.ts';
+import { run } from './helpers/file-tools.ts';
 import { type TestContext, tempWorkspace, testContext } from './helpers/tool-context.ts';
-
-const tools = new Map(fileTools().map((tool) => [tool.name, tool]));
-
-function run(context: TestContext, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const tool = tools.get(name);
-  assert.ok(tool, `no tool ${name}`);
-  return tool.execute(tool.parameters.parse(args), context);
-}
 
 function fileChanges(context: TestContext): FileChangeRequest[] {
   return context.gateRequests.flatMap((request) => (request.kind === 'file_change' ? [request.request] : []));

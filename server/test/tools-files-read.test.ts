@@ -3,24 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { fileTools } from '../src/tools/file-tools.ts';
-import type { ToolResult } from '../src/tools/types.ts';
-import { type TestContext, tempWorkspace, testContext } from './helpers/tool-context.ts';
-
-const tools = new Map(fileTools().map((tool) => [tool.name, tool]));
-
-function run(context: TestContext, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const tool = tools.get(name);
-  assert.ok(tool, `no tool ${name}`);
-  return tool.execute(tool.parameters.parse(args), context);
-}
-
-async function put(root: string, path: string, content: string | Uint8Array): Promise<string> {
-  const absolute = join(root, path);
-  await mkdir(join(absolute, '..'), { recursive: true });
-  await writeFile(absolute, content);
-  return absolute;
-}
+import { put, run, tools } from './helpers/file-tools.ts';
+import { tempWorkspace, testContext } from './helpers/tool-context.ts';
 
 const PNG = Uint8Array.from([
   0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52,

@@ -81,29 +81,27 @@ export async function runPrompt(
     else if (event.type === 'status') phases.emit(agent, { ...event, text: deps.redact(event.text) });
     else phases.emit(agent, event);
   };
-  const route: Classification =
-    params.agent !== undefined
-      ? { route: 'agent_task', reason: `the client asked for the agent ${params.agent}` }
-      : params.mode === undefined || params.mode === 'auto'
-        ? classifyPrompt(params.text)
-        : { route: params.mode, reason: 'chosen by the client' };
-  const custom = route.route === 'agent_task' ? await deps.loadAgents() : { agents: [], problems: [] };
-  const agents = [...BUILTIN_AGENTS, ...custom.agents];
-  const root =
-    params.agent === undefined ? rootAgent(route.route) : agents.find((agent) => agent.id === params.agent);
-  if (root === undefined) {
-    session.running = undefined;
-    signal.removeEventListener('abort', abort);
-    throw new ProtocolFault(
-      'InvalidParams',
-      `Invalid params for prompt: params.agent: there is no agent "${params.agent}"; agents/list shows them.`,
-      {
-        issues: [{ path: 'params.agent', message: `no agent "${params.agent}"` }],
-      },
-    );
-  }
-  const emit = (event: AgentEvent) => emitAs({ agentId: root.id }, event);
   try {
+    const route: Classification =
+      params.agent !== undefined
+        ? { route: 'agent_task', reason: `the client asked for the agent ${params.agent}` }
+        : params.mode === undefined || params.mode === 'auto'
+          ? classifyPrompt(params.text)
+          : { route: params.mode, reason: 'chosen by the client' };
+    const custom = route.route === 'agent_task' ? await deps.loadAgents() : { agents: [], problems: [] };
+    const agents = [...BUILTIN_AGENTS, ...custom.agents];
+    const root =
+      params.agent === undefined ? rootAgent(route.route) : agents.find((agent) => agent.id === params.agent);
+    if (root === undefined) {
+      throw new ProtocolFault(
+        'InvalidParams',
+        `Invalid params for prompt: params.agent: there is no agent "${params.agent}"; agents/list shows them.`,
+        {
+          issues: [{ path: 'params.agent', message: `no agent "${params.agent}"` }],
+        },
+      );
+    }
+    const emit = (event: AgentEvent) => emitAs({ agentId: root.id }, event);
     const ref = params.model ?? session.model ?? deps.defaultModel ?? deps.config.model;
     const selection = selectModel(deps.config, ref);
     if (!selection.ok) {

@@ -5,14 +5,14 @@
  * long becomes a whole-file replacement view, so an approval never waits on a pathological input.
  */
 import type * as z from 'zod';
-import type { DiffHunk, DiffLine, FileDiff as FileDiffSchema } from '#protocol';
+import type { DiffHunk, DiffLine, FileDiff } from '#protocol';
 import { type DiffLimits, type Edit, myersEdits, planEdits, splitLines } from './diff-edits.ts';
 import { myersInWorker } from './diff-worker.ts';
 import { visibleControlChars } from './visible-chars.ts';
 
 export { visibleControlChars } from './visible-chars.ts';
 
-export type FileDiff = z.infer<typeof FileDiffSchema>;
+export type { FileDiff };
 type Hunk = z.infer<typeof DiffHunk>;
 type Line = z.infer<typeof DiffLine>;
 
