@@ -46,11 +46,3 @@ export type ChatMessage =
 export function userText(text: string): ChatMessage {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
-
-/** The text of an assistant message, blocks joined. */
-export function assistantText(blocks: readonly AssistantBlock[]): string {
-  return blocks
-    .filter((block): block is TextBlock => block.type === 'text')
-    .map((block) => block.text)
-    .join('');
-}

@@ -6,15 +6,6 @@
  */
 import { parseCommandLine, type ShellWord } from './shell-words.ts';
 
-/** The user's list of read-only commands (config `tools.readOnlyCommands`). */
-export interface CommandAllowlist {
-  /**
-   * Entries like "ls" or "git status": a one-word entry matches the program with any arguments,
-   * a longer one the program followed by exactly those leading subcommand words.
-   */
-  commands: string[];
-}
-
 /** Read-only commands allowed by default. */
 export const DEFAULT_READ_ONLY: readonly string[] = [
   'ls',
@@ -87,7 +78,9 @@ const DANGEROUS_FLAGS = new Map<string, FlagRules>(
 /**
  * True only when every simple command of `command` is on the allowlist and the line contains
  * nothing that could write or run something else, nor a path leading out of the workspace
- * (absolute, `..`). An empty line is not allowlisted.
+ * (absolute, `..`). An empty line is not allowlisted. An allowlist entry like "ls" matches the
+ * program with any arguments; a longer one like "git status" the program followed by exactly
+ * those leading subcommand words.
  */
 export function isAllowlisted(command: string, allowlist: readonly string[]): boolean {
   const commands = parseCommandLine(command);
