@@ -6,32 +6,24 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
+import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import { appendMerged, responseBody, sseBatches, StreamReportedError } from './sse.ts';
 import { parseToolArguments } from './tool-arguments.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
-import type { ProviderEndpoint } from './types.ts';
 
 type MessageParam = Anthropic.Messages.MessageParam;
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
 
-const clients = new Map<string, Anthropic>();
-
-function clientFor(endpoint: ProviderEndpoint): Anthropic {
-  const key = `${endpoint.baseUrl}\n${endpoint.apiKey ?? ''}`;
-  let client = clients.get(key);
-  if (client === undefined) {
-    // Santra retries itself (with its own cap on waits and a limiter shared by all agents).
-    client = new Anthropic({
+const clientFor = clientCache(
+  (endpoint) =>
+    new Anthropic({
       apiKey: endpoint.apiKey ?? null,
       baseURL: endpoint.baseUrl,
       maxRetries: 0,
       timeout: 10 * 60_000,
-    });
-    clients.set(key, client);
-  }
-  return client;
-}
+    }),
+);
 
 export function toAnthropicMessages(messages: readonly ChatMessage[]): MessageParam[] {
   return messages.map((message): MessageParam => {

@@ -9,32 +9,25 @@
 import OpenAI from 'openai';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
+import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
 import { formatToolResult, textProtocolInstructions } from './text-protocol/prompt.ts';
 import { appendMerged, responseBody, sseBatches, StreamReportedError } from './sse.ts';
 import { parseToolArguments } from './tool-arguments.ts';
-import type { ProviderEndpoint } from './types.ts';
 
 type MessageParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
-const clients = new Map<string, OpenAI>();
-
-function clientFor(endpoint: ProviderEndpoint): OpenAI {
-  const key = `${endpoint.baseUrl}\n${endpoint.apiKey ?? ''}`;
-  let client = clients.get(key);
-  if (client === undefined) {
-    // Local servers need no key, but the SDK insists on one.
-    client = new OpenAI({
+// Local servers need no key, but the SDK insists on one.
+const clientFor = clientCache(
+  (endpoint) =>
+    new OpenAI({
       apiKey: endpoint.apiKey ?? 'no-key',
       baseURL: endpoint.baseUrl,
       maxRetries: 0,
       timeout: 10 * 60_000,
-    });
-    clients.set(key, client);
-  }
-  return client;
-}
+    }),
+);
 
 export function toOpenAIMessages(
   system: string,
