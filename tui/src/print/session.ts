@@ -136,10 +136,13 @@ export class ServerSession {
     this.#closing = true;
     if (this.#child.exitCode === null && this.#child.signalCode === null) {
       const shutdown = this.#connection.sendRequest('shutdown').then(
-        () => this.#connection.sendNotification('exit'),
-        () => {},
+        () => this.#connection.sendNotification('exit').then(() => true),
+        () => false,
       );
-      await Promise.race([shutdown, this.#closed, delay(GRACE_MS)]);
+      const exitSent = await Promise.race([shutdown, this.#closed.then(() => false), delay(GRACE_MS)]);
+      // A server told to `exit` leaves on its own; closing its stdin first would race that
+      // notification against the end of the stream.
+      if (exitSent === true) await Promise.race([this.#closed, delay(GRACE_MS)]);
       this.#child.stdin.end();
       await Promise.race([this.#closed, delay(GRACE_MS)]);
       this.kill();
