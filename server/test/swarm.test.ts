@@ -214,7 +214,7 @@ describe('the swarm', () => {
       'anthropic',
       [
         turn('orchestrator', call('o1', 'spawn_agent', { agentId: 'reader', task: 'Read slowly' })),
-        turn('reader', { text: Array.from({ length: 100 }, (_, i) => `word${i} `), chunkDelayMs: 50 }),
+        turn('reader', { text: Array.from({ length: 400 }, (_, i) => `word${i} `), chunkDelayMs: 50 }),
       ],
       {},
       undefined,
@@ -231,7 +231,8 @@ describe('the swarm', () => {
     const cancelledAt = Date.now();
     h.client.notify('$/cancelRequest', { id });
     const response = await h.client.response(id);
-    assert.ok(Date.now() - cancelledAt < 1500);
+    // The reader would stream 20 s more; the bound is loose for busy machines.
+    assert.ok(Date.now() - cancelledAt < 5000);
     assert.equal((response.result as Json).status, 'cancelled');
     const completes = h.client.messages.filter(
       (m) => m.method === 'phase' && (m.params as Json).type === 'complete',
