@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { isPublicAddress } from '../src/tools/guarded-fetch.ts';
 import { type WebFetchOptions, webFetchTool } from '../src/tools/web-fetch.ts';
@@ -48,6 +49,12 @@ const routes: Record<string, Handler> = {
   '/to-private-name': (_request, response) =>
     response.writeHead(302, { location: 'http://intranet.test/' }).end(),
   '/to-file': (_request, response) => response.writeHead(302, { location: 'file:///etc/passwd' }).end(),
+  '/gzip': (_request, response) =>
+    response.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(PAGE)),
+  '/brotli-bomb': (_request, response) =>
+    response
+      .writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' })
+      .end(brotliCompressSync(Buffer.alloc(50_000_000, 'a'))),
   '/hang': () => {
     // Never answers.
   },
@@ -160,6 +167,37 @@ describe('web_fetch', () => {
     assert.deepEqual(requests, []);
     const allowed = await fetchWith(`${base}/page`, { allowPrivateNetwork: true });
     assert.equal(allowed.isError, undefined);
+  });
+
+  test('the address checked is the address connected to: one lookup per connection, so DNS rebinding gets nowhere', async () => {
+    // A resolver that answers an allowed address once and a refused one every time after: a fetch
+    // that resolved again to connect would reach 127.0.0.2 (or fail); this one uses the first answer.
+    const answers: string[] = [];
+    const rebinding: WebFetchOptions = {
+      allowAddress: (address) => address === '127.0.0.1',
+      lookup: (hostname) => {
+        const address = answers.length === 0 ? '127.0.0.1' : '127.0.0.2';
+        answers.push(`${hostname} -> ${address}`);
+        return Promise.resolve([address]);
+      },
+    };
+    const port = new URL(base).port;
+    const result = await fetchWith(`http://rebind.test:${port}/page`, rebinding);
+    assert.equal(result.isError, undefined, result.output);
+    assert.match(result.output, /# Welcome/);
+    assert.deepEqual(answers, ['rebind.test -> 127.0.0.1']);
+    const again = await fetchWith(`http://rebind.test:${port}/page`, rebinding);
+    assert.equal(again.errorType, 'blocked_address');
+    assert.match(again.output, /rebind\.test:\d+ resolves to 127\.0\.0\.2/);
+  });
+
+  test('compressed bodies are decoded, and the byte cap applies to the decoded size', async () => {
+    const page = await fetchWith(`${base}/gzip`);
+    assert.equal(page.isError, undefined, page.output);
+    assert.match(page.output, /Title: Fetch & Test\n\n# Welcome/);
+    // 50 MB of text in about 50 KB of brotli: reading stops at the cap.
+    const bomb = await fetchWith(`${base}/brotli-bomb`, { ...local, maxBytes: 1_000_000 });
+    assert.match(bomb.output, /\[The download stopped at 1,000,000 bytes/);
   });
 
   test('URLs that are not http(s) or not URLs at all', async () => {

@@ -2,14 +2,19 @@
  * HTTP GET for web_fetch with the checks a model-driven fetch needs: http(s) only, no loopback,
  * private, link-local or other non-public address (unless the user allows them), checked again
  * on every redirect (followed by hand, at most a few), one deadline for the whole exchange, and
- * a cap on the bytes read. Failures come back as values with an error type, never as throws.
+ * a cap on the bytes read (after decompression). Failures come back as values with an error type,
+ * never as throws.
  *
- * Limitation: the address is checked by resolving the host before fetch resolves it again, so a
- * DNS server that answers differently the second time (DNS rebinding) is not caught; pinning the
- * address would need an undici dispatcher, which Node's global fetch does not expose.
+ * The address check sits in the connection's own DNS lookup (node:http's `lookup` option): the
+ * address that was checked is the address connected to, so a name that resolves to a public
+ * address once and to a private one the next time (DNS rebinding) gets nowhere.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { type IncomingMessage, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
 /** Which hosts may be fetched. */
 export interface AddressPolicy {
@@ -85,22 +90,61 @@ async function systemLookup(hostname: string): Promise<string[]> {
   return (await dnsLookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
 }
 
-/** Undefined when `url` may be fetched, else why not (for the model). */
-async function refusal(url: URL, policy: AddressPolicy): Promise<string | undefined> {
+/** Why a connection to `host` is refused, carried out of the connection's lookup. */
+class BlockedAddress extends Error {}
+
+function blockedMessage(host: string, address: string): string {
+  return (
+    `${host} resolves to ${address}, a loopback, private or link-local address, which web_fetch does not fetch` +
+    ' (the user can allow it in the config).'
+  );
+}
+
+/** Undefined when `url` may be requested, else why not (for the model). Host names are checked as they are connected to. */
+function refusal(url: URL, policy: AddressPolicy): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return `${url.href} is not an http:// or https:// URL; web_fetch fetches only those.`;
   }
   if (policy.allowPrivateNetwork === true) return undefined;
+  // An address literal is connected to without a lookup, so it is checked here.
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const addresses = isIP(host) !== 0 ? [host] : await (policy.lookup ?? systemLookup)(host);
-  if (addresses.length === 0) return `${host} does not resolve to any address.`;
-  const allow = policy.allowAddress ?? isPublicAddress;
-  const blocked = addresses.find((address) => !allow(address));
-  if (blocked === undefined) return undefined;
-  return (
-    `${url.host} resolves to ${blocked}, a loopback, private or link-local address, which web_fetch does not fetch` +
-    ' (the user can allow it in the config).'
-  );
+  if (isIP(host) === 0 || (policy.allowAddress ?? isPublicAddress)(host)) return undefined;
+  return blockedMessage(url.host, host);
+}
+
+/**
+ * The DNS lookup the connection uses: resolves with the policy's resolver and fails when any
+ * address is not allowed, so the socket only ever connects to an address that passed the check.
+ */
+function checkedLookup(policy: AddressPolicy, displayHost: string): LookupFunction {
+  const resolve = policy.lookup ?? systemLookup;
+  const allow = policy.allowPrivateNetwork === true ? () => true : (policy.allowAddress ?? isPublicAddress);
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (found) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const addresses = found.filter((address) => family === 0 || isIP(address) === family);
+        const blocked = addresses.find((address) => !allow(address));
+        if (addresses.length === 0) {
+          const error = Object.assign(new Error(`${hostname} does not resolve to any address`), {
+            code: 'ENOTFOUND',
+          });
+          callback(error, '', 0);
+        } else if (blocked !== undefined) {
+          callback(new BlockedAddress(blockedMessage(displayHost, blocked)), '', 0);
+        } else if (options.all === true) {
+          callback(
+            null,
+            addresses.map((address) => ({ address, family: isIP(address) })),
+          );
+        } else {
+          const [address] = addresses as [string];
+          callback(null, address, isIP(address));
+        }
+      },
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), '', 0),
+    );
+  };
 }
 
 /**
@@ -132,7 +176,7 @@ export async function guardedFetch(
   }
   try {
     for (let hop = 0; ; hop++) {
-      const refused = await abortable(refusal(url, policy), signal);
+      const refused = refusal(url, policy);
       if (refused !== undefined) {
         const errorType =
           url.protocol === 'http:' || url.protocol === 'https:' ? 'blocked_address' : 'unsupported_url';
@@ -142,10 +186,18 @@ export async function guardedFetch(
           message: hop === 0 ? refused : `Redirected to ${url.href}: ${refused}`,
         };
       }
-      const response = await fetch(url, { redirect: 'manual', signal, headers: options.headers });
-      const location = response.headers.get('location');
-      if (REDIRECTS.has(response.status) && location !== null) {
-        await response.body?.cancel();
+      let response: IncomingMessage;
+      try {
+        response = await get(url, options.headers, checkedLookup(policy, url.host), signal);
+      } catch (error) {
+        if (!(error instanceof BlockedAddress)) throw error;
+        const message = hop === 0 ? error.message : `Redirected to ${url.href}: ${error.message}`;
+        return { ok: false, errorType: 'blocked_address', message };
+      }
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (REDIRECTS.has(status) && location !== undefined) {
+        response.destroy();
         if (hop >= limits.maxRedirects) {
           return {
             ok: false,
@@ -156,18 +208,18 @@ export async function guardedFetch(
         url = new URL(location, url);
         continue;
       }
-      const contentType = response.headers.get('content-type') ?? '';
+      const contentType = response.headers['content-type'] ?? '';
       if (!options.accept(contentType)) {
-        await response.body?.cancel();
+        response.destroy();
         return { ok: 'rejected', url: url.href, contentType };
       }
-      const { body, truncated } = await readCapped(response, limits.maxBytes);
+      const { body, truncated } = await readCapped(decoded(response), limits.maxBytes);
       return {
         ok: true,
         page: {
           url: url.href,
-          status: response.status,
-          statusText: response.statusText,
+          status,
+          statusText: response.statusMessage ?? '',
           contentType,
           body,
           truncated,
@@ -184,50 +236,70 @@ export async function guardedFetch(
         message: `${url.href} did not answer in full within ${limits.timeoutMs / 1000} s.`,
       };
     }
-    const cause = (error as { cause?: { message?: string } }).cause?.message;
     return {
       ok: false,
       errorType: 'fetch_failed',
-      message: `Fetching ${url.href} failed: ${cause ?? (error as Error).message}`,
+      message: `Fetching ${url.href} failed: ${error instanceof Error ? error.message : String(error)}`,
     };
   }
 }
 
-async function readCapped(
-  response: Response,
-  maxBytes: number,
-): Promise<{ body: Uint8Array; truncated: boolean }> {
-  if (response.body === null) return { body: new Uint8Array(), truncated: false };
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { body: Buffer.concat(chunks, length), truncated: false };
-    chunks.push(value);
-    length += value.length;
-    if (length > maxBytes) {
-      await reader.cancel();
-      return { body: Buffer.concat(chunks, length).subarray(0, maxBytes), truncated: true };
-    }
-  }
+/** One GET, resolved with the response once its headers arrive; no connection pooling. */
+function get(
+  url: URL,
+  headers: Record<string, string>,
+  lookup: LookupFunction,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, {
+      method: 'GET',
+      headers: { ...headers, 'accept-encoding': 'gzip, deflate, br' },
+      lookup,
+      signal,
+      agent: false,
+    });
+    outgoing.once('response', resolve);
+    outgoing.once('error', reject);
+    outgoing.end();
+  });
 }
 
-/** `promise`, or a rejection as soon as `signal` aborts (a DNS lookup cannot be cancelled itself). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
+/** The body as sent, decompressed when the server compressed it. */
+function decoded(response: IncomingMessage): Readable {
+  const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  if (decoder === undefined) return response;
+  response.on('error', (error) => decoder.destroy(error));
+  decoder.on('close', () => response.destroy());
+  return response.pipe(decoder);
+}
+
+/** Reads at most `maxBytes` (decompressed), then stops the transfer. */
+async function readCapped(
+  body: Readable,
+  maxBytes: number,
+): Promise<{ body: Uint8Array; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length > maxBytes) {
+        return { body: Buffer.concat(chunks, length).subarray(0, maxBytes), truncated: true };
+      }
+    }
+  } finally {
+    body.destroy();
+  }
+  return { body: Buffer.concat(chunks, length), truncated: false };
 }
