@@ -85,6 +85,26 @@ describe('CATALOG', () => {
     assert.equal(resolved('openrouter/deepseek/deepseek-r1').compat.reasoning, 'reasoning_content');
     assert.equal(resolved('together/deepseek-ai/DeepSeek-R1').compat.reasoning, 'think_tags');
   });
+
+  test('Claude thinking: adaptive for the current models and unlisted new ones, a budget for 4.5 and earlier', () => {
+    for (const id of ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-fable-5-1', 'claude-sonnet-4-6']) {
+      assert.equal(resolved(id).compat.thinkingMode, 'adaptive', id);
+    }
+    const unlisted = resolved('claude-opus-4-8');
+    assert.equal(unlisted.guessed, true);
+    assert.equal(unlisted.compat.thinkingMode, 'adaptive');
+    for (const id of [
+      'claude-sonnet-4-5',
+      'claude-sonnet-4-5-20250929',
+      'claude-opus-4-1',
+      'claude-haiku-4-5',
+    ]) {
+      assert.equal(resolved(id).compat.thinkingMode, 'budget', id);
+    }
+    const sonnet = resolved('claude-sonnet-5-5');
+    assert.deepEqual([sonnet.contextWindow, sonnet.maxOutputTokens], [1_000_000, 128_000]);
+    assert.deepEqual(sonnet.pricing, { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5 });
+  });
 });
 
 describe('resolveModel', () => {

@@ -97,7 +97,7 @@ describe('loadConfig', () => {
       'openai/gpt-5',
     );
     const all = await loadConfig({ ...env, GROQ_API_KEY: 'g', OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a' });
-    assert.equal(all.model, 'anthropic/claude-sonnet-4-5');
+    assert.equal(all.model, 'anthropic/claude-sonnet-5-5');
   });
 
   test('a keyless local provider counts once the file mentions it', async () => {

@@ -85,6 +85,34 @@ describe('prompt with Anthropic', () => {
     assert.equal(typeof thinking?.signature, 'string');
   });
 
+  test('current Claude models think adaptively, with room in max_tokens; thinking goes back only to the model that wrote it', async () => {
+    const h = await start(
+      'anthropic',
+      [{ thinking: ['Adding ', 'up.'], text: 'Four.' }, { text: 'Five.' }],
+      { SANTRA_MODEL: 'anthropic/claude-sonnet-5-5' },
+      { agent: { thinkingBudgetTokens: 2048, maxOutputTokens: 4000 } },
+    );
+    const first = await h.prompt({ text: 'What is 2+2?' });
+    assert.equal(textOf(first.phases, 'thinking'), 'Adding up.');
+    const sent = h.fake.requests[0]?.body;
+    // A budget is refused by these models: the configured one is not sent.
+    assert.deepEqual(sent?.thinking, { type: 'adaptive', display: 'summarized' });
+    assert.equal(sent?.max_tokens, 4000 + 16_384);
+    const sessionId = result(first.response).sessionId;
+    const set = h.nextId();
+    h.client.request(set, 'model/set', { model: 'anthropic/claude-opus-5-5' });
+    assert.equal((await h.client.response(set)).error, undefined);
+    const second = await h.prompt({ text: 'And 2+3?', sessionId });
+    assert.equal(result(second.response).output, 'Five.');
+    assert.equal(h.fake.requests[1]?.body.model, 'claude-opus-5-5');
+    const history = h.fake.requests[1]?.body.messages as Json[];
+    assert.deepEqual(
+      history[1]?.content,
+      [{ type: 'text', text: 'Four.' }],
+      "sonnet's thinking is not sent to opus",
+    );
+  });
+
   test('a tool-call round trip: think, then task_completed ends the run with its result', async () => {
     const h = await start('anthropic', [
       { toolCalls: [{ id: 'toolu_1', name: 'think', args: { content: 'Plan: answer directly.' } }] },

@@ -190,11 +190,8 @@ async function streamTurn(run: AgentRun, tools: ToolDefinition[], turn: number):
     system: run.system,
     messages: run.messages,
     tools,
-    // The thinking budget counts against max_tokens and must stay below it.
-    maxOutputTokens: Math.min(
-      run.limits.maxOutputTokens + run.limits.thinkingBudget,
-      run.model.maxOutputTokens,
-    ),
+    // A provider that thinks out of max_tokens adds room for it (anthropic.ts).
+    maxOutputTokens: Math.min(run.limits.maxOutputTokens, run.model.maxOutputTokens),
     ...(run.limits.thinkingBudget > 0 ? { thinkingBudget: run.limits.thinkingBudget } : {}),
     signal: run.signal,
   };

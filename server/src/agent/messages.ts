@@ -15,6 +15,8 @@ export interface ThinkingBlock {
   signature?: string;
   /** Anthropic `redacted_thinking` data, sent back as is. */
   redactedData?: string;
+  /** The model that wrote it: Anthropic binds thinking to its model, so no other model is sent it. */
+  model?: string;
 }
 
 export interface ToolCallBlock {

@@ -22,6 +22,7 @@ const CompatSchema = z
     systemRole: z.enum(['system', 'developer']),
     parallelToolCalls: z.boolean(),
     promptCaching: z.boolean(),
+    thinkingMode: z.enum(['budget', 'adaptive']),
   })
   .partial();
 

@@ -25,8 +25,8 @@ const clientFor = clientCache(
     }),
 );
 
-export function toAnthropicMessages(messages: readonly ChatMessage[]): MessageParam[] {
-  return messages.map((message): MessageParam => {
+export function toAnthropicMessages(messages: readonly ChatMessage[], model: string): MessageParam[] {
+  const converted = messages.map((message): MessageParam => {
     if (message.role === 'user') {
       return {
         role: 'user',
@@ -47,6 +47,8 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): MessagePa
       if (block.type === 'text') {
         if (block.text !== '') content.push({ type: 'text', text: block.text });
       } else if (block.type === 'thinking') {
+        // Thinking is bound to the model that wrote it (a model switched mid-session drops it).
+        if (block.model !== undefined && block.model !== model) continue;
         if (block.redactedData !== undefined)
           content.push({ type: 'redacted_thinking', data: block.redactedData });
         // Thinking without a signature (e.g. from another provider) cannot be sent back.
@@ -58,7 +60,13 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): MessagePa
     }
     return { role: 'assistant', content };
   });
+  // An assistant turn left empty (only another model's thinking) is dropped: the API rejects empty
+  // content, and merges the user turns on either side.
+  return converted.filter((message) => message.role === 'user' || message.content.length > 0);
 }
+
+/** Output tokens added for an adaptive-thinking model's thinking (a budget model gets its budget). */
+const ADAPTIVE_THINKING_ROOM = 16_384;
 
 function buildParams(request: ModelRequest): Anthropic.Messages.MessageCreateParamsStreaming {
   const caching = request.model.compat.promptCaching;
@@ -71,13 +79,23 @@ function buildParams(request: ModelRequest): Anthropic.Messages.MessageCreatePar
       ? { cache_control: { type: 'ephemeral' as const } }
       : {}),
   }));
-  const thinking =
-    request.thinkingBudget !== undefined && request.model.compat.reasoning === 'anthropic_thinking'
-      ? { thinking: { type: 'enabled' as const, budget_tokens: request.thinkingBudget } }
-      : {};
+  const { compat, maxOutputTokens: modelMax } = request.model;
+  const thinks = compat.reasoning === 'anthropic_thinking';
+  const budget = thinks && compat.thinkingMode === 'budget' ? request.thinkingBudget : undefined;
+  const adaptive = thinks && compat.thinkingMode === 'adaptive';
+  let thinking: Pick<Anthropic.Messages.MessageCreateParamsStreaming, 'thinking'> = {};
+  // Thinking is paid out of max_tokens: room for it on top of the answer (a budget must stay below it).
+  let maxTokens = request.maxOutputTokens;
+  if (adaptive) {
+    thinking = { thinking: { type: 'adaptive', display: 'summarized' } };
+    maxTokens = Math.min(maxTokens + ADAPTIVE_THINKING_ROOM, modelMax);
+  } else if (budget !== undefined) {
+    thinking = { thinking: { type: 'enabled', budget_tokens: budget } };
+    maxTokens = Math.min(maxTokens + budget, modelMax);
+  }
   return {
     model: request.model.id,
-    max_tokens: request.maxOutputTokens,
+    max_tokens: maxTokens,
     system: [
       {
         type: 'text',
@@ -85,7 +103,7 @@ function buildParams(request: ModelRequest): Anthropic.Messages.MessageCreatePar
         ...(caching ? { cache_control: { type: 'ephemeral' as const } } : {}),
       },
     ],
-    messages: toAnthropicMessages(request.messages),
+    messages: toAnthropicMessages(request.messages, request.model.id),
     ...(tools.length > 0 ? { tools } : {}),
     ...thinking,
     stream: true,
@@ -201,10 +219,14 @@ export const streamAnthropic: StreamFn = async function* (endpoint, request): As
     yield { type: 'error', failure: early };
     return;
   }
-  yield { type: 'done', content: finishBlocks(blocks, stopReason), stopReason, usage };
+  yield { type: 'done', content: finishBlocks(blocks, stopReason, request.model.id), stopReason, usage };
 };
 
-function finishBlocks(blocks: readonly (OpenBlock | undefined)[], stopReason: StopReason): AssistantBlock[] {
+function finishBlocks(
+  blocks: readonly (OpenBlock | undefined)[],
+  stopReason: StopReason,
+  model: string,
+): AssistantBlock[] {
   const content: AssistantBlock[] = [];
   for (const block of blocks) {
     if (block === undefined) continue;
@@ -214,9 +236,10 @@ function finishBlocks(blocks: readonly (OpenBlock | undefined)[], stopReason: St
         type: 'thinking',
         text: block.text,
         ...(block.signature === undefined ? {} : { signature: block.signature }),
+        model,
       });
     else if (block.type === 'redacted')
-      content.push({ type: 'thinking', text: '', redactedData: block.data });
+      content.push({ type: 'thinking', text: '', redactedData: block.data, model });
     else
       content.push({
         type: 'tool_call',

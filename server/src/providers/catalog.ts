@@ -20,6 +20,9 @@ const OPENAI_REASONING: Partial<ModelCompat> = {
   systemRole: 'developer',
 };
 
+/** Claude models before 4.6 take a thinking budget rather than adaptive thinking. */
+const BUDGET_THINKING: Partial<ModelCompat> = { thinkingMode: 'budget' };
+
 function entry(
   provider: string,
   id: string,
@@ -50,12 +53,23 @@ const price = (input: number, output: number, cacheRead?: number, cacheWrite?: n
 
 /** Every model Santra knows by name. Cache writes are Anthropic's 5-minute rate. */
 export const CATALOG: readonly ModelSpec[] = Object.freeze([
-  // Anthropic: platform.claude.com/docs/en/about-claude/pricing. Opus 4.1 is listed as retired on
-  // the Anthropic API (still served on Bedrock and Vertex) as of 2026-11; kept for existing configs.
-  entry('anthropic', 'claude-opus-4-5', 200_000, 64_000, price(5, 25, 0.5, 6.25)),
-  entry('anthropic', 'claude-opus-4-1', 200_000, 32_000, price(15, 75, 1.5, 18.75)),
-  entry('anthropic', 'claude-sonnet-4-5', 200_000, 64_000, price(3, 15, 0.3, 3.75)),
-  entry('anthropic', 'claude-haiku-4-5', 200_000, 64_000, price(1, 5, 0.1, 1.25)),
+  // Anthropic: platform.claude.com/docs/en/about-claude/pricing and the model pages (2026-11).
+  // The current lineup thinks adaptively (the preset's default); 4.5 and earlier take a budget.
+  // Sonnet 5.5 cache reads went from $0.20 to $0.10 on 2026-10-07. Haiku 5.5 costs more for
+  // prompts over 100k tokens ($0.50/$2.50); the lower band is listed. Opus 4.1 is retired on the
+  // Anthropic API (still served on Bedrock and Vertex); sonnet-4-5 retires on 2026-11-30. Both are
+  // kept for existing configs.
+  entry('anthropic', 'claude-fable-5-1', 1_000_000, 128_000, price(10, 50, 0.25, 12.5)),
+  entry('anthropic', 'claude-opus-5-5', 1_000_000, 128_000, price(4, 20, 0.2, 5)),
+  entry('anthropic', 'claude-sonnet-5-5', 1_000_000, 128_000, price(2, 10, 0.1, 2.5)),
+  entry('anthropic', 'claude-haiku-5-5', 1_000_000, 128_000, price(0.1, 0.5, 0.01, 0.125)),
+  entry('anthropic', 'claude-opus-5', 1_000_000, 128_000, price(5, 25, 0.5, 6.25)),
+  entry('anthropic', 'claude-sonnet-5', 1_000_000, 128_000, price(2, 10, 0.2, 2.5)),
+  entry('anthropic', 'claude-sonnet-4-6', 200_000, 64_000, price(3, 15, 0.3, 3.75)),
+  entry('anthropic', 'claude-opus-4-5', 200_000, 64_000, price(5, 25, 0.5, 6.25), BUDGET_THINKING),
+  entry('anthropic', 'claude-opus-4-1', 200_000, 32_000, price(15, 75, 1.5, 18.75), BUDGET_THINKING),
+  entry('anthropic', 'claude-sonnet-4-5', 200_000, 64_000, price(3, 15, 0.3, 3.75), BUDGET_THINKING),
+  entry('anthropic', 'claude-haiku-4-5', 200_000, 64_000, price(1, 5, 0.1, 1.25), BUDGET_THINKING),
   entry('anthropic', 'claude-3-5-haiku-latest', 200_000, 8_192, price(0.8, 4, 0.08, 1), {
     reasoning: 'none',
   }),
@@ -85,10 +99,9 @@ export const CATALOG: readonly ModelSpec[] = Object.freeze([
     reasoning: 'none',
   }),
 
-  // OpenRouter relays the upstream price. Sonnet 4.5 is served with 1M tokens there, but prompts
-  // past 200k cost more, so the window is kept at the standard tier. The DeepSeek-R1 price varies
-  // with the host OpenRouter picks: unverified (2026-11).
-  entry('openrouter', 'anthropic/claude-sonnet-4.5', 200_000, 64_000, price(3, 15, 0.3, 3.75)),
+  // OpenRouter relays the upstream price. The DeepSeek-R1 price varies with the host OpenRouter
+  // picks: unverified (2026-11).
+  entry('openrouter', 'anthropic/claude-sonnet-5.5', 1_000_000, 128_000, price(2, 10, 0.1, 2.5)),
   entry('openrouter', 'deepseek/deepseek-r1', 163_840, 32_768, price(0.4, 2), {
     reasoning: 'reasoning_content',
   }),

@@ -36,6 +36,8 @@ export const BASE_COMPAT: Readonly<Record<WireApi, Readonly<ModelCompat>>> = {
     systemRole: 'system',
     parallelToolCalls: false,
     promptCaching: true,
+    // Every Claude model released since 4.6 thinks adaptively; older ones are listed as `budget`.
+    thinkingMode: 'adaptive',
   },
   openai: {
     nativeTools: true,
@@ -45,6 +47,7 @@ export const BASE_COMPAT: Readonly<Record<WireApi, Readonly<ModelCompat>>> = {
     systemRole: 'system',
     parallelToolCalls: false,
     promptCaching: false,
+    thinkingMode: 'budget',
   },
 };
 
@@ -63,7 +66,7 @@ export const PRESETS: readonly ProviderPreset[] = [
     baseUrl: 'https://api.anthropic.com',
     keyEnv: 'ANTHROPIC_API_KEY',
     needsKey: true,
-    defaultModel: 'claude-sonnet-4-5',
+    defaultModel: 'claude-sonnet-5-5',
     compat: {},
   },
   {
@@ -138,7 +141,7 @@ export const PRESETS: readonly ProviderPreset[] = [
     baseUrl: 'https://openrouter.ai/api/v1',
     keyEnv: 'OPENROUTER_API_KEY',
     needsKey: true,
-    defaultModel: 'anthropic/claude-sonnet-4.5',
+    defaultModel: 'anthropic/claude-sonnet-5.5',
     // OpenRouter normalises every upstream's reasoning into a `reasoning` delta field and always
     // reports usage; it accepts both `stream_options` and `parallel_tool_calls`.
     compat: { reasoning: 'reasoning_content', streamUsage: true, parallelToolCalls: true },

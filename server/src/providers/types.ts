@@ -21,6 +21,14 @@ export interface ModelCompat {
   parallelToolCalls: boolean;
   /** Anthropic prompt caching (`cache_control` on system prompt and tools). */
   promptCaching: boolean;
+  /**
+   * How Anthropic thinking is asked for. `budget`: `{type: 'enabled', budget_tokens}` when a budget
+   * is configured (Claude 4.5 and earlier). `adaptive`: always `{type: 'adaptive', display:
+   * 'summarized'}`, the model deciding how much to think (Claude 4.6 and later; the 5.x models
+   * reject budgets, and without `display` their thinking, and the text between tool calls, is
+   * sent empty).
+   */
+  thinkingMode: 'budget' | 'adaptive';
 }
 
 /** Prices in US dollars per million tokens. */
