@@ -31,8 +31,7 @@ export function renderToolDocs(): string {
     '| tool | kind | approval |',
     '| --- | --- | --- |',
     ...tools.map(
-      (tool) =>
-        `| [\`${tool.name}\`](#${tool.name}) | ${tool.kind} | ${tool.name === 'create_directory' ? 'not gated: creates an empty directory' : (APPROVAL[tool.kind] ?? '')} |`,
+      (tool) => `| [\`${tool.name}\`](#${tool.name}) | ${tool.kind} | ${APPROVAL[tool.kind] ?? ''} |`,
     ),
     '',
   ];

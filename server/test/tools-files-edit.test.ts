@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { FileChangeRequest } from '../src/tools/types.ts';
@@ -360,26 +360,5 @@ describe('move_file', () => {
     assert.equal(result.errorType, 'already_exists');
     assert.equal(await readFile(join(root, 'b.txt'), 'utf8'), 'arrived meanwhile');
     assert.equal(await readFile(join(root, 'a.txt'), 'utf8'), 'a');
-  });
-});
-
-describe('create_directory', () => {
-  test('creates nested directories without asking; an existing one is fine', async () => {
-    const root = await tempWorkspace();
-    const context = await testContext(root);
-    const result = await run(context, 'create_directory', { path: 'a/b/c' });
-    assert.equal(result.output, 'Created directory a/b/c.');
-    assert.equal((await lstat(join(root, 'a/b/c'))).isDirectory(), true);
-    assert.equal((await run(context, 'create_directory', { path: 'a/b' })).summary, 'already exists');
-    assert.equal(context.gateRequests.length, 0);
-  });
-
-  test('a file at the path or on the way is an error', async () => {
-    const root = await tempWorkspace();
-    await put(root, 'f', 'x');
-    const context = await testContext(root);
-    assert.equal((await run(context, 'create_directory', { path: 'f' })).errorType, 'already_exists');
-    assert.equal((await run(context, 'create_directory', { path: 'f/g' })).errorType, 'not_a_directory');
-    assert.deepEqual(await readdir(root), ['f']);
   });
 });

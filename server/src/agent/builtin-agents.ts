@@ -46,14 +46,7 @@ function worker(
   };
 }
 
-export const EDIT_TOOLS = [
-  'write_file',
-  'str_replace',
-  'multi_edit',
-  'delete_file',
-  'move_file',
-  'create_directory',
-];
+export const EDIT_TOOLS = ['write_file', 'str_replace', 'multi_edit', 'delete_file', 'move_file'];
 
 export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
   {

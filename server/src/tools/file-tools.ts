@@ -1,4 +1,3 @@
-import { createDirectoryTool } from './create-directory.ts';
 import { deleteFileTool } from './delete-file.ts';
 import { findFileTool } from './find-file.ts';
 import { getFileInfoTool } from './get-file-info.ts';
@@ -20,7 +19,6 @@ export function fileTools(): Tool[] {
     strReplaceTool(),
     multiEditTool(),
     writeFileTool(),
-    createDirectoryTool(),
     moveFileTool(),
     deleteFileTool(),
   ];

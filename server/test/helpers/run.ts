@@ -31,7 +31,6 @@ const TESTER = {
     'get_file_info',
     'delete_file',
     'move_file',
-    'create_directory',
     'grep_search',
     'web_fetch',
     'web_search',
