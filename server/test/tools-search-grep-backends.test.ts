@@ -115,6 +115,14 @@ async function generateTree(root: string, seed: number): Promise<void> {
     files[join(pick(dirs), name)] =
       next() < 0.05 ? Buffer.concat([Buffer.from(content), Buffer.from([0])]) : content;
   }
+  // A NUL byte far past the first match: rg prints the match, then a warning that the file is
+  // binary; both backends must leave the file out.
+  files['late-binary.txt'] = Buffer.concat([
+    Buffer.from('needle early\n'),
+    Buffer.from('filler line\n'.repeat(40_000)),
+    Buffer.from([0]),
+    Buffer.from('needle late\n'),
+  ]);
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(root, path)), { recursive: true });
     await writeFile(join(root, path), content);
@@ -195,6 +203,8 @@ describe(
           if (expected.summary !== 'no matches') compared++;
         }
       }
+      const needles = await tool.execute({ pattern: 'needle' }, await testContext(roots[0] as string));
+      assert.doesNotMatch(needles.output, /late-binary/);
       // The trees are built so that most searches find something: the comparison is not between empty results.
       assert.ok(compared > SEARCHES.length * 2, `only ${compared} searches found anything`);
     });

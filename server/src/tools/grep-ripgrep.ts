@@ -40,7 +40,9 @@ export function ripgrepFlags(caseInsensitive: boolean, nameGlob: string | undefi
     '--line-number',
     '--with-filename',
     '--null',
-    '--no-heading',
+    // Each file's path once, then its matches, then a blank line: a third of the output of a
+    // path on every line, and no path to compare per match.
+    '--heading',
     '--color=never',
     '--no-messages',
     '--hidden',
@@ -81,44 +83,62 @@ export function searchRipgrep(rg: string, cwd: string, request: GrepRequest): Pr
     const child = spawn(rg, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: request.signal });
     let pending: Buffer | undefined;
     let stderr = '';
-    // One file's matches are held until the next file's begin: rg may end them with a warning that
-    // the file is binary (a NUL byte after the match), and the built-in searcher skips such files.
-    // Only the matches that could be shown keep their text; the rest are counted.
+    // One file's matches are held until its block ends: rg may end it with a warning that the file
+    // is binary (a NUL byte after the match), and the built-in searcher skips such files. Only the
+    // matches that could be shown keep their text; the rest are counted.
     let held:
-      | { file: string; skip: boolean; counted: number; lines: Array<{ line: number; text: string }> }
-      | undefined;
-    let heldPath: Buffer | undefined;
-    const flush = () => {
-      if (held === undefined) return;
-      collector.count(held.file, held.counted);
-      for (const { line, text } of held.lines) collector.add(held.file, line, text);
-      held = undefined;
-      heldPath = undefined;
-    };
-    const record = (buffer: Buffer, start: number, end: number) => {
-      const nul = buffer.indexOf(0, start);
-      if (nul === -1 || nul >= end) {
-        const warning = BINARY_WARNING.exec(buffer.toString('utf8', start, end));
-        if (warning !== null && held?.file === displayed(warning[1] ?? '')) {
-          held = undefined;
-          heldPath = undefined;
+      | {
+          file: string;
+          /** Not counted at all: outside the path filter, or found binary. */
+          skip: boolean;
+          /** No later match of this file can be shown (its lines only grow): count without asking. */
+          countOnly: boolean;
+          counted: number;
+          lines: Array<{ line: number; text: string }>;
         }
+      | undefined;
+    const flush = () => {
+      if (held !== undefined && !held.skip) {
+        collector.count(held.file, held.counted);
+        for (const { line, text } of held.lines) collector.add(held.file, line, text);
+      }
+      held = undefined;
+    };
+    /** One output line, `buffer[start, end)`: `path NUL line:text` opens a file, `line:text` goes on, empty ends it. */
+    const record = (buffer: Buffer, start: number, end: number) => {
+      if (start === end) return flush();
+      let at = start;
+      if (held === undefined) {
+        const nul = buffer.indexOf(0, start);
+        if (nul === -1 || nul >= end) return;
+        const file = displayed(buffer.toString('utf8', start, nul));
+        held = {
+          file,
+          skip: pathFilter !== undefined && !pathFilter(file),
+          countOnly: false,
+          counted: 0,
+          lines: [],
+        };
+        at = nul + 1;
+      }
+      const current = held;
+      let line = 0;
+      let colon = at;
+      for (; colon < end; colon++) {
+        const code = buffer[colon] as number;
+        if (code === 0x3a) break;
+        if (code < 0x30 || code > 0x39) break;
+        line = line * 10 + code - 0x30;
+      }
+      if (colon === at || colon === end || buffer[colon] !== 0x3a) {
+        // Not a match: rg's note that the file turned out to be binary after a match.
+        const warning = BINARY_WARNING.exec(buffer.toString('utf8', start, end));
+        if (warning !== null && displayed(warning[1] ?? '') === current.file) current.skip = true;
         return;
       }
-      const colon = buffer.indexOf(0x3a, nul + 1);
-      if (colon === -1 || colon >= end) return;
-      // Most records name the same file as the one before: compare bytes rather than decode each path.
-      if (heldPath === undefined || buffer.compare(heldPath, 0, heldPath.length, start, nul) !== 0) {
-        flush();
-        const file = displayed(buffer.toString('utf8', start, nul));
-        held = { file, skip: pathFilter !== undefined && !pathFilter(file), counted: 0, lines: [] };
-        heldPath = Buffer.from(buffer.subarray(start, nul));
-      }
-      const current = held as NonNullable<typeof held>;
       if (current.skip) return;
-      let line = 0;
-      for (let at = nul + 1; at < colon; at++) line = line * 10 + (buffer[at] as number) - 48;
-      if (!collector.wants(current.file, line)) {
+      if (current.countOnly || !collector.wants(current.file, line)) {
+        current.countOnly = true;
         current.counted++;
         return;
       }
