@@ -2,6 +2,7 @@
  * Entry point of `santra-server`. Only the CLI is loaded up front; the server (zod, vscode-jsonrpc,
  * the runtime) is imported when there is something to serve.
  */
+import { enableCompileCache } from 'node:module';
 import { EXIT_USAGE, parseCli } from './cli.ts';
 
 const command = parseCli(process.argv.slice(2), process.env);
@@ -16,6 +17,9 @@ switch (command.action) {
     process.exitCode = EXIT_USAGE;
     break;
   case 'serve': {
+    // V8's code cache for what is loaded from here on (in the OS temp directory; Node checks each
+    // entry against the source): about 15 ms off every start and first prompt.
+    enableCompileCache();
     const { runStdioServer } = await import('./main.ts');
     await runStdioServer(command.settings);
     break;

@@ -3,6 +3,7 @@
  * vscode-jsonrpc) is imported when `-p` asks for it. The interactive terminal UI arrives with the
  * TUI issue.
  */
+import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '#protocol/version';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -34,6 +35,7 @@ switch (command.action) {
       command.options.prompt === undefined
         ? undefined
         : startServer(serverPathFor(serverPath, process.env).path, command.options.cwd);
+    enableCompileCache(); // as the server does: V8's code cache for the rest of the client
     const { runPrint } = await import('./print/main.ts');
     const code = await runPrint(command.options, {
       serverPath,

@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { type AddressPolicy, type FetchedPage, guardedFetch } from './guarded-fetch.ts';
 import { htmlToText } from './html-to-text.ts';
 import { defineTool, type ToolResult, toolError } from './types.ts';
+import { groupDigits } from '../text/numbers.ts';
 
 /** Limits and address policy; the defaults are what the model is told. Tests shorten and loosen them. */
 export interface WebFetchOptions extends AddressPolicy {
@@ -64,7 +65,7 @@ export function webFetchTool(options: WebFetchOptions = {}) {
     description:
       'Fetch a web page or text file by URL and return its readable text: HTML is converted to text (headings as "#", lists as "-", links as "text (url)"; scripts, styles and navigation dropped), JSON, XML and other text returned as is; images, PDFs and other binary content are refused. ' +
       `Only http:// and https:// URLs on the public internet; redirects are followed (at most ${limits.maxRedirects}). ` +
-      `Limits: ${limits.timeoutMs / 1000} s, ${Math.round(limits.maxBytes / 1024 / 1024)} MB downloaded, ${maxChars.toLocaleString('en-US')} characters returned (the cut is stated). ` +
+      `Limits: ${limits.timeoutMs / 1000} s, ${Math.round(limits.maxBytes / 1024 / 1024)} MB downloaded, ${groupDigits(maxChars)} characters returned (the cut is stated). ` +
       'Use web_search to find URLs; use this to read a page, such as documentation or an issue.',
     parameters: z.object({
       url: z.string().min(1).describe('The absolute http:// or https:// URL.'),
@@ -119,13 +120,11 @@ function render(page: FetchedPage, requested: string, maxChars: number): ToolRes
   if (body.length > maxChars) {
     const code = body.charCodeAt(maxChars - 1);
     body = body.slice(0, code >= 0xd800 && code <= 0xdbff ? maxChars - 1 : maxChars);
-    notes.push(
-      `[Cut at ${maxChars.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters.]`,
-    );
+    notes.push(`[Cut at ${groupDigits(maxChars)} of ${groupDigits(text.length)} characters.]`);
   }
   if (page.truncated)
     notes.push(
-      `[The download stopped at ${page.body.length.toLocaleString('en-US')} bytes; the rest of the page was not read.]`,
+      `[The download stopped at ${groupDigits(page.body.length)} bytes; the rest of the page was not read.]`,
     );
   if (body.trim() === '')
     body = html ? '(No readable text: the page may need JavaScript to show its content.)' : '(Empty.)';
