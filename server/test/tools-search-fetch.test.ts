@@ -55,6 +55,10 @@ const routes: Record<string, Handler> = {
     response
       .writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' })
       .end(brotliCompressSync(Buffer.alloc(50_000_000, 'a'))),
+  '/drop': (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+    response.write('the start of it', () => response.socket?.destroy());
+  },
   '/hang': () => {
     // Never answers.
   },
@@ -222,6 +226,12 @@ describe('web_fetch', () => {
     const result = await fetchWith(`${base}/missing`);
     assert.equal(result.errorType, 'http_error');
     assert.match(result.output, /answered HTTP 404 Not Found\.\n\n# Not here/);
+  });
+
+  test('a connection dropped in the middle of the body is a fetch error, not a crash', async () => {
+    const result = await fetchWith(`${base}/drop`);
+    assert.equal(result.errorType, 'fetch_failed', result.output);
+    assert.match(result.output, /Fetching .*\/drop failed: /);
   });
 
   test('a server that never answers runs into the deadline', async () => {

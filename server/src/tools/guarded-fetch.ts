@@ -261,7 +261,8 @@ function get(
       agent: false,
     });
     outgoing.once('response', resolve);
-    outgoing.once('error', reject);
+    // Kept for the whole exchange: a socket error after the headers must not go unhandled.
+    outgoing.on('error', reject);
     outgoing.end();
   });
 }

@@ -216,7 +216,8 @@ export class ServerSession {
 
   #deathMessage(spawnError: Error | undefined): string {
     const [command, ...args] = this.#child.spawnargs;
-    const program = args[0] ?? command ?? 'santra-server';
+    // `node [flags] server.js`, or the server itself: name the script, not a Node flag.
+    const program = args.findLast((arg) => !arg.startsWith('-')) ?? command ?? 'santra-server';
     if (spawnError !== undefined) {
       return `santra: could not start santra-server (${program}): ${spawnError.message}`;
     }
