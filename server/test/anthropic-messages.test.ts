@@ -1,34 +1,55 @@
 /**
- * The conversation as Anthropic is sent it: thinking kept for the model that wrote it (with its
- * signature or redacted data), dropped for any other, and an assistant turn left empty dropped.
+ * The conversation as Anthropic is sent it: thinking goes back (signed or redacted) only under the
+ * model, system prompt and tools it was written under, and an assistant turn left empty is dropped.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ChatMessage } from '../src/agent/messages.ts';
 import { userText } from '../src/agent/messages.ts';
-import { toAnthropicMessages } from '../src/providers/anthropic.ts';
+import { thinkingContext, toAnthropicMessages } from '../src/providers/anthropic.ts';
+import { resolveModel } from '../src/providers/catalog.ts';
+import type { ModelSpec } from '../src/providers/types.ts';
+
+const sonnet = resolveModel('claude-sonnet-5-5') as ModelSpec;
+const opus = resolveModel('claude-opus-5-5') as ModelSpec;
+const tool = { name: 'read_file', description: 'Read a file.', inputSchema: { type: 'object' } };
+const written = thinkingContext({ model: sonnet, system: 'You are the reader.', tools: [tool] });
 
 const conversation: ChatMessage[] = [
   userText('first'),
   {
     role: 'assistant',
     content: [
-      { type: 'thinking', text: 'pondering', signature: 'sig-a', model: 'claude-sonnet-5-5' },
-      { type: 'thinking', text: '', redactedData: 'opaque', model: 'claude-sonnet-5-5' },
+      { type: 'thinking', text: 'pondering', signature: 'sig-a', context: written },
+      { type: 'thinking', text: '', redactedData: 'opaque', context: written },
       { type: 'text', text: 'answer' },
     ],
   },
   userText('second'),
   {
     role: 'assistant',
-    content: [{ type: 'thinking', text: 'only thought', signature: 'sig-b', model: 'claude-sonnet-5-5' }],
+    content: [{ type: 'thinking', text: 'only thought', signature: 'sig-b', context: written }],
   },
   userText('third'),
 ];
 
+describe('thinkingContext', () => {
+  test('changes with the model, the system prompt or the tools, and only with them', () => {
+    const same = thinkingContext({ model: sonnet, system: 'You are the reader.', tools: [{ ...tool }] });
+    assert.equal(same, written);
+    for (const other of [
+      thinkingContext({ model: opus, system: 'You are the reader.', tools: [tool] }),
+      thinkingContext({ model: sonnet, system: 'You are the writer.', tools: [tool] }),
+      thinkingContext({ model: sonnet, system: 'You are the reader.', tools: [] }),
+    ]) {
+      assert.notEqual(other, written);
+    }
+  });
+});
+
 describe('toAnthropicMessages', () => {
-  test('thinking goes back, signed or redacted, to the model that wrote it', () => {
-    const sent = toAnthropicMessages(conversation, 'claude-sonnet-5-5');
+  test('thinking goes back, signed or redacted, under the context that wrote it', () => {
+    const sent = toAnthropicMessages(conversation, written);
     assert.equal(sent.length, 5);
     assert.deepEqual(sent[1]?.content, [
       { type: 'thinking', thinking: 'pondering', signature: 'sig-a' },
@@ -37,29 +58,13 @@ describe('toAnthropicMessages', () => {
     ]);
   });
 
-  test('another model is sent no thinking, and a turn that held only thinking is left out', () => {
-    const sent = toAnthropicMessages(conversation, 'claude-opus-5-5');
+  test('any other context is sent no thinking, and a turn that held only thinking is left out', () => {
+    const elsewhere = thinkingContext({ model: sonnet, system: 'You chat.', tools: [] });
+    const sent = toAnthropicMessages(conversation, elsewhere);
     assert.deepEqual(
       sent.map((message) => message.role),
       ['user', 'assistant', 'user', 'user'],
     );
     assert.deepEqual(sent[1]?.content, [{ type: 'text', text: 'answer' }]);
-  });
-
-  test('thinking with no model recorded (older sessions) is still sent back', () => {
-    const legacy: ChatMessage[] = [
-      userText('q'),
-      {
-        role: 'assistant',
-        content: [
-          { type: 'thinking', text: 't', signature: 's' },
-          { type: 'text', text: 'a' },
-        ],
-      },
-    ];
-    assert.deepEqual(toAnthropicMessages(legacy, 'claude-haiku-4-5')[1]?.content, [
-      { type: 'thinking', thinking: 't', signature: 's' },
-      { type: 'text', text: 'a' },
-    ]);
   });
 });

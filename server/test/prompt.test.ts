@@ -113,6 +113,34 @@ describe('prompt with Anthropic', () => {
     );
   });
 
+  test('a session that changes agent sends thinking back only to the agent that wrote it', async () => {
+    const h = await start(
+      'anthropic',
+      [{ thinking: ['Tool work.'], text: 'Done.' }, { text: 'Hi!' }, { text: 'Again.' }],
+      { SANTRA_MODEL: 'anthropic/claude-sonnet-5-5' },
+      undefined,
+      { generalist: false },
+    );
+    // The orchestrator, then the chat agent, then the orchestrator again, in one session.
+    const first = await h.prompt({ text: 'Check the build in src/app.ts' });
+    const sessionId = result(first.response).sessionId;
+    await h.prompt({ text: 'hello', sessionId });
+    await h.prompt({ text: 'Check the build in src/app.ts again', sessionId });
+    const thinkingIn = (index: number) =>
+      (h.fake.requests[index]?.body.messages as Json[]).flatMap((message) =>
+        Array.isArray(message.content)
+          ? (message.content as Json[]).filter((b) => b.type === 'thinking')
+          : [],
+      );
+    // The chat agent has another system prompt and no tools: the orchestrator's thinking is not its to see.
+    assert.deepEqual(thinkingIn(1), []);
+    assert.equal(h.fake.requests[1]?.body.tools, undefined);
+    assert.deepEqual(
+      thinkingIn(2).map((block) => block.thinking),
+      ['Tool work.'],
+    );
+  });
+
   test('a tool-call round trip: think, then task_completed ends the run with its result', async () => {
     const h = await start('anthropic', [
       { toolCalls: [{ id: 'toolu_1', name: 'think', args: { content: 'Plan: answer directly.' } }] },

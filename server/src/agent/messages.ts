@@ -15,8 +15,11 @@ export interface ThinkingBlock {
   signature?: string;
   /** Anthropic `redacted_thinking` data, sent back as is. */
   redactedData?: string;
-  /** The model that wrote it: Anthropic binds thinking to its model, so no other model is sent it. */
-  model?: string;
+  /**
+   * What it was written under: the model, system prompt and tools (a key). Anthropic binds thinking
+   * to its model and conversation and refuses it elsewhere, so it is sent back under the same only.
+   */
+  context?: string;
 }
 
 export interface ToolCallBlock {

@@ -3,6 +3,7 @@
  * accumulated from `input_json_delta`), extended thinking with signatures kept for the next turn,
  * prompt caching on the system prompt and tools, and usage with cache reads and writes.
  */
+import { createHash } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
@@ -25,7 +26,17 @@ const clientFor = clientCache(
     }),
 );
 
-export function toAnthropicMessages(messages: readonly ChatMessage[], model: string): MessageParam[] {
+/**
+ * The key of what a response's thinking is bound to besides the messages before it: the model, the
+ * system prompt and the tools. Thinking goes back only to a request with the same key, so a session
+ * that changes agent (another prompt, other tools) or model drops it instead of being refused.
+ */
+export function thinkingContext(request: Pick<ModelRequest, 'model' | 'system' | 'tools'>): string {
+  const hash = createHash('sha256').update(request.system).update('\0').update(JSON.stringify(request.tools));
+  return `${request.model.id}#${hash.digest('base64url').slice(0, 22)}`;
+}
+
+export function toAnthropicMessages(messages: readonly ChatMessage[], context: string): MessageParam[] {
   const converted = messages.map((message): MessageParam => {
     if (message.role === 'user') {
       return {
@@ -47,8 +58,7 @@ export function toAnthropicMessages(messages: readonly ChatMessage[], model: str
       if (block.type === 'text') {
         if (block.text !== '') content.push({ type: 'text', text: block.text });
       } else if (block.type === 'thinking') {
-        // Thinking is bound to the model that wrote it (a model switched mid-session drops it).
-        if (block.model !== undefined && block.model !== model) continue;
+        if (block.context !== undefined && block.context !== context) continue;
         if (block.redactedData !== undefined)
           content.push({ type: 'redacted_thinking', data: block.redactedData });
         // Thinking without a signature (e.g. from another provider) cannot be sent back.
@@ -60,15 +70,18 @@ export function toAnthropicMessages(messages: readonly ChatMessage[], model: str
     }
     return { role: 'assistant', content };
   });
-  // An assistant turn left empty (only another model's thinking) is dropped: the API rejects empty
-  // content, and merges the user turns on either side.
+  // An assistant turn left empty (it held only thinking written elsewhere) is dropped: the API
+  // rejects empty content, and merges the user turns on either side.
   return converted.filter((message) => message.role === 'user' || message.content.length > 0);
 }
 
 /** Output tokens added for an adaptive-thinking model's thinking (a budget model gets its budget). */
 const ADAPTIVE_THINKING_ROOM = 16_384;
 
-function buildParams(request: ModelRequest): Anthropic.Messages.MessageCreateParamsStreaming {
+function buildParams(
+  request: ModelRequest,
+  context: string,
+): Anthropic.Messages.MessageCreateParamsStreaming {
   const caching = request.model.compat.promptCaching;
   const tools = request.tools.map((tool, index): Anthropic.Messages.Tool => ({
     name: tool.name,
@@ -103,7 +116,7 @@ function buildParams(request: ModelRequest): Anthropic.Messages.MessageCreatePar
         ...(caching ? { cache_control: { type: 'ephemeral' as const } } : {}),
       },
     ],
-    messages: toAnthropicMessages(request.messages, request.model.id),
+    messages: toAnthropicMessages(request.messages, context),
     ...(tools.length > 0 ? { tools } : {}),
     ...thinking,
     stream: true,
@@ -193,9 +206,10 @@ export const streamAnthropic: StreamFn = async function* (endpoint, request): As
       }
     }
   };
+  const context = thinkingContext(request);
   try {
     const response = await clientFor(endpoint)
-      .messages.create(buildParams(request), { signal: request.signal })
+      .messages.create(buildParams(request, context), { signal: request.signal })
       .asResponse();
     for await (const batch of sseBatches(responseBody(response))) {
       const out: StreamEvent[] = [];
@@ -219,13 +233,13 @@ export const streamAnthropic: StreamFn = async function* (endpoint, request): As
     yield { type: 'error', failure: early };
     return;
   }
-  yield { type: 'done', content: finishBlocks(blocks, stopReason, request.model.id), stopReason, usage };
+  yield { type: 'done', content: finishBlocks(blocks, stopReason, context), stopReason, usage };
 };
 
 function finishBlocks(
   blocks: readonly (OpenBlock | undefined)[],
   stopReason: StopReason,
-  model: string,
+  context: string,
 ): AssistantBlock[] {
   const content: AssistantBlock[] = [];
   for (const block of blocks) {
@@ -236,10 +250,10 @@ function finishBlocks(
         type: 'thinking',
         text: block.text,
         ...(block.signature === undefined ? {} : { signature: block.signature }),
-        model,
+        context,
       });
     else if (block.type === 'redacted')
-      content.push({ type: 'thinking', text: '', redactedData: block.data, model });
+      content.push({ type: 'thinking', text: '', redactedData: block.data, context });
     else
       content.push({
         type: 'tool_call',
