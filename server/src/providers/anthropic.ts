@@ -1,7 +1,8 @@
 /**
  * The Anthropic Messages API through @anthropic-ai/sdk: streaming, native tool use (arguments
- * accumulated from `input_json_delta`), extended thinking with signatures kept for the next turn,
- * prompt caching on the system prompt and tools, and usage with cache reads and writes.
+ * accumulated from `input_json_delta`), thinking (adaptive, or a budget for older models) with
+ * signatures kept for the next turn under the same model, prompt and tools, prompt caching on the
+ * system prompt and tools, and usage with cache reads and writes.
  */
 import { createHash } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
