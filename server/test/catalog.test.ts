@@ -54,6 +54,8 @@ describe('CATALOG', () => {
       'anthropic/claude-sonnet-4-5',
       'anthropic/claude-haiku-4-5',
       'anthropic/claude-3-5-haiku-latest',
+      'openai/gpt-6.1-sol',
+      'openai/gpt-6.1-terra',
       'openai/gpt-5',
       'openai/gpt-5-mini',
       'openai/gpt-4.1',
@@ -73,7 +75,7 @@ describe('CATALOG', () => {
   });
 
   test('quirks are data: OpenAI reasoning models, Anthropic caching, R1-style reasoning fields', () => {
-    for (const id of ['gpt-5', 'gpt-5-mini', 'o3', 'o4-mini']) {
+    for (const id of ['gpt-6.1-sol', 'gpt-6.1-terra', 'gpt-5', 'gpt-5-mini', 'o3', 'o4-mini']) {
       const { compat } = resolved(`openai/${id}`);
       assert.equal(compat.maxTokensField, 'max_completion_tokens', id);
       assert.equal(compat.systemRole, 'developer', id);
@@ -155,6 +157,20 @@ describe('resolveModel', () => {
       ['anthropic', true, true],
     );
     assert.equal(resolved('perplexity/sonar-pro').compat.nativeTools, false);
+  });
+
+  test('an unlisted OpenAI reasoning model is known by its name: max_completion_tokens and a developer prompt', () => {
+    for (const id of ['gpt-6.2-sol', 'gpt-6-astra', 'gpt-7', 'gpt-10-mini', 'o5']) {
+      const spec = resolved(`openai/${id}`);
+      assert.equal(spec.guessed, true, id);
+      assert.equal(spec.compat.maxTokensField, 'max_completion_tokens', id);
+      assert.equal(spec.compat.systemRole, 'developer', id);
+    }
+    for (const id of ['gpt-4.5-preview', 'gpt-3.5-turbo']) {
+      assert.equal(resolved(`openai/${id}`).compat.maxTokensField, 'max_tokens', id);
+    }
+    // A pattern is a guess about OpenAI's own models, not about any server named in the config.
+    assert.equal(resolved('groq/gpt-7').compat.maxTokensField, 'max_tokens');
   });
 
   test('a guessed OpenAI model inherits the quirks of its family', () => {

@@ -94,7 +94,7 @@ describe('loadConfig', () => {
     assert.equal((await loadConfig({ ...env, GROQ_API_KEY: 'g' })).model, 'groq/openai/gpt-oss-120b');
     assert.equal(
       (await loadConfig({ ...env, GROQ_API_KEY: 'g', OPENAI_API_KEY: 'o' })).model,
-      'openai/gpt-5',
+      'openai/gpt-6.1-sol',
     );
     const all = await loadConfig({ ...env, GROQ_API_KEY: 'g', OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a' });
     assert.equal(all.model, 'anthropic/claude-sonnet-5-5');

@@ -20,6 +20,15 @@ const OPENAI_REASONING: Partial<ModelCompat> = {
   systemRole: 'developer',
 };
 
+/**
+ * Quirks of model families the catalog cannot list one by one: an unlisted id that matches takes
+ * them (after the provider's defaults, before the user's overrides). OpenAI's o-series and every
+ * GPT from 5 on are reasoning models.
+ */
+const FAMILY_PATTERNS: ReadonlyArray<{ provider: string; pattern: RegExp; compat: Partial<ModelCompat> }> = [
+  { provider: 'openai', pattern: /^(o\d|gpt-([5-9]|\d{2,}))/, compat: OPENAI_REASONING },
+];
+
 /** Claude models before 4.6 take a thinking budget rather than adaptive thinking. */
 const BUDGET_THINKING: Partial<ModelCompat> = { thinkingMode: 'budget' };
 
@@ -74,8 +83,11 @@ export const CATALOG: readonly ModelSpec[] = Object.freeze([
     reasoning: 'none',
   }),
 
-  // OpenAI: developers.openai.com/api/docs/pricing (cached input = cacheRead; no write charge).
-  // gpt-5's 400k window is 272k of input plus 128k of output.
+  // OpenAI: developers.openai.com/api/docs/pricing (cached input = cacheRead). GPT-6.1 Sol and
+  // Terra (2026-09/10): 1.05M window (922k of input), 30-minute cache writes charged, prompts over
+  // 272k tokens dearer (not modelled). gpt-5's 400k window is 272k of input plus 128k of output.
+  entry('openai', 'gpt-6.1-sol', 1_050_000, 128_000, price(2, 10, 0.1, 2.5), OPENAI_REASONING),
+  entry('openai', 'gpt-6.1-terra', 1_050_000, 128_000, price(1, 5, 0.05, 1.25), OPENAI_REASONING),
   entry('openai', 'gpt-5', 400_000, 128_000, price(1.25, 10, 0.125), OPENAI_REASONING),
   entry('openai', 'gpt-5-mini', 400_000, 128_000, price(0.25, 2, 0.025), OPENAI_REASONING),
   entry('openai', 'gpt-5-nano', 400_000, 128_000, price(0.05, 0.4, 0.005), OPENAI_REASONING),
@@ -127,7 +139,8 @@ export interface ResolveModelOptions {
  * id), or a bare model id looked up in the catalog (anthropic ids win for "claude-*", openai for
  * "gpt-*"/"o3"/"o4-*"). An unknown model on a known provider gets a guessed spec (`guessed: true`)
  * from the preset's compat defaults — or those of its catalog family, so `gpt-5.1` behaves like
- * `gpt-5` — a 128k context window and no pricing. Dated ids (`-20250929`, `-2024-08-06`) and
+ * `gpt-5`, or of a family pattern, so `gpt-7` is a reasoning model — a 128k context window and no
+ * pricing. Dated ids (`-20250929`, `-2024-08-06`) and
  * `-latest` aliases match their catalog entry. Returns undefined only when the provider cannot be
  * determined.
  */
@@ -170,13 +183,14 @@ function onProvider(provider: string, id: string, options: ResolveModelOptions):
   );
   if (listed !== undefined) return { ...listed, id, compat: { ...listed.compat, ...overrides } };
   const family = familyOf(provider, api, id);
+  const pattern = FAMILY_PATTERNS.find((entry) => entry.provider === provider && entry.pattern.test(id));
   return {
     provider,
     id,
     api,
     contextWindow: GUESSED_CONTEXT_WINDOW,
     maxOutputTokens: GUESSED_MAX_OUTPUT,
-    compat: { ...(family?.compat ?? presetCompat(provider, api)), ...overrides },
+    compat: { ...(family?.compat ?? { ...presetCompat(provider, api), ...pattern?.compat }), ...overrides },
     guessed: true,
   };
 }

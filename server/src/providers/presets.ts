@@ -76,7 +76,7 @@ export const PRESETS: readonly ProviderPreset[] = [
     baseUrl: 'https://api.openai.com/v1',
     keyEnv: 'OPENAI_API_KEY',
     needsKey: true,
-    defaultModel: 'gpt-5',
+    defaultModel: 'gpt-6.1-sol',
     // Reasoning models (o-series, gpt-5) get `max_completion_tokens`/`developer` from their catalog
     // family; these defaults also suit a server OPENAI_BASE_URL points at.
     compat: { reasoning: 'none', streamUsage: true, parallelToolCalls: true },
