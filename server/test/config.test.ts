@@ -229,6 +229,12 @@ describe('bad config files', () => {
       message: /: agent\.maxTurnsPerRun: expected number, received string$/,
     },
     {
+      name: 'an effort that is not a level',
+      body: { agent: { effort: 'extreme' } },
+      field: 'agent.effort',
+      message: /: agent\.effort: expected one of "low"\|"medium"\|"high"\|"xhigh"\|"max"/,
+    },
+    {
       name: 'an unknown field, with a suggestion',
       body: { modle: 'anthropic/claude-haiku-4-5' },
       field: 'modle',

@@ -54,7 +54,8 @@ describe('prompt with Anthropic', () => {
       'anthropic',
       [{ thinking: ['Let me ', 'think.'], text: 'Four.' }, { text: 'Five.' }],
       {},
-      { agent: { thinkingBudgetTokens: 2048 } },
+      // The effort is for adaptive-thinking models only: not sent to Sonnet 4.5.
+      { agent: { thinkingBudgetTokens: 2048, effort: 'high' } },
     );
     const first = await h.prompt({ text: 'What is 2+2?' });
     assert.equal(textOf(first.phases, 'thinking'), 'Let me think.');
@@ -75,6 +76,7 @@ describe('prompt with Anthropic', () => {
       'seq continues in the session',
     );
     assert.deepEqual(h.fake.requests[0]?.body.thinking, { type: 'enabled', budget_tokens: 2048 });
+    assert.equal(h.fake.requests[0]?.body.output_config, undefined);
     assert.ok(
       h.fake.requests[0]?.body.max_tokens > 2048,
       'max_tokens leaves room beyond the thinking budget',
@@ -90,13 +92,14 @@ describe('prompt with Anthropic', () => {
       'anthropic',
       [{ thinking: ['Adding ', 'up.'], text: 'Four.' }, { text: 'Five.' }],
       { SANTRA_MODEL: 'anthropic/claude-sonnet-5-5' },
-      { agent: { thinkingBudgetTokens: 2048, maxOutputTokens: 4000 } },
+      { agent: { thinkingBudgetTokens: 2048, maxOutputTokens: 4000, effort: 'medium' } },
     );
     const first = await h.prompt({ text: 'What is 2+2?' });
     assert.equal(textOf(first.phases, 'thinking'), 'Adding up.');
     const sent = h.fake.requests[0]?.body;
     // A budget is refused by these models: the configured one is not sent.
     assert.deepEqual(sent?.thinking, { type: 'adaptive', display: 'summarized' });
+    assert.deepEqual(sent?.output_config, { effort: 'medium' });
     assert.equal(sent?.max_tokens, 4000 + 16_384);
     const sessionId = result(first.response).sessionId;
     const set = h.nextId();

@@ -14,7 +14,7 @@ import {
   type StreamFn,
   type ToolDefinition,
 } from '../providers/stream.ts';
-import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
+import type { Effort, ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 import type { Tool, ToolContext, ToolResult } from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
 import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from './messages.ts';
@@ -25,6 +25,8 @@ export interface AgentLimits {
   maxOutputTokens: number;
   /** Extended thinking budget; 0 for none. */
   thinkingBudget: number;
+  /** How hard adaptive-thinking models work; unset: their default. */
+  effort?: Effort;
 }
 
 export interface AgentRun {
@@ -193,6 +195,7 @@ async function streamTurn(run: AgentRun, tools: ToolDefinition[], turn: number):
     // A provider that thinks out of max_tokens adds room for it (anthropic.ts).
     maxOutputTokens: Math.min(run.limits.maxOutputTokens, run.model.maxOutputTokens),
     ...(run.limits.thinkingBudget > 0 ? { thinkingBudget: run.limits.thinkingBudget } : {}),
+    ...(run.limits.effort === undefined ? {} : { effort: run.limits.effort }),
     signal: run.signal,
   };
   for await (const event of run.stream(run.endpoint, request)) {

@@ -140,6 +140,7 @@ export async function runPrompt(
           maxTurns: deps.config.agent.maxTurnsPerRun,
           maxOutputTokens: deps.config.agent.maxOutputTokens,
           thinkingBudget: deps.config.agent.thinkingBudgetTokens,
+          ...(deps.config.agent.effort === undefined ? {} : { effort: deps.config.agent.effort }),
         },
         settings: deps.swarm,
         signal: controller.signal,

@@ -5,7 +5,7 @@
  */
 import { resolveModel } from '../providers/catalog.ts';
 import { PRESETS } from '../providers/presets.ts';
-import type { ModelCompat, ModelSpec, ProviderEndpoint } from '../providers/types.ts';
+import type { Effort, ModelCompat, ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 import { ConfigError } from './config-error.ts';
 import { configFile, envValue, readConfigFile } from './config-file.ts';
 import { type SantraConfig, validateConfig } from './schema.ts';
@@ -36,6 +36,8 @@ export interface ResolvedConfig {
     maxTurnsPerRun: number;
     maxOutputTokens: number;
     thinkingBudgetTokens: number;
+    /** Unset: the model's own default. */
+    effort?: Effort;
     maxDepth: number;
     maxParallelAgents: number;
     subAgentTimeoutSeconds: number;

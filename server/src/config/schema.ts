@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { findPreset } from '../providers/presets.ts';
+import { EFFORTS } from '../providers/types.ts';
 import { closest } from '../text/suggest.ts';
 import { ConfigError } from './config-error.ts';
 
@@ -53,7 +54,7 @@ export const ConfigSchema = z
   .strictObject({
     /** Lets editors find a JSON Schema; ignored. */
     $schema: z.string().optional(),
-    model: z.string().min(1, 'expected a model such as "anthropic/claude-sonnet-4-5"').optional(),
+    model: z.string().min(1, 'expected a model such as "anthropic/claude-sonnet-5-5"').optional(),
     providers: z.record(providerId, ProviderSchema).optional(),
     agent: z
       .strictObject({
@@ -63,6 +64,8 @@ export const ConfigSchema = z
         maxOutputTokens: z.int().min(256).max(1_000_000),
         /** Extended thinking budget for models that support it (Anthropic); 0 turns thinking off. */
         thinkingBudgetTokens: z.int().min(0).max(1_000_000),
+        /** How hard adaptive-thinking models work (Anthropic `output_config.effort`); unset: the model's default. */
+        effort: z.enum(EFFORTS),
         /** How deep agents may spawn agents (the orchestrator is depth 0). */
         maxDepth: z.int().min(1).max(10),
         /** Sub-agents of one spawn_agents call running at once. */

@@ -100,9 +100,11 @@ function buildParams(
   let thinking: Pick<Anthropic.Messages.MessageCreateParamsStreaming, 'thinking'> = {};
   // Thinking is paid out of max_tokens: room for it on top of the answer (a budget must stay below it).
   let maxTokens = request.maxOutputTokens;
+  let effort: Pick<Anthropic.Messages.MessageCreateParamsStreaming, 'output_config'> = {};
   if (adaptive) {
     thinking = { thinking: { type: 'adaptive', display: 'summarized' } };
     maxTokens = Math.min(maxTokens + ADAPTIVE_THINKING_ROOM, modelMax);
+    if (request.effort !== undefined) effort = { output_config: { effort: request.effort } };
   } else if (budget !== undefined) {
     thinking = { thinking: { type: 'enabled', budget_tokens: budget } };
     maxTokens = Math.min(maxTokens + budget, modelMax);
@@ -120,6 +122,7 @@ function buildParams(
     messages: toAnthropicMessages(request.messages, context),
     ...(tools.length > 0 ? { tools } : {}),
     ...thinking,
+    ...effort,
     stream: true,
   };
 }

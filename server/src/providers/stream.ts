@@ -1,6 +1,6 @@
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
-import type { ModelSpec, ProviderEndpoint } from './types.ts';
+import type { Effort, ModelSpec, ProviderEndpoint } from './types.ts';
 
 /** A tool as offered to a model: its JSON Schema comes from the tool's zod schema. */
 export interface ToolDefinition {
@@ -17,6 +17,8 @@ export interface ModelRequest {
   maxOutputTokens: number;
   /** Extended thinking budget, for models that support it. */
   thinkingBudget?: number;
+  /** How hard an adaptive-thinking model works; unset: its default. */
+  effort?: Effort;
   signal: AbortSignal;
 }
 

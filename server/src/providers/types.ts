@@ -5,6 +5,10 @@
 
 export type WireApi = 'anthropic' | 'openai';
 
+/** How hard a model that thinks adaptively works: Anthropic's `output_config.effort` levels. */
+export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+export type Effort = (typeof EFFORTS)[number];
+
 /** Per-model quirks of a provider, as data. */
 export interface ModelCompat {
   /** The model calls tools natively; when false Santra uses the text tool-call protocol. */
