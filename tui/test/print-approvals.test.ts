@@ -1,6 +1,6 @@
 /**
  * The interactive side of `santra -p` without a terminal: the approval and question logic driven
- * by a scripted LineReader.
+ * by a scripted UserInput.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -9,7 +9,7 @@ import {
   Approvals,
   type ApprovalPolicy,
   formatApproval,
-  type LineReader,
+  type UserInput,
   QuestionUnanswerable,
   QuestionWithdrawn,
 } from '../src/print/approvals.ts';
@@ -51,22 +51,39 @@ const question: AskParams = {
   ],
 };
 
-/** A reader that answers from a script and records what it was asked; undefined ends the input. */
-class ScriptedReader implements LineReader {
+/**
+ * Input that answers from a script and records what it was asked; undefined ends the input. A key
+ * question skips scripted keys that are not among its choices, as a terminal ignores them.
+ */
+class ScriptedReader implements UserInput {
   readonly prompts: Array<{ prompt: string; secret: boolean }> = [];
   readonly #answers: Array<string | undefined>;
   constructor(answers: Array<string | undefined>) {
     this.#answers = answers;
   }
+  key(
+    prompt: string,
+    choices: readonly string[],
+    options: { signal: AbortSignal },
+  ): Promise<string | undefined> {
+    this.prompts.push({ prompt, secret: false });
+    while (this.#answers.length > 0) {
+      const answer = this.#answers.shift();
+      if (answer === undefined) return Promise.resolve(undefined);
+      if (choices.includes(answer.toLowerCase())) return Promise.resolve(answer.toLowerCase());
+    }
+    return this.#unanswered(options.signal);
+  }
   question(prompt: string, options: { secret?: boolean; signal: AbortSignal }): Promise<string | undefined> {
     this.prompts.push({ prompt, secret: options.secret === true });
-    if (this.#answers.length === 0) {
-      // Out of script: wait like a user who does not answer, until the question is withdrawn.
-      return new Promise((resolve) =>
-        options.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
-      );
-    }
+    if (this.#answers.length === 0) return this.#unanswered(options.signal);
     return Promise.resolve(this.#answers.shift());
+  }
+  /** Out of script: wait like a user who does not answer, until the question is withdrawn. */
+  #unanswered(signal: AbortSignal): Promise<undefined> {
+    return new Promise((resolve) =>
+      signal.addEventListener('abort', () => resolve(undefined), { once: true }),
+    );
   }
 }
 
@@ -87,7 +104,7 @@ const live = () => new AbortController().signal;
 describe('approvals on a terminal', () => {
   const cases: Array<[string, Array<string | undefined>, unknown]> = [
     ['y allows', ['y'], { decision: 'allow' }],
-    ['yes allows', [' Yes '], { decision: 'allow' }],
+    ['Y allows too', ['Y'], { decision: 'allow' }],
     ['n rejects', ['n'], { decision: 'reject' }],
     [
       'f asks for feedback',
@@ -95,7 +112,7 @@ describe('approvals on a terminal', () => {
       { decision: 'feedback', feedback: 'use a template string' },
     ],
     ['f with empty feedback rejects', ['f', ''], { decision: 'reject' }],
-    ['an unclear answer asks again', ['maybe', 'y'], { decision: 'allow' }],
+    ['keys that are not choices are ignored', ['x', 'q', 'y'], { decision: 'allow' }],
     ['end of input rejects', [undefined], { decision: 'reject' }],
   ];
   for (const [name, answers, expected] of cases) {

@@ -13,6 +13,15 @@ const workspace = mkdtempSync(join(tmpdir(), 'santra-print-ws-'));
 const inWorkspace = ['--cwd', workspace];
 
 describe('santra -p output formats', () => {
+  test('text: an answer given by task_completed follows the plan the agent streamed', async () => {
+    const { code, stdout } = await runPrint(['-p', 'write hello.txt'], {
+      cwd: workspace,
+      scenario: 'plan-then-result',
+    });
+    assert.equal(code, 0);
+    assert.equal(stdout, 'I will ask the executor to write it.\nDone: hello.txt greets the world.\n');
+  });
+
   test("text: the root agent's text on stdout, in order, ending with a newline", async () => {
     const { code, stdout, stderr, run } = await runPrint(['-p', 'say hello'], { cwd: workspace });
     assert.equal(code, 0, stderr);

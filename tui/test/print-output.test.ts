@@ -49,6 +49,17 @@ describe('output formats', () => {
     assert.equal(play('text', [], null), '');
   });
 
+  test('text: an answer that did not stream (task_completed after a plan) follows the streamed text', () => {
+    const done = { ...result, output: 'Done: hello.txt greets the world.' };
+    assert.equal(
+      play('text', [text("I'll ask the executor."), text('SUB', sub)], done),
+      "I'll ask the executor.\nDone: hello.txt greets the world.\n",
+    );
+    assert.equal(play('text', [text('Planning.\n')], done), 'Planning.\nDone: hello.txt greets the world.\n');
+    // An answer that did stream is not printed twice, whatever whitespace ends it.
+    assert.equal(play('text', [text('Hel'), text('lo\n\n')], { ...result, output: 'Hello' }), 'Hello\n\n');
+  });
+
   test('json: one object at the end, nothing before', () => {
     const out = play('json', [text('Hel')]);
     assert.deepEqual(JSON.parse(out), result);

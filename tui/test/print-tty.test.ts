@@ -91,7 +91,8 @@ describe('santra -p on a terminal', { skip: hasTmux ? false : 'tmux is not insta
     const pane = term.pane();
     assert.match(pane, /wants to modify src\/greet\.ts \(\+1 −1; root, str_replace\)/);
     assert.match(pane, /-old line\n\+new line/);
-    term.type('a', 'Enter');
+    // One key answers: no Enter.
+    term.type('a');
     const { code, stdout } = await term.finished();
     assert.equal(code, 0);
     assert.equal(stdout, 'file_change: allow_all\ncommand: allow_all\n');
@@ -101,12 +102,12 @@ describe('santra -p on a terminal', { skip: hasTmux ? false : 'tmux is not insta
   test('[f] asks for feedback, which reaches the server; [n] rejects the command', async () => {
     const term = startInTerminal('approve');
     await term.waitForPane(/Allow\?/);
-    term.type('f', 'Enter');
+    term.type('f');
     await term.waitForPane(/Feedback for the agent:/);
     term.type('use tabs, not spaces', 'Enter');
     await term.waitForPane(/\$ npm test\n {2}in \/tmp/);
     await term.waitForPane(/Allow\?/, 2);
-    term.type('n', 'Enter');
+    term.type('n');
     const { code, stdout } = await term.finished();
     assert.equal(code, 0);
     assert.equal(stdout, 'file_change: feedback (use tabs, not spaces)\ncommand: reject\n');

@@ -1,13 +1,23 @@
 /**
  * Answers the server's `approve` and `ask` requests for `santra -p`: on the terminal when there is
- * one, by policy when there is not. The terminal is reached through a LineReader, so the whole
+ * one, by policy when there is not. The terminal is reached through a UserInput, so the whole
  * conversation can be tested without one.
  */
 import type { ApproveParams, ApproveResult, AskParams, AskResult } from '#protocol';
 import { oneLine, visible } from './output.ts';
 
-/** Reads one line of the user's answer. */
-export interface LineReader {
+/** What the user types: a single key for a choice, a line for an answer. */
+export interface UserInput {
+  /**
+   * Shows `prompt` and waits for one of `choices` (single lower-case characters; the user may type
+   * either case; other keys are ignored). Resolves with the key, or undefined at end of input or
+   * when `signal` aborts; never rejects.
+   */
+  key(
+    prompt: string,
+    choices: readonly string[],
+    options: { signal: AbortSignal },
+  ): Promise<string | undefined>;
   /**
    * Shows `prompt` and reads a line. Contract: resolves with the line (without its newline), or
    * undefined at end of input or when `signal` aborts; never rejects. With `secret` the typed
@@ -25,7 +35,7 @@ export type ApprovalPolicy = 'ask' | 'allow' | 'reject';
 export interface ApprovalOptions {
   policy: ApprovalPolicy;
   /** Required with policy `ask`; also answers `ask` requests. Absent: `ask` requests cannot be answered. */
-  reader?: LineReader;
+  reader?: UserInput;
   /** Writes to stderr. */
   write: (text: string) => void;
   /** Whether to colour diffs (stderr is a terminal and NO_COLOR is unset). */
@@ -50,7 +60,7 @@ export class Approvals {
 
   constructor(options: ApprovalOptions) {
     if (options.policy === 'ask' && options.reader === undefined) {
-      throw new Error('the ask approval policy needs a line reader');
+      throw new Error('the ask approval policy needs a way to read the user’s input');
     }
     this.#options = options;
   }
@@ -99,42 +109,35 @@ export class Approvals {
     if (signal.aborted) throw new QuestionWithdrawn('the question was withdrawn before it was asked');
     if (this.#allowAll) return { decision: 'allow_all' };
     const { write, color } = this.#options;
-    const reader = this.#options.reader as LineReader;
+    const reader = this.#options.reader as UserInput;
     write(formatApproval(params, color));
-    for (;;) {
-      const line = await reader.question(CHOICES, { signal });
-      if (signal.aborted) throw withdrawn(write);
-      if (line === undefined) {
+    const key = await reader.key(CHOICES, ['y', 'a', 'n', 'f'], { signal });
+    if (signal.aborted) throw withdrawn(write);
+    switch (key) {
+      case 'y':
+        return { decision: 'allow' };
+      case 'a':
+        this.#allowAll = true;
+        return { decision: 'allow_all' };
+      case 'n':
+        return { decision: 'reject' };
+      case 'f': {
+        const feedback = await reader.question('Feedback for the agent: ', { signal });
+        if (signal.aborted) throw withdrawn(write);
+        if (feedback === undefined || feedback.trim() === '') return { decision: 'reject' };
+        return { decision: 'feedback', feedback: feedback.trim() };
+      }
+      case undefined:
+      default:
         write('santra: no answer (end of input); rejected\n');
         return { decision: 'reject' };
-      }
-      switch (line.trim().toLowerCase()) {
-        case 'y':
-        case 'yes':
-          return { decision: 'allow' };
-        case 'a':
-        case 'all':
-          this.#allowAll = true;
-          return { decision: 'allow_all' };
-        case 'n':
-        case 'no':
-          return { decision: 'reject' };
-        case 'f': {
-          const feedback = await reader.question('Feedback for the agent: ', { signal });
-          if (signal.aborted) throw withdrawn(write);
-          if (feedback === undefined || feedback.trim() === '') return { decision: 'reject' };
-          return { decision: 'feedback', feedback: feedback.trim() };
-        }
-        default:
-          write('Please answer y, a, n or f.\n');
-      }
     }
   }
 
   async #askQuestion(params: AskParams, signal: AbortSignal): Promise<AskResult> {
     if (signal.aborted) throw new QuestionWithdrawn('the question was withdrawn before it was asked');
     const { write } = this.#options;
-    const reader = this.#options.reader as LineReader;
+    const reader = this.#options.reader as UserInput;
     const options = params.options ?? [];
     const lines = ['', ...(params.header === undefined ? [] : [`── ${oneLine(params.header)} ──`])];
     lines.push(visible(params.prompt));

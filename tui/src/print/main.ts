@@ -10,7 +10,7 @@ import { EXIT, type PrintOptions } from './args.ts';
 import { createOutput, errorLine, statusLine, usageLine, verboseLine } from './output.ts';
 import { isDirectory, serverPathFor, startServer } from './server-process.ts';
 import { PrintError, ServerSession } from './session.ts';
-import { terminalLineReader } from './terminal.ts';
+import { terminalInput } from './terminal.ts';
 
 export interface PrintEnvironment {
   /** The santra-server to start unless SANTRA_SERVER says otherwise. */
@@ -78,7 +78,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
 
   const approvals = new Approvals({
     policy,
-    ...(interactive ? { reader: terminalLineReader(stdin, stderr) } : {}),
+    ...(interactive ? { reader: terminalInput(stdin, stderr) } : {}),
     write: (text) => stderr.write(text),
     color,
   });

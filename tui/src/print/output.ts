@@ -39,23 +39,31 @@ export function createOutput(format: OutputFormat, write: (text: string) => void
   }
 }
 
-/** The root agent's answer, as it streams; sub-agents' text is their business, not the answer. */
+/**
+ * The root agent's answer, as it streams; sub-agents' text is their business, not the answer. An
+ * answer that did not stream as text (a server that sends no deltas, or an agent that finished with
+ * task_completed or set_output after talking about its plan) is printed once, at the end.
+ */
 function textOutput(write: (text: string) => void): Output {
-  let streamed = false;
+  let streamed = '';
   let atLineStart = true;
   const emit = (text: string) => {
     if (text === '') return;
     write(text);
-    streamed = true;
+    streamed += text;
     atLineStart = text.endsWith('\n');
   };
   return {
     phase: (_raw, phase) => {
       if (phase?.type === 'text' && phase.parentAgentId === undefined) emit(phase.text);
     },
-    // A server that sends no text deltas still has an answer: print it once, at the end.
     result: (result) => {
-      if (!streamed) emit(result.output);
+      if (streamed === '') return emit(result.output);
+      // A run that did not complete answers with what it had streamed so far.
+      const answer = result.output.trim();
+      if (result.status !== 'completed' || answer === '' || streamed.trimEnd().endsWith(answer)) return;
+      if (!atLineStart) emit('\n');
+      emit(`${answer}\n`);
     },
     finish: () => {
       if (!atLineStart) write('\n');
