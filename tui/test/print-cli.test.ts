@@ -109,13 +109,14 @@ describe('santra -p output formats', () => {
     }
   });
 
-  test('--model goes into the prompt, and a prompt piped on stdin is read (without its newline)', async () => {
-    const { code, run } = await runPrint(['-p', '--model', 'openai/gpt-5', ...inWorkspace], {
-      input: 'what is 2 + 2?\n',
-    });
+  test('--model and --agent go into the prompt, and a prompt piped on stdin is read (without its newline)', async () => {
+    const { code, run } = await runPrint(
+      ['-p', '--model', 'openai/gpt-5', '--agent', 'tester', ...inWorkspace],
+      { input: 'what is 2 + 2?\n' },
+    );
     assert.equal(code, 0);
     const prompt = run.log().find((entry) => entry.method === 'prompt') as Json;
-    assert.deepEqual(prompt.params, { text: 'what is 2 + 2?', model: 'openai/gpt-5' });
+    assert.deepEqual(prompt.params, { text: 'what is 2 + 2?', model: 'openai/gpt-5', agent: 'tester' });
   });
 });
 

@@ -28,6 +28,8 @@ export interface PrintOptions {
   prompt: string | undefined;
   outputFormat: OutputFormat;
   model: string | undefined;
+  /** The agent that answers (a built-in or one from .agents/); undefined: the route the server picks. */
+  agent: string | undefined;
   /** Absolute path of the workspace root; whether it exists is checked when the run starts. */
   cwd: string;
   approveAll: boolean;
@@ -61,6 +63,8 @@ Options:
                                end: runId, sessionId, status, output, usage, costUsd) or stream-json
                                (one JSON line per phase, then {"type":"result", ...})
   --model <id>                 model for this prompt, as provider/model or a model id
+  --agent <id>                 the agent that answers: a built-in one (orchestrator, reader, …) or
+                               one from .agents/*.json (default: chosen from the prompt)
   --cwd <dir>                  the workspace the agent works in (default: the current directory)
   --approve-all                approve every file change and command without asking
   --verbose                    show tool calls, results and status lines, and the server's log, on stderr
@@ -83,6 +87,7 @@ const OPTIONS = {
   print: { type: 'boolean', short: 'p' },
   'output-format': { type: 'string' },
   model: { type: 'string' },
+  agent: { type: 'string' },
   cwd: { type: 'string' },
   'approve-all': { type: 'boolean' },
   verbose: { type: 'boolean' },
@@ -91,7 +96,7 @@ const OPTIONS = {
 } as const;
 
 /** Options that only make sense with `-p`. */
-const PRINT_ONLY = ['output-format', 'model', 'cwd', 'approve-all', 'verbose'] as const;
+const PRINT_ONLY = ['output-format', 'model', 'agent', 'cwd', 'approve-all', 'verbose'] as const;
 
 /** Parses the arguments after `santra` (process.argv.slice(2)). */
 export function parseCommandLine(argv: readonly string[], context: ParseContext): Command {
@@ -131,7 +136,10 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
     return usageError(`--output-format must be ${OUTPUT_FORMATS.join(', ')}, got "${outputFormat}"`);
   }
   if (values.model !== undefined && values.model.trim() === '') {
-    return usageError('--model needs a model id, e.g. --model anthropic/claude-sonnet-4-5');
+    return usageError('--model needs a model id, e.g. --model anthropic/claude-sonnet-5-5');
+  }
+  if (values.agent !== undefined && values.agent.trim() === '') {
+    return usageError('--agent needs an agent id, e.g. --agent reader');
   }
   if (values.cwd !== undefined && values.cwd === '') return usageError('--cwd needs a directory');
   return {
@@ -140,6 +148,7 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
       prompt,
       outputFormat,
       model: values.model,
+      agent: values.agent?.trim(),
       cwd: resolve(context.cwd, values.cwd ?? '.'),
       approveAll: values['approve-all'] ?? false,
       verbose: values.verbose ?? false,

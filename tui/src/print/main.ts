@@ -119,7 +119,11 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     await session.initialize();
     running = true;
     const result: PromptResult | undefined = await Promise.race([
-      session.prompt({ text: prompt, ...(options.model === undefined ? {} : { model: options.model }) }),
+      session.prompt({
+        text: prompt,
+        ...(options.model === undefined ? {} : { model: options.model }),
+        ...(options.agent === undefined ? {} : { agent: options.agent }),
+      }),
       gaveUp,
     ]);
     running = false;
