@@ -124,9 +124,9 @@ export function searchRipgrep(rg: string, cwd: string, request: GrepRequest): Pr
       const current = held;
       let line = 0;
       let colon = at;
+      // The line number's digits, up to the colon after them.
       for (; colon < end; colon++) {
         const code = buffer[colon] as number;
-        if (code === 0x3a) break;
         if (code < 0x30 || code > 0x39) break;
         line = line * 10 + code - 0x30;
       }
