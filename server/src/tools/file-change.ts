@@ -8,6 +8,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { atomicWrite } from '../workspace/atomic-write.ts';
 import { isSymlink, type ResolvedPath } from '../workspace/workspace.ts';
+import { CHANGED_DURING_APPROVAL } from './text-match.ts';
 import { refused, type ToolContext, type ToolResult, toolError } from './types.ts';
 
 /** The new content (undefined deletes the file), or an error for the model. */
@@ -38,6 +39,28 @@ export async function readText(absolute: string): Promise<string | undefined> {
 export function lineCount(text: string | undefined): number {
   if (text === undefined || text === '') return 0;
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+/**
+ * applyFileChange for an edit of an existing file: `edit` gets the current text and `prefix`, empty
+ * the first time and, when the file changed while the user was asked, a sentence saying so to put
+ * before an error. A file that is gone by then is a not_found error.
+ */
+export function applyEdit(
+  context: ToolContext,
+  target: ResolvedPath,
+  edit: (current: string, prefix: string) => ReturnType<Produce>,
+): Promise<ToolResult> {
+  let rounds = 0;
+  return applyFileChange(context, target, (current) => {
+    const prefix = ++rounds > 1 ? CHANGED_DURING_APPROVAL : '';
+    if (current === undefined) {
+      return {
+        error: toolError('not_found', `${prefix}${target.display} no longer exists; nothing was written.`),
+      };
+    }
+    return edit(current, prefix);
+  });
 }
 
 export function applyFileChange(

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { applyFileChange } from './file-change.ts';
+import { applyEdit } from './file-change.ts';
 import { checkEditable, fsErrorResult, resolveTarget } from './file-helpers.ts';
-import { CHANGED_DURING_APPROVAL, isMatchFailure, replaceUnique } from './text-match.ts';
+import { isMatchFailure, replaceUnique } from './text-match.ts';
 import { defineTool, toolError } from './types.ts';
 
 const Edit = z.object({
@@ -40,16 +40,7 @@ export function multiEditTool() {
       try {
         const problem = await checkEditable(context, target);
         if (problem !== undefined) return problem;
-        let rounds = 0;
-        const result = await applyFileChange(context, target, (current) => {
-          const prefix = ++rounds > 1 ? CHANGED_DURING_APPROVAL : '';
-          if (current === undefined)
-            return {
-              error: toolError(
-                'not_found',
-                `${prefix}${target.display} no longer exists; nothing was written.`,
-              ),
-            };
+        const result = await applyEdit(context, target, (current, prefix) => {
           let text = current;
           for (const [index, edit] of args.edits.entries()) {
             const outcome = replaceUnique(text, edit.oldStr, edit.newStr);

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { applyFileChange } from './file-change.ts';
+import { applyEdit } from './file-change.ts';
 import { checkEditable, editSnippet, fsErrorResult, resolveTarget } from './file-helpers.ts';
-import { CHANGED_DURING_APPROVAL, isMatchFailure, type Replaced, replaceUnique } from './text-match.ts';
+import { isMatchFailure, type Replaced, replaceUnique } from './text-match.ts';
 import { defineTool, toolError } from './types.ts';
 
 /**
@@ -32,16 +32,7 @@ export function strReplaceTool() {
         const problem = await checkEditable(context, target);
         if (problem !== undefined) return problem;
         let replaced: Replaced | undefined;
-        let rounds = 0;
-        const result = await applyFileChange(context, target, (current) => {
-          const prefix = ++rounds > 1 ? CHANGED_DURING_APPROVAL : '';
-          if (current === undefined)
-            return {
-              error: toolError(
-                'not_found',
-                `${prefix}${target.display} no longer exists; nothing was written.`,
-              ),
-            };
+        const result = await applyEdit(context, target, (current, prefix) => {
           const outcome = replaceUnique(current, args.oldStr, args.newStr);
           if (isMatchFailure(outcome)) {
             return {
