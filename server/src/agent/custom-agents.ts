@@ -8,6 +8,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod';
 import { findJsonSyntaxError } from '../config/json-syntax.ts';
+import { errorCode } from '../errno.ts';
 
 /** An agent the runtime can run or spawn: a built-in one or one read from `.agents/`. */
 export interface AgentDefinition {
@@ -291,11 +292,6 @@ function unknownToolMessage(name: string, knownTools: ReadonlySet<string>): stri
   const guess = closest(name, known);
   if (guess !== undefined) return `unknown tool ${shown}, did you mean "${guess}"?`;
   return `unknown tool ${shown} (known tools: ${known.join(', ')})`;
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 function describeFsError(code: string | undefined): string {

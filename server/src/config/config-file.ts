@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from './config-error.ts';
 import { findJsonSyntaxError } from './json-syntax.ts';
+import { errorCode } from '../errno.ts';
 import { type SantraConfig, validateConfig } from './schema.ts';
 
 const FILE_NAME = 'config.json';
@@ -111,11 +112,6 @@ function merge(base: unknown, patch: unknown): unknown {
     else result[key] = merge(result[key], value);
   }
   return result;
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 function describeFsError(code: string | undefined): string {
