@@ -188,16 +188,17 @@ describe('prompt with Anthropic', () => {
     );
   });
 
-  test('a tool call id is executed at most once', async () => {
+  test('a provider id seen before does not stop a new call: it runs under an id of its own', async () => {
     const h = await start('anthropic', [
       { toolCalls: [{ id: 'toolu_same', name: 'think', args: { content: 'once' } }] },
       { toolCalls: [{ id: 'toolu_same', name: 'think', args: { content: 'twice' } }] },
       { text: 'ok' },
     ]);
     const { phases } = await h.prompt({ text: 'go' });
-    assert.equal(textOf(phases, 'thinking'), 'once');
+    assert.equal(textOf(phases, 'thinking'), 'oncetwice');
     const feedback = ((h.fake.requests[2]?.body.messages as Json[]).at(-1)?.content as Json[])[0];
-    assert.match(String(feedback?.content), /already run/);
+    assert.notEqual(feedback?.is_error, true);
+    assert.notEqual(feedback?.tool_use_id, 'toolu_same');
   });
 
   test('more tool calls than the cap in one response: the rest are refused, not run', async () => {

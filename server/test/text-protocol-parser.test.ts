@@ -18,7 +18,10 @@ const call = (id: string, name: string, args: Record<string, unknown>, repaired 
 });
 
 /** Runs chunks through one parser; merges adjacent deltas, which any split may cut differently. */
-function run(chunks: readonly string[], options?: { idPrefix?: string }): TextProtocolEvent[] {
+function run(
+  chunks: readonly string[],
+  options?: { idPrefix?: string; toolCalls?: boolean },
+): TextProtocolEvent[] {
   const parser = new TextProtocolParser(options);
   const events = [...chunks.flatMap((chunk) => parser.push(chunk)), ...parser.end()];
   const merged: TextProtocolEvent[] = [];
@@ -369,4 +372,19 @@ describe('TextProtocolParser', () => {
       assert.deepEqual(calls, [call('call_1', 'write_file', { path: 'big.txt', content })]);
     },
   );
+
+  test('toolCalls: false (a native-tool model): tool-call markup is answer text at every split', () => {
+    const input =
+      'See:\n```xml\n<tool_call name="read_file">{"path": "secret.txt"}</tool_call>\n```\n' +
+      '<tool_call>{"name": "write_file", "arguments": {"path": "x"}}</tool_call><think>hm</think>end';
+    const answer = input.replace('<think>hm</think>', '');
+    for (let size = 1; size <= input.length; size += 7) {
+      const chunks = input.match(new RegExp(`.{1,${size}}`, 'gs')) ?? [];
+      assertEvents(run(chunks, { toolCalls: false }), [
+        text(answer.slice(0, answer.indexOf('end'))),
+        thinking('hm'),
+        text('end'),
+      ]);
+    }
+  });
 });

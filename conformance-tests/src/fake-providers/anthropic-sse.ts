@@ -97,7 +97,13 @@ function* streamEvents(plan: TurnPlan): Generator<WireEvent> {
     yield stop();
   }
   for (const call of plan.toolCalls) {
-    yield* start({ type: 'tool_use', id: call.id, name: call.name, input: {}, caller: { type: 'direct' } });
+    yield* start({
+      type: 'tool_use',
+      id: call.id ?? '',
+      name: call.name,
+      input: {},
+      caller: { type: 'direct' },
+    });
     // The real API opens every tool input with an empty partial_json.
     yield delta({ type: 'input_json_delta', partial_json: '' });
     for (const partial_json of call.argsChunks) yield delta({ type: 'input_json_delta', partial_json });
@@ -131,7 +137,7 @@ function message(plan: TurnPlan): unknown {
       // Only a scripted `{ raw }` can be invalid; keep it visible rather than inventing an object.
       input = call.argsText;
     }
-    content.push({ type: 'tool_use', id: call.id, name: call.name, input, caller: { type: 'direct' } });
+    content.push({ type: 'tool_use', id: call.id ?? '', name: call.name, input, caller: { type: 'direct' } });
   }
   return shell(plan, content, STOP_REASONS[plan.stopReason], plan.usage.outputTokens);
 }

@@ -72,12 +72,17 @@ function* streamEvents(plan: TurnPlan, request: RecordedRequest): Generator<Wire
   for (const content of plan.text) yield chunk({ content });
   for (let n = 1; n <= plan.generatedTokens; n++) yield chunk({ content: generatedToken(n) }, null, true);
   for (const [index, call] of plan.toolCalls.entries()) {
-    // Only the first piece of a call names it; later pieces carry arguments and the index alone.
-    yield chunk({
-      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
-    });
-    for (const piece of call.argsChunks)
-      yield chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+    const key = plan.toolCallWire === 'no_index' ? {} : { index };
+    const header = { ...key, ...(call.id === null ? {} : { id: call.id }), type: 'function' };
+    // OpenAI names a call in its first piece only; later pieces carry arguments and the index alone.
+    yield chunk({ tool_calls: [{ ...header, function: { name: call.name, arguments: '' } }] });
+    for (const piece of call.argsChunks) {
+      const part =
+        plan.toolCallWire === 'repeat_header'
+          ? { ...header, function: { name: call.name, arguments: piece } }
+          : { ...key, function: { arguments: piece } };
+      yield chunk({ tool_calls: [part] });
+    }
   }
   yield chunk({}, FINISH_REASONS[plan.stopReason]);
   if (includeUsage && !plan.omitUsage)
@@ -104,7 +109,7 @@ function message(plan: TurnPlan): unknown {
           ...(plan.toolCalls.length > 0
             ? {
                 tool_calls: plan.toolCalls.map((call) => ({
-                  id: call.id,
+                  ...(call.id === null ? {} : { id: call.id }),
                   type: 'function',
                   function: { name: call.name, arguments: call.argsText },
                 })),

@@ -5,7 +5,8 @@
 import type { FakeTurn, RecordedRequest } from './types.ts';
 
 export interface PlannedToolCall {
-  id: string;
+  /** `null`: the call is sent without an id. */
+  id: string | null;
   name: string;
   /** The whole argument text, as the model would send it. */
   argsText: string;
@@ -24,6 +25,7 @@ export interface TurnPlan {
   text: string[];
   generatedTokens: number;
   toolCalls: PlannedToolCall[];
+  toolCallWire: 'openai' | 'repeat_header' | 'no_index';
   usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
   /** Whether the client asked for cache write counts to be reported (they were scripted). */
   reportsCacheWrite: boolean;
@@ -92,7 +94,7 @@ export function planTurn(
   const toolCalls = (turn.toolCalls ?? []).map((call, index): PlannedToolCall => {
     const argsText = isRaw(call.args) ? call.args.raw : JSON.stringify(call.args ?? {});
     return {
-      id: call.id ?? `${toolIdPrefix}${ordinal}_${index + 1}`,
+      id: call.id === undefined ? `${toolIdPrefix}${ordinal}_${index + 1}` : call.id,
       name: call.name,
       argsText,
       argsChunks: splitIntoChunks(argsText, call.chunks ?? 3),
@@ -112,6 +114,7 @@ export function planTurn(
     text,
     generatedTokens,
     toolCalls,
+    toolCallWire: turn.toolCallWire ?? 'openai',
     usage: {
       inputTokens:
         usage.inputTokens ?? Math.max(1, estimateTokens(JSON.stringify(body.messages ?? '').length)),

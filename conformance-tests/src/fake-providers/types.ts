@@ -22,8 +22,11 @@ export interface RecordedRequest {
 
 /** A tool call the model makes in a turn. */
 export interface FakeToolCall {
-  /** Defaults to `toolu_fake_N` (Anthropic) or `call_fake_N` (OpenAI). */
-  id?: string;
+  /**
+   * Defaults to `toolu_fake_N` (Anthropic) or `call_fake_N` (OpenAI). `null` sends no id
+   * (OpenAI: the field is left out; Anthropic: an empty string), as some compatible servers do.
+   */
+  id?: string | null;
   name: string;
   /**
    * The arguments: any JSON value, serialised with `JSON.stringify`; or `{ raw }` to send exactly
@@ -93,6 +96,12 @@ export interface FakeTurn {
   /** Anthropic: the thinking block's signature (default: a fixed fake one). */
   signature?: string;
   toolCalls?: FakeToolCall[];
+  /**
+   * OpenAI: how tool-call pieces are keyed, to imitate compatible servers. `repeat_header`: the id
+   * and the whole name in every piece (DeepSeek, Qwen); `no_index`: pieces without `index`
+   * (some Gemini and vLLM versions). Default: as OpenAI (id and name once, `index` on each).
+   */
+  toolCallWire?: 'openai' | 'repeat_header' | 'no_index';
   usage?: FakeUsage;
   /** OpenAI: send no usage chunk even though `stream_options.include_usage` asked for one. */
   omitUsage?: boolean;

@@ -14,10 +14,16 @@ import {
   type StreamFn,
   type ToolDefinition,
 } from '../providers/stream.ts';
-import type { Effort, ModelSpec, ProviderEndpoint } from '../providers/types.ts';
+import {
+  type Effort,
+  type ModelSpec,
+  type ProviderEndpoint,
+  usesTextToolProtocol,
+} from '../providers/types.ts';
 import type { Tool, ToolContext, ToolResult } from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
 import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from './messages.ts';
+import { type CallKey, callKey, RunToolCalls } from './tool-call-ids.ts';
 
 export interface AgentLimits {
   maxToolCallsPerResponse: number;
@@ -44,8 +50,8 @@ export interface AgentRun {
   limits: AgentLimits;
   signal: AbortSignal;
   emit(event: AgentEvent): void;
-  /** Ids of tool calls already executed in this run: a call id is executed at most once. */
-  executed?: Set<string>;
+  /** The run's tool calls (shared by the agents of a swarm): their ids, and which have run. */
+  toolCalls?: RunToolCalls;
   /** Set by set_output and set_messages while the agent runs. */
   control?: { output?: string; messages?: ChatMessage[] };
 }
@@ -76,12 +82,13 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
 }
 
 export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
-  const executed = run.executed ?? new Set<string>();
+  const toolCalls = run.toolCalls ?? new RunToolCalls();
+  toolCalls.reserveHistory(run.messages);
   const definitions = toolDefinitions(run.tools);
   let usage = EMPTY_USAGE;
   for (let turn = 1; turn <= run.limits.maxTurns; turn++) {
     if (run.signal.aborted) return finish(run, 'cancelled', '', usage, turn - 1);
-    const result = await streamTurn(run, definitions, turn);
+    const result = await streamTurn(run, definitions, turn, toolCalls);
     usage = addUsage(usage, result.usage);
     if (result.failure !== undefined) {
       if (result.text !== '')
@@ -101,7 +108,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     run.messages.push({ role: 'assistant', content: result.content });
     const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
     if (calls.length === 0) return finish(run, 'completed', result.shown, usage, turn);
-    const { results, final } = await executeCalls(run, calls, executed);
+    const { results, final } = await executeCalls(run, calls, turn, toolCalls);
     run.messages.push({ role: 'user', content: results });
     const replacement = run.control?.messages;
     if (replacement !== undefined && run.control !== undefined) {
@@ -141,9 +148,21 @@ interface TurnResult {
 }
 
 /** Streams one model turn, forwarding text, thinking and status as they arrive. */
-async function streamTurn(run: AgentRun, tools: ToolDefinition[], turn: number): Promise<TurnResult> {
+async function streamTurn(
+  run: AgentRun,
+  tools: ToolDefinition[],
+  turn: number,
+  toolCalls: RunToolCalls,
+): Promise<TurnResult> {
   run.emit({ type: 'turn_start' });
-  let parser = new TextProtocolParser({ idPrefix: `${run.agentId}_t${turn}` });
+  // Tool calls come only from the channel the model was asked to use: markup in a native-tool
+  // model's prose (quoted from a file or a web page) is text, never a call.
+  const newParser = () =>
+    new TextProtocolParser({
+      idPrefix: `${run.agentId}_t${turn}`,
+      toolCalls: usesTextToolProtocol(run.model),
+    });
+  let parser = newParser();
   let shown = '';
   let text = '';
   let textCalls: ToolCallBlock[] = [];
@@ -215,7 +234,7 @@ async function streamTurn(run: AgentRun, tools: ToolDefinition[], turn: number):
           text: `${event.failure.message} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}).`,
         });
         // Nothing visible was produced, so the retry starts from a clean slate.
-        parser = new TextProtocolParser({ idPrefix: `${run.agentId}_t${turn}` });
+        parser = newParser();
         text = '';
         textCalls = [];
         break;
@@ -225,7 +244,11 @@ async function streamTurn(run: AgentRun, tools: ToolDefinition[], turn: number):
         return { content: [], shown, text, usage: EMPTY_USAGE, failure: event.failure };
       case 'done': {
         for (const parsed of parser.end()) handle(parsed);
-        const content = [...event.content, ...textCalls];
+        // Ids are made unique before anything (phases, approvals, history) uses them.
+        const native = usesTextToolProtocol(run.model)
+          ? event.content.filter((block) => block.type !== 'tool_call')
+          : event.content;
+        const content = toolCalls.assign([...native, ...textCalls]);
         return { content, shown, text, usage: event.usage };
       }
       default: {
@@ -251,7 +274,8 @@ async function streamTurn(run: AgentRun, tools: ToolDefinition[], turn: number):
 async function executeCalls(
   run: AgentRun,
   calls: ToolCallBlock[],
-  executed: Set<string>,
+  turn: number,
+  toolCalls: RunToolCalls,
 ): Promise<{ results: ToolResultBlock[]; final?: string }> {
   const results: ToolResultBlock[] = [];
   let final: string | undefined;
@@ -262,7 +286,7 @@ async function executeCalls(
             `Not executed: at most ${run.limits.maxToolCallsPerResponse} tool calls are run per response. Make the remaining calls in your next response.`,
             'too_many_calls',
           )
-        : await executeCall(run, call, executed);
+        : await executeCall(run, call, callKey(run.agentId, turn, index), toolCalls);
     if (result.final !== undefined) final = result.final;
     results.push({
       type: 'tool_result',
@@ -279,12 +303,17 @@ function refused(output: string, errorType: string): ToolResult {
   return { output, summary: errorType.replaceAll('_', ' '), isError: true, errorType };
 }
 
-async function executeCall(run: AgentRun, call: ToolCallBlock, executed: Set<string>): Promise<ToolResult> {
+async function executeCall(
+  run: AgentRun,
+  call: ToolCallBlock,
+  key: CallKey,
+  toolCalls: RunToolCalls,
+): Promise<ToolResult> {
   const tool = run.tools.find((candidate) => candidate.name === call.name);
   const summary = `${call.name} ${summarizeArgs(call.args)}`.trim();
   if (tool?.name !== 'think')
     run.emit({ type: 'tool_call', toolCallId: call.id, toolName: call.name, args: call.args, summary });
-  const result = await resultOf(run, tool, call, executed);
+  const result = await resultOf(run, tool, call, key, toolCalls);
   if (tool?.name !== 'think') {
     run.emit({
       type: 'tool_result',
@@ -308,10 +337,9 @@ async function resultOf(
   run: AgentRun,
   tool: Tool | undefined,
   call: ToolCallBlock,
-  executed: Set<string>,
+  key: CallKey,
+  toolCalls: RunToolCalls,
 ): Promise<ToolResult> {
-  if (executed.has(call.id))
-    return refused(`Not executed again: tool call ${call.id} has already run.`, 'duplicate_call');
   if (call.argsError !== undefined) return refused(call.argsError, 'invalid_arguments');
   if (tool === undefined) {
     return refused(
@@ -329,7 +357,8 @@ async function resultOf(
       'invalid_arguments',
     );
   }
-  executed.add(call.id);
+  if (!toolCalls.claim(key))
+    return refused(`Not executed again: tool call ${call.id} has already run.`, 'duplicate_call');
   try {
     return await tool.execute(
       parsed.data,

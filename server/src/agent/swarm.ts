@@ -15,6 +15,7 @@ import type { AgentDefinition } from './custom-agents.ts';
 import type { AgentEvent } from './events.ts';
 import { type AgentLimits, runAgent } from './loop.ts';
 import type { ChatMessage } from './messages.ts';
+import { RunToolCalls } from './tool-call-ids.ts';
 import type { AgentIdentity } from './phase-stream.ts';
 
 export interface SwarmSettings {
@@ -61,7 +62,7 @@ export async function runSwarm(
 ): Promise<SwarmOutcome> {
   let usage = EMPTY_USAGE;
   let instances = 0;
-  const executed = new Set<string>();
+  const toolCalls = new RunToolCalls();
 
   async function runNode(
     definition: AgentDefinition,
@@ -85,7 +86,7 @@ export async function runSwarm(
       limits: swarm.limits,
       signal,
       emit,
-      executed,
+      toolCalls,
       control,
       toolContext: (call, callEmit) => ({
         ...swarm.toolContext(identity, call, callEmit),

@@ -110,6 +110,53 @@ interface OpenCall {
   args: string;
 }
 
+type ToolCallPart = Partial<OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta.ToolCall>;
+
+/**
+ * Adds one streamed tool-call piece to the calls of a response. OpenAI sends the id and name once
+ * and keys later pieces by `index`; compatible servers differ, and each way is read here:
+ * - the id and the whole name repeated in every piece (DeepSeek, Qwen, Xinference): the name
+ *   is not appended to itself;
+ * - no `index` (some Gemini and vLLM versions): a piece with a new id starts a new call, other
+ *   pieces continue the last one;
+ * - arguments sent whole, or cumulatively, in more than one piece: once the arguments so far are
+ *   complete JSON, a piece repeating them replaces them instead of being appended.
+ * Ids are not checked here: the agent loop replaces missing or repeated ones.
+ */
+function accumulateToolCall(calls: OpenCall[], part: ToolCallPart): { call: OpenCall; piece: string } {
+  const id = typeof part.id === 'string' ? part.id : '';
+  const name = part.function?.name ?? '';
+  let index = typeof part.index === 'number' && part.index >= 0 ? part.index : undefined;
+  if (index === undefined) {
+    const last = calls.length - 1;
+    const startsNew =
+      last < 0 ||
+      (id !== '' && id !== calls[last]?.id) ||
+      (name !== '' && isCompleteJson(calls[last]?.args ?? ''));
+    index = startsNew ? calls.length : last;
+  }
+  const call = (calls[index] ??= { id: '', name: '', args: '' });
+  if (id !== '') call.id = id;
+  if (name !== '') call.name = name === call.name || name.startsWith(call.name) ? name : call.name + name;
+  let piece = part.function?.arguments ?? '';
+  // Checked in this order so that JSON is parsed only for a piece that repeats the arguments.
+  if (call.args !== '' && piece.startsWith(call.args) && isCompleteJson(call.args)) {
+    piece = piece.slice(call.args.length);
+  }
+  call.args += piece;
+  return { call, piece };
+}
+
+function isCompleteJson(text: string): boolean {
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const streamOpenAI: StreamFn = async function* (endpoint, request): AsyncGenerator<StreamEvent> {
   let text = '';
   let thinking = '';
@@ -156,11 +203,7 @@ export const streamOpenAI: StreamFn = async function* (endpoint, request): Async
           appendMerged(out, { type: 'text_delta', text: delta.content });
         }
         for (const part of delta.tool_calls ?? []) {
-          const call = (calls[part.index] ??= { id: '', name: '', args: '' });
-          if (part.id) call.id = part.id;
-          if (part.function?.name) call.name += part.function.name;
-          const piece = part.function?.arguments ?? '';
-          call.args += piece;
+          const { call, piece } = accumulateToolCall(calls, part);
           out.push({ type: 'tool_call_delta', id: call.id, name: call.name, argsDelta: piece });
         }
         if (choice.finish_reason) finish = choice.finish_reason;
@@ -184,11 +227,11 @@ export const streamOpenAI: StreamFn = async function* (endpoint, request): Async
   const content: AssistantBlock[] = [];
   if (thinking !== '') content.push({ type: 'thinking', text: thinking });
   if (text !== '') content.push({ type: 'text', text });
-  calls.forEach((call, index) => {
-    const id = call.id || `call_${index + 1}`;
+  // A call may be missing (indices with gaps); its id may be empty (the loop gives it one).
+  calls.forEach((call) => {
     content.push({
       type: 'tool_call',
-      id,
+      id: call.id,
       name: call.name,
       ...parseToolArguments(call.args, stopReason === 'max_tokens'),
     });

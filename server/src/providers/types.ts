@@ -35,6 +35,15 @@ export interface ModelCompat {
   thinkingMode: 'budget' | 'adaptive';
 }
 
+/**
+ * Whether a model is asked to call tools with the text protocol (markup in its answer) instead of
+ * natively. Only the OpenAI-compatible provider offers it; a model's tool calls are taken from
+ * this one channel.
+ */
+export function usesTextToolProtocol(model: Pick<ModelSpec, 'api' | 'compat'>): boolean {
+  return model.api === 'openai' && !model.compat.nativeTools;
+}
+
 /** Prices in US dollars per million tokens. */
 export interface ModelPricing {
   input: number;

@@ -61,7 +61,8 @@ interface PendingCall {
 
 const TOOL_CALL = '<tool_call';
 const TOOL_OPENERS = ['<tool_call>', '<tool_call ', '<tool_call\n', '<tool_call\t', '<tool_call\r'];
-const OPENERS = ['<think>', '<thinking>', '<status>', '<next>', ...TOOL_OPENERS];
+const MARKUP_OPENERS = ['<think>', '<thinking>', '<status>', '<next>'];
+const OPENERS = [...MARKUP_OPENERS, ...TOOL_OPENERS];
 const CLOSERS = {
   think: ['</think>', '</thinking>'],
   status: ['</status>'],
@@ -76,9 +77,15 @@ const PARTIAL = Symbol('partial');
  * Incremental parser: feed chunks with `push`, then call `end` once the stream ends. Call ids
  * are `${idPrefix}_${n}`, n counting from 1 per parser; `end` resets the parser for a new
  * stream but the ids keep counting.
+ *
+ * With `toolCalls: false` (a model that calls tools natively) tool-call markup is answer text
+ * like any other: a model quoting a README or a web page that contains `<tool_call …>` must not
+ * run a tool. Thinking, status and next tags are still recognised.
  */
 export class TextProtocolParser {
   readonly #idPrefix: string;
+  readonly #toolCalls: boolean;
+  readonly #openers: readonly string[];
   #count = 0;
   #mode: Mode = 'text';
   /** Unconsumed input: a possible partial tag or fence at the end of the last chunk. */
@@ -91,8 +98,10 @@ export class TextProtocolParser {
   #fenced = false;
   #out: TextProtocolEvent[] = [];
 
-  constructor(options: { idPrefix?: string } = {}) {
+  constructor(options: { idPrefix?: string; toolCalls?: boolean } = {}) {
     this.#idPrefix = options.idPrefix ?? 'call';
+    this.#toolCalls = options.toolCalls ?? true;
+    this.#openers = this.#toolCalls ? OPENERS : MARKUP_OPENERS;
   }
 
   /** Feeds a chunk of any size; returns the events it completes, in order. */
@@ -168,7 +177,7 @@ export class TextProtocolParser {
     const start = i;
     for (; i < input.length; i++) {
       const c = input[i];
-      if (c === '<' || (c === '`' && this.#atLineStart)) break;
+      if (c === '<' || (c === '`' && this.#atLineStart && this.#toolCalls)) break;
       this.#atLineStart = c === '\n';
     }
     this.#emit('text', input.slice(start, i));
@@ -177,7 +186,7 @@ export class TextProtocolParser {
   }
 
   #readOpeningTag(input: string, at: number, final: boolean): number {
-    const tag = matchTag(input, at, OPENERS, final);
+    const tag = matchTag(input, at, this.#openers, final);
     if (tag === PARTIAL) return this.#hold(input, at);
     if (tag === undefined) {
       this.#atLineStart = false;
