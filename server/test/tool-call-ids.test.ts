@@ -265,15 +265,9 @@ describe('tool calls come only from the channel the model was asked to use', () 
       ['split across chunks', `The README says: ${markup} and ${writeMarkup}. Done.`.match(/.{1,4}/gs) ?? []],
     ] as const) {
       test(`${api}: markup in a native-tool model's prose (${how}) is text and runs nothing`, async () => {
-        const h = await start(
-          api,
-          [{ text: text }, { text: 'should not be asked' }],
-          {},
-          undefined,
-          {
-            capabilities: { approve: true },
-          },
-        );
+        const h = await start(api, [{ text: text }, { text: 'should not be asked' }], {}, undefined, {
+          capabilities: { approve: true },
+        });
         writeFileSync(join(h.workspace, 'secret.txt'), 'the secret\n');
         let asked = 0;
         h.client.handle('approve', () => {
