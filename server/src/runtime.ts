@@ -13,6 +13,7 @@ import { ConfigError, configDir, loadConfig, type ResolvedConfig } from './confi
 import type { Logger, Redactor } from './log.ts';
 import { ProtocolFault } from './protocol-fault.ts';
 import { CATALOG } from './providers/catalog.ts';
+import { withOutputBound } from './providers/output-bound.ts';
 import { RateLimiter, type ResilienceOptions, withResilience } from './providers/resilience.ts';
 import type { StreamFn } from './providers/stream.ts';
 import type { ClientChannel, Runtime } from './runtime-contract.ts';
@@ -69,7 +70,7 @@ const streamByApi: StreamFn = async function* (endpoint, request) {
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { log, redactor } = options;
   const sessions = new SessionStore();
-  const stream = withResilience(streamByApi, new RateLimiter(), options.resilience);
+  const stream = withResilience(withOutputBound(streamByApi), new RateLimiter(), options.resilience);
   const files = new FileTracker();
   const runs = new Set<Promise<unknown>>();
   let state:

@@ -7,6 +7,13 @@
  */
 import type { Phase } from '#protocol';
 import type { AgentEvent } from './events.ts';
+import { fitArgs, fitText } from './wire-text.ts';
+
+/** Held deltas are sent once they reach this size, whatever the coalescing window. */
+const MAX_HELD_CHARS = 64 * 1024;
+
+/** Where an answer cut for the wire can be read whole. */
+export const ANSWER_KEPT = 'the text phases carried it whole and the session keeps it';
 
 export interface AgentIdentity {
   agentId: string;
@@ -50,16 +57,29 @@ export class PhaseStream {
         this.#delta(agent, event.type, event.text);
         return;
       case 'status':
-      case 'section':
-      case 'tool_call':
-      case 'tool_result':
-      case 'error':
-      case 'complete': {
         this.flush();
-        const { type: _type, ...fields } = event;
-        this.#send(agent, { type: event.type, ...fields } as PhaseBody);
+        this.#send(agent, { ...event, text: fitText(event.text, 'the model wrote it whole') });
         return;
-      }
+      case 'section':
+        this.flush();
+        this.#send(agent, { ...event, title: fitText(event.title, 'the agent was given it whole') });
+        return;
+      case 'tool_call':
+        this.flush();
+        this.#send(agent, { ...event, args: fitArgs(event.args) });
+        return;
+      case 'tool_result':
+        this.flush();
+        this.#send(agent, { ...event, output: fitText(event.output, 'the model read it whole') });
+        return;
+      case 'error':
+        this.flush();
+        this.#send(agent, { ...event, message: fitText(event.message, 'the server log has it whole') });
+        return;
+      case 'complete':
+        this.flush();
+        this.#send(agent, { ...event, output: fitText(event.output, ANSWER_KEPT) });
+        return;
       default: {
         const exhaustive: never = event;
         throw new Error(`unknown agent event ${JSON.stringify(exhaustive)}`);
@@ -83,6 +103,8 @@ export class PhaseStream {
     const held = this.#held;
     if (held !== undefined && held.agent.agentId === agent.agentId && held.type === type) {
       held.text += text;
+      // A fast stream must not build one huge phase while the timer runs.
+      if (held.text.length >= MAX_HELD_CHARS) this.flush();
       return;
     }
     this.flush();

@@ -16,10 +16,11 @@ import { type Classification, classifyPrompt, type Route } from './classifier.ts
 import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
 import { userText } from './messages.ts';
 import { selectModel } from './model-selection.ts';
-import { type AgentIdentity, PhaseStream } from './phase-stream.ts';
+import { ANSWER_KEPT, type AgentIdentity, PhaseStream } from './phase-stream.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import { runSwarm, type SwarmRun, type SwarmSettings } from './swarm.ts';
 import { workspaceNote } from './system-prompt.ts';
+import { fitText } from './wire-text.ts';
 
 export interface PromptDeps {
   sessions: SessionStore;
@@ -158,7 +159,7 @@ export async function runPrompt(
       runId,
       sessionId: session.id,
       status: outcome.status,
-      output: outcome.output,
+      output: fitText(outcome.output, ANSWER_KEPT),
       usage: outcome.usage,
       costUsd: cost,
       sessionUsage: session.usage,

@@ -99,6 +99,12 @@ export function classifyFailure(
   });
   if (aborted || error.name === 'AbortError' || error.name === 'APIUserAbortError')
     return fail('cancelled', false, 'request cancelled.');
+  if (error.name === 'OversizedEventError')
+    return fail(
+      'output_limit',
+      false,
+      `${error.message ?? 'a stream event was too large'}; the stream was stopped.`,
+    );
   const status = error.status;
   const body = bodyMessage(error.error);
   const detail = body.message ?? error.message ?? 'no details';

@@ -17,6 +17,17 @@ export interface SseEvent {
   data: string;
 }
 
+/** No real event comes near this; a server that never ends one would otherwise fill memory. */
+export const MAX_EVENT_CHARS = 8 * 1024 * 1024;
+
+/** An event that did not end within MAX_EVENT_CHARS. */
+export class OversizedEventError extends Error {
+  constructor() {
+    super(`a stream event passed ${MAX_EVENT_CHARS / 1024 / 1024} MiB without ending`);
+    this.name = 'OversizedEventError';
+  }
+}
+
 /** Yields the events of `body` in batches, one batch per read that completed any. */
 export async function* sseBatches(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent[]> {
   const decoder = new TextDecoder();
@@ -24,9 +35,13 @@ export async function* sseBatches(body: AsyncIterable<Uint8Array>): AsyncGenerat
   for await (const bytes of body) {
     buffer += decoder.decode(bytes, { stream: true });
     const end = lastBoundary(buffer);
-    if (end === -1) continue;
+    if (end === -1) {
+      if (buffer.length > MAX_EVENT_CHARS) throw new OversizedEventError();
+      continue;
+    }
     const complete = buffer.slice(0, end);
     buffer = buffer.slice(end);
+    if (buffer.length > MAX_EVENT_CHARS) throw new OversizedEventError();
     const events = parseEvents(complete);
     if (events.length > 0) yield events;
   }

@@ -37,6 +37,8 @@ export type FailureKind =
   | 'not_found'
   | 'bad_request'
   | 'billing'
+  /** The response grew past what its requested size can hold (output-bound.ts). */
+  | 'output_limit'
   | 'cancelled';
 
 /** A failed model call, described for the user and for the retry policy. */
