@@ -113,7 +113,7 @@ export const errorCatalog: readonly ErrorInfo[] = [
     code: SantraErrorCodes.MessageTooLarge,
     retryable: false,
     description:
-      'A frame exceeded `capabilities.limits.maxMessageBytes`. Its body was discarded unread, so the response has id null.',
+      "A frame exceeded `capabilities.limits.maxMessageBytes`. Its body was discarded without being parsed; the response carries the request's id when the start of the body shows it (§1.4), else id null. A Content-Length over the hard cap ends the connection.",
   },
   {
     name: 'DuplicateRequestId',

@@ -45,7 +45,8 @@ Options:
   -h, --help                     print this help
 
 Exit codes: 0 after shutdown and exit; 1 on exit or end of input without shutdown;
-2 on a usage error; 3 when the input's framing cannot be trusted (bad Content-Length header).
+2 on a usage error; 3 when the input's framing cannot be trusted (a bad Content-Length header,
+or one over 1 GiB).
 The protocol is specified in protocol-spec/README.md.`;
 
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAction {

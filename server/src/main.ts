@@ -80,5 +80,21 @@ export async function runStdioServer(settings: ServerSettings): Promise<void> {
   });
   const end = await connection.ended;
   log.info(`connection ended (${end.reason}), exiting with code ${end.exitCode}`);
+  // Writes to a pipe are asynchronous on Linux and process.exit drops what is still queued: the
+  // connection has flushed stdout; let the log's last lines (the reason for a framing error) out too.
+  process.exitCode = end.exitCode;
+  await flushed(process.stderr, 1000);
   process.exit(end.exitCode);
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the OS, or after `ms`. */
+function flushed(stream: NodeJS.WriteStream, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    stream.write('', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

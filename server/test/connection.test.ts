@@ -36,7 +36,7 @@ const result = (output: string): PromptResult => ({
   sessionUsage: usage,
   sessionCostUsd: 0,
 });
-const approval: ApproveParams = {
+const approval: Extract<ApproveParams, { kind: 'command' }> = {
   kind: 'command',
   runId: 'r',
   agentId: 'a',
@@ -50,6 +50,19 @@ const approval: ApproveParams = {
 function testRuntime() {
   const events: string[] = [];
   let client: ClientChannel | undefined;
+  /** Waits on the client like a gated action, and records what the answer led to. */
+  const gated = async (what: string, signal: AbortSignal, request: () => Promise<unknown>) => {
+    events.push(`${what} sent`);
+    try {
+      const answer = await request();
+      events.push(`${what} answered`);
+      return result(JSON.stringify(answer));
+    } catch (error) {
+      events.push(`${what} failed: ${(error as Error).message}`);
+      if (signal.aborted) return { ...result(''), status: 'cancelled' as const };
+      return result(`rejected: ${(error as Error).message}`);
+    }
+  };
   const runtime: Runtime = {
     serverInfo: { name: 'test-server', version: '9.9.9' },
     sends: ['phase', 'approve'],
@@ -73,11 +86,28 @@ function testRuntime() {
             }
             return result('done');
           case 'approve':
-            try {
-              return result(JSON.stringify(await channel.approve(approval, signal)));
-            } catch (error) {
-              return result(`rejected: ${(error as Error).message}`);
-            }
+            return gated('approve', signal, () => channel.approve(approval, signal));
+          case 'ask':
+            return gated('ask', signal, () =>
+              channel.ask({ runId: 'r', agentId: 'a', prompt: 'Tabs or spaces?' }, signal),
+            );
+          case 'approve huge':
+            return gated('approve', signal, () =>
+              channel.approve({ ...approval, command: 'x'.repeat(2 << 20) }, signal),
+            );
+          case 'huge':
+            return result('x'.repeat(2 << 20));
+          case 'huge phase':
+            channel.phase({
+              type: 'text',
+              text: 'x'.repeat(2 << 20),
+              runId: 'r',
+              sessionId: 's',
+              agentId: 'a',
+              seq: 1,
+            });
+            channel.phase({ type: 'text', text: 'small', runId: 'r', sessionId: 's', agentId: 'a', seq: 2 });
+            return result('done');
           default:
             return result(params.text);
         }
@@ -95,7 +125,7 @@ function testRuntime() {
   return { runtime, events };
 }
 
-function linked(options: { maxConcurrentRequests?: number } = {}) {
+function linked(options: { maxConcurrentRequests?: number; maxSkipBytes?: number } = {}) {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const { runtime, events } = testRuntime();
@@ -108,6 +138,7 @@ function linked(options: { maxConcurrentRequests?: number } = {}) {
       maxMessageBytes: 1 << 20,
       maxHeaderBytes: 8192,
       maxConcurrentRequests: options.maxConcurrentRequests ?? 64,
+      ...(options.maxSkipBytes === undefined ? {} : { maxSkipBytes: options.maxSkipBytes }),
     },
     shutdownGraceMs: 1000,
   });
@@ -243,7 +274,7 @@ describe('connection (in-process)', () => {
     source.cancel();
     await cancelledOnWire;
     const outcome = (await pending) as PromptResult;
-    assert.match(outcome.output, /^rejected:/);
+    assert.equal(outcome.status, 'cancelled');
     connection.dispose();
   });
 
@@ -273,14 +304,22 @@ describe('connection (in-process)', () => {
   });
 });
 
+type Raw = Record<string, unknown>;
+
 /** Raw frames over the linked pair, for what a well-behaved client library never sends. */
-function rawPair(maxConcurrentRequests?: number) {
-  const pair = linked(maxConcurrentRequests === undefined ? {} : { maxConcurrentRequests });
-  const messages: Array<Record<string, unknown>> = [];
+function rawPair(maxConcurrentRequests?: number, options: { maxSkipBytes?: number } = {}) {
+  const pair = linked(maxConcurrentRequests === undefined ? options : { maxConcurrentRequests, ...options });
+  const messages: Raw[] = [];
+  /** Every message the server sent, in order, never consumed. */
+  const all: Raw[] = [];
   const parser = new FrameParser();
   pair.toClient.on('data', (chunk: Buffer) => {
-    for (const event of parser.push(chunk))
-      if (event.type === 'frame') messages.push(JSON.parse(event.body.toString()) as Record<string, unknown>);
+    for (const event of parser.push(chunk)) {
+      if (event.type !== 'frame') continue;
+      const message = JSON.parse(event.body.toString()) as Raw;
+      messages.push(message);
+      all.push(message);
+    }
   });
   const send = (message: unknown) => {
     const body = Buffer.from(JSON.stringify(message));
@@ -301,9 +340,203 @@ function rawPair(maxConcurrentRequests?: number) {
     }
     assert.fail(`no response to ${JSON.stringify(id)}; got ${JSON.stringify(messages)}`);
   };
+  /** Waits for the server's own request (`approve`, `ask`), or its notification with these params. */
+  const fromServer = async (method: string, match: (m: Raw) => boolean = (m) => m.id !== undefined) => {
+    await until(() => messages.some((m) => m.method === method && match(m)), `the server's ${method}`);
+    return messages.find((m) => m.method === method && match(m)) as Raw & { id: number };
+  };
   send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: initParams });
-  return { ...pair, send, response, messages };
+  return { ...pair, send, response, messages, all, fromServer };
 }
+
+/** The connection's end, or a failure if it does not come within `ms` (the bug these tests catch is a hang). */
+function ended(server: { ended: Promise<ConnectionEnd> }, ms = 3000): Promise<ConnectionEnd> {
+  return Promise.race([
+    server.ended,
+    new Promise<never>((_resolve, reject) =>
+      setTimeout(() => reject(new Error(`the connection did not end within ${ms} ms`)), ms).unref(),
+    ),
+  ]);
+}
+
+async function until(check: () => boolean, what: string, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`no ${what} within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** An over-limit frame (the linked server accepts 1 MiB) whose body starts with `head`. */
+function oversized(head: string, tail = '}'): Buffer {
+  const body = Buffer.from(`${head}"${'x'.repeat((1 << 20) + 10)}"${tail}`);
+  return Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]);
+}
+
+const answers = { approve: { decision: 'allow' }, ask: { answer: 'tabs' } } as const;
+
+describe('cancelling a run that waits on the client (§6.3)', () => {
+  for (const method of ['approve', 'ask'] as const) {
+    for (const client of ['never answers', 'answers late', 'answers with an error'] as const) {
+      test(`a prompt cancelled during ${method} is answered at once when the client ${client}`, async () => {
+        const { send, response, fromServer, events, messages } = rawPair();
+        await response('init');
+        send({ jsonrpc: '2.0', id: 1, method: 'prompt', params: { text: method } });
+        const request = await fromServer(method);
+        const cancelledAt = Date.now();
+        send({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 1 } });
+        await fromServer('$/cancelRequest', (m) => (m.params as Raw).id === request.id);
+        if (client === 'answers with an error') {
+          send({
+            jsonrpc: '2.0',
+            id: request.id,
+            error: { code: -32800, message: `${method} was cancelled` },
+          });
+        }
+        const answer = await response(1);
+        assert.ok(Date.now() - cancelledAt < 1000, 'the cancelled run ends within a second');
+        assert.equal((answer.result as PromptResult).status, 'cancelled');
+        if (client === 'answers late') send({ jsonrpc: '2.0', id: request.id, result: answers[method] });
+        send({ jsonrpc: '2.0', id: 2, method: 'prompt', params: { text: 'still serving' } });
+        assert.deepEqual((await response(2)).result, result('still serving'));
+        assert.ok(!events.includes(`${method} answered`), 'a late answer changes nothing');
+        assert.deepEqual(
+          messages.filter((m) => m.id === null),
+          [],
+          'a late answer is not treated as an error',
+        );
+      });
+    }
+  }
+
+  test('shutdown while approve is pending answers the prompt (cancelled) before shutdown', async () => {
+    const { send, response, fromServer, all } = rawPair();
+    await response('init');
+    send({ jsonrpc: '2.0', id: 1, method: 'prompt', params: { text: 'approve' } });
+    const request = await fromServer('approve');
+    send({ jsonrpc: '2.0', id: 2, method: 'shutdown' });
+    assert.equal((await response(2)).result, null);
+    const order = all.filter((m) => m.method === undefined || m.method === '$/cancelRequest');
+    assert.deepEqual(
+      order.slice(1).map((m) => (m.method === undefined ? `response ${String(m.id)}` : 'cancel')),
+      ['cancel', 'response 1', 'response 2'],
+    );
+    assert.equal(((order[2] as Raw).result as PromptResult).status, 'cancelled');
+    assert.deepEqual(((order[1] as Raw).params as Raw).id, request.id);
+  });
+
+  test('end of input while approve is pending answers the prompt (cancelled), then ends', async () => {
+    const { send, response, fromServer, toServer, server, all } = rawPair();
+    await response('init');
+    send({ jsonrpc: '2.0', id: 1, method: 'prompt', params: { text: 'approve' } });
+    await fromServer('approve');
+    toServer.end();
+    assert.deepEqual(await ended(server), { reason: 'input_closed', exitCode: 1 });
+    const answer = all.find((m) => m.id === 1 && m.method === undefined);
+    assert.equal((answer?.result as PromptResult | undefined)?.status, 'cancelled');
+  });
+});
+
+describe('end of input (§3.5)', () => {
+  test('requests received before the input closed are answered before the connection ends', async () => {
+    const { send, toServer, server, all } = rawPair();
+    // Sent with the initialize, before any of it was handled, as `printf … | santra-server` does.
+    send({ jsonrpc: '2.0', id: 'p', method: 'prompt', params: { text: 'slow' } });
+    toServer.end();
+    assert.deepEqual(await ended(server), { reason: 'input_closed', exitCode: 1 });
+    const init = all.find((m) => m.id === 'init');
+    assert.ok(
+      (init?.result as { capabilities?: unknown } | undefined)?.capabilities,
+      'initialize is answered',
+    );
+    const prompt = all.find((m) => m.id === 'p');
+    assert.equal((prompt?.error as { code: number } | undefined)?.code, -32800, 'the prompt is cancelled');
+  });
+});
+
+describe('oversized messages, in and out (§1.4)', () => {
+  test('an oversized request is answered MessageTooLarge with its id when its first bytes show it', async () => {
+    const { toServer, response } = rawPair();
+    await response('init');
+    toServer.write(oversized('{"jsonrpc":"2.0","id":7,"method":"prompt","params":{"text":'));
+    const tooLarge = await response(7);
+    assert.equal(tooLarge.error?.code, -33001);
+    assert.deepEqual(tooLarge.error?.data, { retryable: false, limit: 1 << 20, size: (1 << 20) + 72 });
+    toServer.write(oversized('{"jsonrpc":"2.0","method":"prompt","params":{"text":', '},"id":8}'));
+    assert.equal((await response(null)).error?.code, -33001, 'an id after a nested value is not read');
+  });
+
+  test('an oversized request reusing an id in flight is answered with id null', async () => {
+    const { toServer, send, response, events } = rawPair();
+    await response('init');
+    send({ jsonrpc: '2.0', id: 8, method: 'prompt', params: { text: 'slow' } });
+    await until(() => events.includes('slow started'), 'slow prompt');
+    toServer.write(oversized('{"jsonrpc":"2.0","id":8,"method":"prompt","params":{"text":'));
+    assert.equal((await response(null)).error?.code, -33001);
+    send({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 8 } });
+    assert.equal((await response(8)).error?.code, -32800);
+  });
+
+  test('an oversized answer to approve fails that approve instead of leaving it waiting', async () => {
+    const { toServer, send, response, fromServer } = rawPair();
+    await response('init');
+    send({ jsonrpc: '2.0', id: 1, method: 'prompt', params: { text: 'approve' } });
+    const request = await fromServer('approve');
+    toServer.write(
+      oversized(`{"jsonrpc":"2.0","id":${request.id},"result":{"decision":"allow","pad":`, '}}'),
+    );
+    const outcome = (await response(1)).result as PromptResult;
+    assert.match(
+      outcome.output,
+      /^rejected: the client's answer could not be read: message of \d+ bytes exceeds/,
+    );
+  });
+
+  test('a Content-Length beyond the skip cap ends the connection at once with exit code 3', async () => {
+    const { toServer, response, server, send, all } = rawPair(undefined, { maxSkipBytes: 4 << 20 });
+    await response('init');
+    toServer.write('Content-Length: 99999999999\r\n\r\n');
+    send({ jsonrpc: '2.0', id: 2, method: 'prompt', params: { text: 'never read' } });
+    assert.deepEqual(await ended(server), { reason: 'framing_error', exitCode: 3 });
+    const notice = await response(null);
+    assert.equal(notice.error?.code, -33001);
+    assert.match(
+      notice.error?.message ?? '',
+      /Content-Length 99999999999 exceeds 4194304 bytes.*closing the connection/,
+    );
+    assert.equal(all.filter((m) => m.id === 2).length, 0);
+  });
+
+  test('a response over the limit is never sent: the client gets InternalError with the same id', async () => {
+    const { send, response } = rawPair();
+    await response('init');
+    send({ jsonrpc: '2.0', id: 1, method: 'prompt', params: { text: 'huge' } });
+    const failure = await response(1);
+    assert.equal(failure.error?.code, -32603);
+    assert.match(failure.error?.message ?? '', /over this server's maxMessageBytes \(1048576\)/);
+    const data = failure.error?.data as { retryable: boolean; limit: number; size: number };
+    assert.deepEqual({ ...data, size: 0 }, { retryable: false, limit: 1 << 20, size: 0 });
+    assert.ok(data.size > 2 << 20);
+  });
+
+  test('a notification over the limit is dropped, later ones are sent; an approve over it fails', async () => {
+    const { send, response, messages } = rawPair();
+    await response('init');
+    send({ jsonrpc: '2.0', id: 1, method: 'prompt', params: { text: 'huge phase' } });
+    assert.deepEqual((await response(1)).result, result('done'));
+    assert.deepEqual(
+      messages.filter((m) => m.method === 'phase').map((m) => (m.params as { text: string }).text),
+      ['small'],
+    );
+    send({ jsonrpc: '2.0', id: 2, method: 'prompt', params: { text: 'approve huge' } });
+    const outcome = (await response(2)).result as PromptResult;
+    assert.match(
+      outcome.output,
+      /^rejected: approve could not be sent: \d{7} bytes is over maxMessageBytes \(1048576\)$/,
+    );
+    assert.equal(messages.filter((m) => m.method === 'approve').length, 0);
+  });
+});
 
 describe('connection robustness (raw frames, in-process)', () => {
   test('a request reusing an in-flight id gets DuplicateRequestId; the first is unaffected', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { classifyMessage } from '../src/connection/envelope.ts';
+import { classifyMessage, leadingId } from '../src/connection/envelope.ts';
 
 describe('classifyMessage', () => {
   test('requests, notifications and responses', () => {
@@ -70,6 +70,47 @@ describe('classifyMessage', () => {
       assert.equal(envelope.id, id);
       assert.equal(envelope.answer, answer);
       assert.match(envelope.reason, reason);
+    });
+  }
+});
+
+describe('leadingId (the id of a message too large to read)', () => {
+  const cases: Array<[string, string, ReturnType<typeof leadingId>]> = [
+    [
+      'a request with id first',
+      '{"jsonrpc":"2.0","id":5,"method":"prompt","params":{"text":"',
+      { id: 5, kind: 'request' },
+    ],
+    [
+      'a string id, spaced out',
+      ' {\n "method" : "prompt" ,\r\n\t"id" : "a\\"b\u00fc" , "params"',
+      { id: 'a"bü', kind: 'request' },
+    ],
+    [
+      'an id that looks like a key inside a string',
+      '{"method":"x","note":"\\",\\"id\\":9","id":3,',
+      { id: 3, kind: 'request' },
+    ],
+    [
+      'a response to the server',
+      '{"jsonrpc":"2.0","id":12,"result":{"decision":',
+      { id: 12, kind: 'response' },
+    ],
+    ['an error response', '{"id":12,"jsonrpc":"2.0","error":{"code":', { id: 12, kind: 'response' }],
+    ['an id after params', '{"jsonrpc":"2.0","method":"prompt","params":{"id":1},"id":4}', undefined],
+    ['an id inside a nested value only', '{"jsonrpc":"2.0","method":"prompt","params":{"id":1', undefined],
+    ['an id without a method (yet)', '{"jsonrpc":"2.0","id":5,"params":{"text":"', undefined],
+    ['a truncated number', '{"method":"prompt","id":12', undefined],
+    ['a truncated string id', '{"method":"prompt","id":"abc', undefined],
+    ['a fractional id', '{"method":"prompt","id":1.5,', undefined],
+    ['a null id', '{"method":"prompt","id":null,', undefined],
+    ['an empty method', '{"method":"","id":1,', undefined],
+    ['not an object', '[{"method":"prompt","id":1}]', undefined],
+    ['not JSON', 'Content-Length: 44\r\n\r\n{"id":1,"method":"x"}', undefined],
+  ];
+  for (const [name, prefix, expected] of cases) {
+    test(name, () => {
+      assert.deepEqual(leadingId(Buffer.from(prefix, 'utf8')), expected);
     });
   }
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type FrameEvent, FrameParser } from '../src/connection/framing.ts';
+import { type FrameEvent, FrameParser, REJECTED_PREFIX_BYTES } from '../src/connection/framing.ts';
 
 const frame = (body: string) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 const bodies = (events: FrameEvent[]) =>
@@ -46,14 +46,65 @@ describe('FrameParser', () => {
       ...parser.push(Buffer.from(`Content-Length: 25\r\n\r\n${big.slice(0, 5)}`)),
       ...parser.push(Buffer.from(big.slice(5) + frame('{"ok":1}'))),
     ];
-    assert.equal(events.length, 2);
-    assert.deepEqual(events[0], {
+    assert.equal(events.length, 3);
+    const detail = 'message of 25 bytes exceeds the limit of 10 bytes';
+    assert.deepEqual(events[0], { type: 'skipping', contentLength: 25, detail });
+    assert.deepEqual(events[1], {
       type: 'rejected',
       reason: 'too_large',
       contentLength: 25,
-      detail: 'message of 25 bytes exceeds the limit of 10 bytes',
+      detail,
+      prefix: Buffer.from(big),
     });
-    assert.deepEqual(bodies(events.slice(1)), ['{"ok":1}']);
+    assert.deepEqual(bodies(events.slice(2)), ['{"ok":1}']);
+  });
+
+  test('reports an oversized body once its first bytes are in, keeping only those', () => {
+    const parser = new FrameParser({ maxMessageBytes: 1000 });
+    const body = Buffer.alloc(100_000, 'y');
+    assert.deepEqual(
+      parser.push(Buffer.from('Content-Length: 100000\r\n\r\n')).map((e) => e.type),
+      ['skipping'],
+      'nothing to answer before the body starts',
+    );
+    assert.deepEqual(parser.push(body.subarray(0, REJECTED_PREFIX_BYTES - 1)), []);
+    const [rejected, ...rest] = parser.push(body.subarray(REJECTED_PREFIX_BYTES - 1, 50_000));
+    assert.equal(rejected?.type, 'rejected');
+    assert.equal(rejected?.type === 'rejected' ? rejected.prefix.length : 0, REJECTED_PREFIX_BYTES);
+    assert.deepEqual(rest, []);
+    assert.equal(parser.idle, false);
+    assert.deepEqual(bodies(parser.push(Buffer.concat([body.subarray(50_000), Buffer.from(frame('{}'))]))), [
+      '{}',
+    ]);
+    assert.ok(parser.idle);
+  });
+
+  for (const [name, length] of [
+    ['beyond maxSkipBytes', '2000001'],
+    ['of 11 digits', '99999999999'],
+    ['of 40 digits', '9'.repeat(40)],
+  ] as const) {
+    test(`fails on a Content-Length ${name} instead of waiting for its bytes`, () => {
+      const parser = new FrameParser({ maxMessageBytes: 1000, maxSkipBytes: 2_000_000 });
+      const events = parser.push(Buffer.from(`Content-Length: ${length}\r\n\r\n${frame('{}')}`));
+      assert.equal(events.length, 1);
+      const [event] = events;
+      assert.equal(event?.type === 'fatal' ? event.reason : event?.type, 'too_large');
+      assert.match(
+        event?.type === 'fatal' ? event.detail : '',
+        /^Content-Length \d+…? exceeds 2000000 bytes, the most the server will skip \(maxMessageBytes is 1000\)$/,
+      );
+    });
+  }
+
+  test('a length up to maxSkipBytes, or up to a larger maxMessageBytes, is not fatal', () => {
+    const skipped = new FrameParser({ maxMessageBytes: 1000, maxSkipBytes: 2_000_000 });
+    assert.deepEqual(
+      skipped.push(Buffer.from('Content-Length: 2000000\r\n\r\n')).map((e) => e.type),
+      ['skipping'],
+    );
+    const accepted = new FrameParser({ maxMessageBytes: 3_000_000, maxSkipBytes: 2_000_000 });
+    assert.deepEqual(accepted.push(Buffer.from('Content-Length: 2500000\r\n\r\n')), []);
   });
 
   test('skips a body in an unsupported charset', () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
@@ -30,7 +30,35 @@ afterEach(() => {
 
 const error = (message: Json) => message.error as { code: number; message: string; data: Json };
 
+/** README.md's "Talk to the server by hand", verbatim: one initialize, then end of input. */
+const README_COMMAND = `body='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"0.1.0","clientInfo":{"name":"sh"},"workspaceRoot":"'"$PWD"'","capabilities":{}}}'
+printf 'Content-Length: %d\\r\\n\\r\\n%s' "\${#body}" "$body" | node dist/santra-server.js`;
+
 describe('santra-server over stdio', () => {
+  test("README's by-hand pipe prints the initialize result before the server leaves on end of input", () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    assert.ok(
+      readFileSync(join(root, 'README.md'), 'utf8').includes(README_COMMAND),
+      'README still has this command',
+    );
+    const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
+    for (let run = 0; run < 3; run++) {
+      const piped = spawnSync('bash', ['-c', README_COMMAND], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 10_000,
+        env: { PATH: process.env.PATH, HOME: home, SANTRA_HOME: join(home, 'santra') },
+      });
+      assert.equal(piped.status, 1, `exit code 1 (no shutdown); stderr: ${piped.stderr}`);
+      const [, header, body] = /^Content-Length: (\d+)\r\n\r\n(.*)$/s.exec(piped.stdout) ?? [];
+      assert.ok(body !== undefined, `one frame on stdout, got ${JSON.stringify(piped.stdout.slice(0, 200))}`);
+      assert.equal(Buffer.byteLength(body), Number(header));
+      const response = JSON.parse(body) as Json;
+      assert.equal(response.id, 1);
+      assert.equal((response.result as Json).protocolVersion, '0.1.0');
+    }
+  });
+
   test('--version prints package and protocol versions; --help prints usage; a bad flag exits 2', () => {
     const version = spawnSync(process.execPath, [SERVER_BIN, '--version'], { encoding: 'utf8' });
     assert.equal(version.status, 0);
@@ -209,21 +237,36 @@ describe('santra-server over stdio', () => {
     });
   }
 
-  test('an oversized message is refused without buffering it and the stream stays in sync', async () => {
-    const client = start(['--max-message-bytes', '1024']);
+  test('an oversized message is refused without buffering it, answered with its id, and the stream stays in sync', async () => {
+    // Large enough for the initialize result, which the server may not exceed either.
+    const client = start(['--max-message-bytes', '8192']);
     await client.initialize(workspace);
     const huge = JSON.stringify({
       jsonrpc: '2.0',
       id: 2,
       method: 'prompt',
-      params: { text: 'x'.repeat(5000) },
+      params: { text: 'x'.repeat(10_000) },
     });
     client.write(frame(huge));
-    const failure = error(await client.response(null));
+    const failure = error(await client.response(2));
     assert.equal(failure.code, -33001);
-    assert.deepEqual(failure.data, { retryable: false, limit: 1024, size: huge.length });
+    assert.deepEqual(failure.data, { retryable: false, limit: 8192, size: huge.length });
     client.request(3, 'shutdown');
     assert.deepEqual((await client.response(3)).result, null);
+  });
+
+  test('a Content-Length too large even to skip ends the connection at once: exit 3 and a clear message', async () => {
+    const client = start();
+    await client.initialize(workspace);
+    client.write('Content-Length: 99999999999\r\n\r\n');
+    client.request(2, 'shutdown');
+    assert.equal((await client.exit(5_000)).code, 3);
+    assert.match(
+      client.stderr,
+      /framing error: Content-Length 99999999999 exceeds 1073741824 bytes, the most the server will skip/,
+    );
+    assert.equal(error(await client.response(null)).code, -33001);
+    assert.equal(client.messages.filter((m) => m.id === 2).length, 0, 'nothing after it is read');
   });
 
   test('a 20 MiB message against the default limit is refused, not buffered', async () => {

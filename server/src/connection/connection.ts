@@ -7,11 +7,9 @@
 
 import {
   type CancellationToken,
-  CancellationTokenSource,
   createMessageConnection,
-  type MessageWriter,
+  type Message,
   ResponseError,
-  StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
 import type * as z from 'zod';
 import {
@@ -29,13 +27,17 @@ import {
 import type { Logger } from '../log.ts';
 import { ProtocolFault } from '../protocol-fault.ts';
 import type { ClientChannel, Runtime, RuntimeRequestName } from '../runtime-contract.ts';
-import type { FramingLimits } from './framing.ts';
+import { ClientRequests } from './client-requests.ts';
+import { DEFAULT_FRAMING_LIMITS, type FramingLimits } from './framing.ts';
 import { answeringWriter, type ErrorResponse, errorResponse, GatedMessageReader } from './gate.ts';
 import { parseParams } from './params.ts';
 import { negotiateVersion } from './version-negotiation.ts';
+import { FrameWriter } from './writer.ts';
 
-export interface ConnectionLimits extends FramingLimits {
+export interface ConnectionLimits extends Omit<FramingLimits, 'maxSkipBytes'> {
   maxConcurrentRequests: number;
+  /** Oversized bodies up to this size are skipped; a larger Content-Length ends the connection. */
+  maxSkipBytes?: number;
 }
 
 export interface ServeOptions {
@@ -44,7 +46,10 @@ export interface ServeOptions {
   runtime: Runtime;
   limits: ConnectionLimits;
   log: Logger;
-  /** How long `shutdown` and a closed input wait for the runtime to finish saving, in ms. */
+  /**
+   * How long `shutdown` and a closed input wait for running requests to be answered, and then for
+   * the runtime to finish saving, in ms (each).
+   */
   shutdownGraceMs?: number;
 }
 
@@ -75,41 +80,40 @@ export interface ServerConnection {
 export function serve(options: ServeOptions): ServerConnection {
   const { runtime, log, limits } = options;
   const grace = options.shutdownGraceMs ?? 3000;
-  const streamWriter = new StreamMessageWriter(options.output);
-  // The writer serialises writes, so the latest write settles after every earlier one: awaiting it
-  // before the process exits means no response is cut off.
-  let lastWrite: Promise<void> = Promise.resolve();
-  const rawWriter: MessageWriter = {
-    onError: streamWriter.onError,
-    onClose: streamWriter.onClose,
-    end: () => streamWriter.end(),
-    dispose: () => streamWriter.dispose(),
-    write: (message) => {
-      const written = streamWriter.write(message);
-      lastWrite = written.catch(() => {});
-      return written;
-    },
-  };
-  const send = (response: ErrorResponse) => {
-    rawWriter
-      .write(response as never)
-      .catch((error: unknown) => log.error(`could not write a response: ${describe(error)}`));
+  // Every frame goes out through this writer: responses (via vscode-jsonrpc), phases, the server's
+  // own requests. Awaiting its last write before the process exits means no answer is cut off.
+  const writer = new FrameWriter(options.output, limits.maxMessageBytes, log);
+  const requests = new ClientRequests((message) => writer.write(message), log);
+  const send = (message: ErrorResponse) => {
+    writer
+      .write(message)
+      .catch((error: unknown) => log.error(`could not write a message: ${describe(error)}`));
   };
   const reader = new GatedMessageReader(options.input, {
     ...limits,
+    maxSkipBytes: limits.maxSkipBytes ?? DEFAULT_FRAMING_LIMITS.maxSkipBytes,
     send,
-    onFatal: (detail) => {
+    onResponse: (response) => requests.settle(response),
+    onOversizedResponse: (id, detail) => {
+      if (requests.failAnswer(id, detail))
+        log.warn(`the client's answer to request ${id} was skipped: ${detail}`);
+    },
+    onFatal: (detail, reason) => {
       log.error(
-        `framing error: ${detail}; the message stream cannot be resynchronised, closing (exit code ${EXIT_CODE_FRAMING_ERROR})`,
+        `framing error: ${detail}; ${reason === 'too_large' ? 'the server will not wait for that many bytes' : 'the message stream cannot be resynchronised'}, closing (exit code ${EXIT_CODE_FRAMING_ERROR})`,
       );
       send(
-        errorResponse(null, 'ParseError', `Framing error: ${detail}. The server is closing the connection.`),
+        errorResponse(
+          null,
+          reason === 'too_large' ? 'MessageTooLarge' : 'ParseError',
+          `Framing error: ${detail}. The server is closing the connection.`,
+        ),
       );
       void end({ reason: 'framing_error', exitCode: EXIT_CODE_FRAMING_ERROR });
     },
     warn: (message) => log.warn(message),
   });
-  const connection = createMessageConnection(reader, answeringWriter(rawWriter, reader), {
+  const connection = createMessageConnection(reader, answeringWriter(writer, reader), {
     error: (message) => log.error(message),
     warn: (message) => log.warn(message),
     info: (message) => log.debug(message),
@@ -117,6 +121,8 @@ export function serve(options: ServeOptions): ServerConnection {
   });
 
   let state: LifecycleState = 'awaiting_initialize';
+  /** Set when stdin has ended: requests already received are still answered, all cancelled. */
+  let inputClosed = false;
   const running = new Set<AbortController>();
   let runtimeStopped: Promise<void> | undefined;
   let resolveEnded: (end: ConnectionEnd) => void = () => {};
@@ -124,10 +130,24 @@ export function serve(options: ServeOptions): ServerConnection {
     resolveEnded = resolve;
   });
 
+  function abortRunning(reason: string): void {
+    for (const controller of running) controller.abort(new Error(reason));
+  }
+
+  /**
+   * Resolves once at most `atMost` client requests are unanswered, or after the grace period.
+   * Cancelled runs answer within a second (§6.2); the grace period only bounds a stuck handler.
+   */
+  async function answered(atMost: number, occasion: string): Promise<void> {
+    await withTimeout(reader.inFlightAtMost(atMost), grace).catch(() =>
+      log.warn(`${reader.inFlight - atMost} request(s) still unanswered ${grace} ms after ${occasion}`),
+    );
+  }
+
   /** Aborts all running requests and lets the runtime save its state, at most once and within the grace period. */
   function stopRuntime(): Promise<void> {
     if (runtimeStopped === undefined) {
-      for (const controller of running) controller.abort(new Error('server shutting down'));
+      abortRunning('server shutting down');
       runtimeStopped = withTimeout(runtime.shutdown(), grace).catch((error: unknown) => {
         log.error(`runtime shutdown failed: ${describe(error)}`);
       });
@@ -139,16 +159,30 @@ export function serve(options: ServeOptions): ServerConnection {
     if (state === 'ended') return;
     state = 'ended';
     await stopRuntime();
-    await withTimeout(lastWrite, grace).catch(() => log.warn('output did not drain before exit'));
+    await withTimeout(writer.drained(), grace).catch(() => log.warn('output did not drain before exit'));
+    requests.close('the connection has ended');
     connection.dispose();
     resolveEnded(result);
+  }
+
+  /**
+   * End of input: the requests already received are still answered — each cancelled, since no
+   * answer to an `approve` can arrive any more — before the connection ends (§3.5).
+   */
+  async function inputEnded(): Promise<void> {
+    if (inputClosed || state === 'ended') return;
+    inputClosed = true;
+    abortRunning('the client closed its input');
+    requests.close('the client closed its input, so no answer can arrive');
+    await answered(0, 'the input closed');
+    await end({ reason: 'input_closed', exitCode: state === 'shut_down' ? 0 : 1 });
   }
 
   const client: ClientChannel = {
     phase: (params: Phase) => {
       if (state === 'ended') return;
-      connection
-        .sendNotification('phase', params)
+      writer
+        .write({ jsonrpc: '2.0', method: 'phase', params } as Message)
         .catch((error: unknown) => log.warn(`phase not sent: ${describe(error)}`));
     },
     approve: (params, signal) => clientRequest('approve', params, ApproveResult, signal),
@@ -161,24 +195,16 @@ export function serve(options: ServeOptions): ServerConnection {
     schema: T,
     signal: AbortSignal,
   ): Promise<z.output<T>> {
+    const result = await requests.send(method, params, signal);
+    // An answer that raced the cancellation changes nothing.
     signal.throwIfAborted();
-    const source = new CancellationTokenSource();
-    const onAbort = () => source.cancel();
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const result: unknown = await connection.sendRequest(method, params, source.token);
-      signal.throwIfAborted();
-      const parsed = schema.safeParse(result);
-      if (!parsed.success) {
-        throw new Error(
-          `the client answered ${method} with an invalid result: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
-        );
-      }
-      return parsed.data;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      source.dispose();
+    const parsed = schema.safeParse(result);
+    if (!parsed.success) {
+      throw new Error(
+        `the client answered ${method} with an invalid result: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+      );
     }
+    return parsed.data;
   }
 
   async function initialize(params: unknown): Promise<InitializeResult> {
@@ -212,8 +238,11 @@ export function serve(options: ServeOptions): ServerConnection {
     }
   }
 
+  /** Cancels what runs, lets every other request be answered first (§3.3), then saves. */
   async function shutdown(): Promise<null> {
     state = 'shut_down';
+    abortRunning('server shutting down');
+    await answered(1, 'shutdown');
     await stopRuntime();
     return null;
   }
@@ -243,6 +272,10 @@ export function serve(options: ServeOptions): ServerConnection {
       );
     }
     const value = parseParams(method, methods[handled].params, params);
+    // Received before the input closed but not started: cancelled without starting, since a
+    // handler handed an already-aborted signal might not look at it before doing its work.
+    if (inputClosed)
+      throw new ProtocolFault('RequestCancelled', `${method} was cancelled: the client closed its input.`);
     const controller = new AbortController();
     running.add(controller);
     const subscription = token.onCancellationRequested(() =>
@@ -296,9 +329,7 @@ export function serve(options: ServeOptions): ServerConnection {
     }
   });
 
-  connection.onClose(() => {
-    void end({ reason: 'input_closed', exitCode: state === 'shut_down' ? 0 : 1 });
-  });
+  connection.onClose(() => void inputEnded());
   connection.onError(([error]) => log.warn(`connection error: ${describe(error)}`));
   connection.listen();
   return { ended };

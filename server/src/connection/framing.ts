@@ -15,29 +15,55 @@ export interface FramingLimits {
   maxMessageBytes: number;
   /** Largest header section (everything before the blank line), in bytes. */
   maxHeaderBytes: number;
+  /**
+   * Largest oversized body that is skipped rather than treated as fatal, in bytes. A larger
+   * Content-Length ends the connection. `maxMessageBytes` is never fatal, even if larger.
+   */
+  maxSkipBytes: number;
 }
 
 export const DEFAULT_FRAMING_LIMITS: FramingLimits = {
   maxMessageBytes: 16 * 1024 * 1024,
   maxHeaderBytes: 8 * 1024,
+  maxSkipBytes: 1024 * 1024 * 1024,
 };
+
+/** How much of a rejected body is kept, for the caller to read a request id from. */
+export const REJECTED_PREFIX_BYTES = 512;
 
 export type FrameEvent =
   /** A complete frame body. */
   | { type: 'frame'; body: Buffer }
-  /** A well-framed body that was discarded unread; the stream is still in sync. */
-  | { type: 'rejected'; reason: 'too_large' | 'unsupported_charset'; contentLength: number; detail: string }
+  /**
+   * A body too large to accept is being skipped; `rejected` follows once its first bytes are in.
+   * Nothing to answer yet: this lets the caller say why the input seems to stall.
+   */
+  | { type: 'skipping'; contentLength: number; detail: string }
+  /**
+   * A well-framed body that is discarded unread; the stream stays in sync. `prefix` holds its
+   * first bytes (up to `REJECTED_PREFIX_BYTES`, the whole body if shorter).
+   */
+  | {
+      type: 'rejected';
+      reason: 'too_large' | 'unsupported_charset';
+      contentLength: number;
+      detail: string;
+      prefix: Buffer;
+    }
   /** The stream cannot be trusted any more; no further events follow. */
-  | { type: 'fatal'; detail: string };
+  | { type: 'fatal'; reason: 'malformed_header' | 'too_large'; detail: string };
+
+type Rejection = Pick<Extract<FrameEvent, { type: 'rejected' }>, 'reason' | 'contentLength' | 'detail'>;
 
 const HEADER_END = Buffer.from('\r\n\r\n', 'latin1');
 const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*(.*?)[ \t]*$/;
-const DECIMAL = /^\d{1,15}$/;
+const DECIMAL = /^\d+$/;
 
 type State =
   | { mode: 'header'; buffer: Buffer }
   | { mode: 'body'; length: number; chunks: Buffer[]; received: number }
-  | { mode: 'discard'; remaining: number }
+  /** `prefix` collects the first bytes until the rejection is reported, then is dropped. */
+  | { mode: 'discard'; remaining: number; rejection: Rejection; prefix: Buffer[] | undefined; kept: number }
   | { mode: 'failed' };
 
 export class FrameParser {
@@ -63,13 +89,9 @@ export class FrameParser {
         case 'body':
           rest = this.#readBody(state, rest, events);
           break;
-        case 'discard': {
-          const skipped = Math.min(state.remaining, rest.length);
-          state.remaining -= skipped;
-          rest = rest.subarray(skipped);
-          if (state.remaining === 0) this.#state = { mode: 'header', buffer: Buffer.alloc(0) };
+        case 'discard':
+          rest = this.#discard(state, rest, events);
           break;
-        }
         default: {
           const exhaustive: never = state;
           throw new Error(`unknown framing state ${JSON.stringify(exhaustive)}`);
@@ -111,6 +133,15 @@ export class FrameParser {
       return Buffer.alloc(0);
     }
     const { contentLength, charset } = parsed;
+    const hardCap = Math.max(this.#limits.maxSkipBytes, this.#limits.maxMessageBytes);
+    if (contentLength > hardCap) {
+      this.#fail(
+        events,
+        `Content-Length ${parsed.digits} exceeds ${hardCap} bytes, the most the server will skip (maxMessageBytes is ${this.#limits.maxMessageBytes})`,
+        'too_large',
+      );
+      return Buffer.alloc(0);
+    }
     const rejection =
       contentLength > this.#limits.maxMessageBytes
         ? ({
@@ -123,12 +154,22 @@ export class FrameParser {
               detail: `Content-Type charset "${charset}" is not supported; send utf-8`,
             } as const)
           : undefined;
-    if (rejection !== undefined) events.push({ type: 'rejected', contentLength, ...rejection });
-    if (contentLength === 0) {
-      if (rejection === undefined) events.push({ type: 'frame', body: Buffer.alloc(0) });
+    if (rejection !== undefined) {
+      if (rejection.reason === 'too_large')
+        events.push({ type: 'skipping', contentLength, detail: rejection.detail });
+      const state: State = {
+        mode: 'discard',
+        remaining: contentLength,
+        rejection: { contentLength, ...rejection },
+        prefix: [],
+        kept: 0,
+      };
+      this.#state = state;
+      // A zero-length body (possible with a bad charset) is complete at once.
+      this.#discard(state, Buffer.alloc(0), events);
+    } else if (contentLength === 0) {
+      events.push({ type: 'frame', body: Buffer.alloc(0) });
       this.#state = { mode: 'header', buffer: Buffer.alloc(0) };
-    } else if (rejection !== undefined) {
-      this.#state = { mode: 'discard', remaining: contentLength };
     } else {
       this.#state = { mode: 'body', length: contentLength, chunks: [], received: 0 };
     }
@@ -151,15 +192,41 @@ export class FrameParser {
     return data.subarray(take.length);
   }
 
-  #fail(events: FrameEvent[], detail: string): void {
+  /** Skips a rejected body in constant memory, reporting it once its first bytes are in. */
+  #discard(state: Extract<State, { mode: 'discard' }>, data: Buffer, events: FrameEvent[]): Buffer {
+    const skipped = Math.min(state.remaining, data.length);
+    state.remaining -= skipped;
+    if (state.prefix !== undefined) {
+      const wanted = Math.min(state.rejection.contentLength, REJECTED_PREFIX_BYTES);
+      const keep = data.subarray(0, Math.min(skipped, wanted - state.kept));
+      if (keep.length > 0) {
+        // Copied, so the caller's (possibly large) chunk is not retained.
+        state.prefix.push(Buffer.from(keep));
+        state.kept += keep.length;
+      }
+      if (state.kept === wanted) {
+        events.push({ type: 'rejected', ...state.rejection, prefix: Buffer.concat(state.prefix) });
+        state.prefix = undefined;
+      }
+    }
+    if (state.remaining === 0) this.#state = { mode: 'header', buffer: Buffer.alloc(0) };
+    return data.subarray(skipped);
+  }
+
+  #fail(
+    events: FrameEvent[],
+    detail: string,
+    reason: 'malformed_header' | 'too_large' = 'malformed_header',
+  ): void {
     this.#state = { mode: 'failed' };
-    events.push({ type: 'fatal', detail });
+    events.push({ type: 'fatal', reason, detail });
   }
 }
 
 /** Parses a header section; returns an error description when it cannot be trusted. */
-function parseHeaders(section: string): { contentLength: number; charset?: string } | string {
+function parseHeaders(section: string): { contentLength: number; digits: string; charset?: string } | string {
   let contentLength: number | undefined;
+  let lengthDigits = '';
   let charset: string | undefined;
   for (const line of section.split('\r\n')) {
     const match = HEADER_LINE.exec(line);
@@ -170,17 +237,21 @@ function parseHeaders(section: string): { contentLength: number; charset?: strin
       if (!DECIMAL.test(value)) {
         return `Content-Length ${JSON.stringify(truncate(value))} is not a non-negative decimal integer`;
       }
-      const length = Number(value);
-      if (contentLength !== undefined && contentLength !== length)
+      // Leading zeros aside, more than 16 digits is beyond any cap (and beyond exact doubles).
+      const digits = value.replace(/^0+(?=\d)/, '');
+      const length = digits.length > 16 ? Number.POSITIVE_INFINITY : Number(digits);
+      if (contentLength !== undefined && (contentLength !== length || lengthDigits !== digits))
         return 'conflicting Content-Length headers';
       contentLength = length;
+      lengthDigits = digits;
     } else if (name === 'content-type') {
       const param = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(value);
       if (param !== null) charset = param[1];
     }
   }
   if (contentLength === undefined) return 'header section has no Content-Length';
-  return charset === undefined ? { contentLength } : { contentLength, charset };
+  const digits = truncate(lengthDigits);
+  return charset === undefined ? { contentLength, digits } : { contentLength, digits, charset };
 }
 
 function truncate(text: string): string {

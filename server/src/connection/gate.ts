@@ -4,11 +4,15 @@
  * messages reach the connection:
  * - unparseable JSON → ParseError (id null), and reading goes on;
  * - non-objects, batches, bad ids → InvalidRequest;
- * - an oversized frame → MessageTooLarge, its bytes skipped unread;
+ * - an oversized frame → MessageTooLarge, its bytes skipped unread; the answer carries the
+ *   request's id when the first bytes of the body show it (`leadingId`), null otherwise;
+ * - responses (to the server's `approve` and `ask`) → `onResponse`, never vscode-jsonrpc, which
+ *   would keep a cancelled request waiting for them;
  * - a request reusing the id of one still in flight → DuplicateRequestId (vscode-jsonrpc would
  *   silently overwrite the first in its queue);
  * - more requests in flight than allowed → ServerBusy;
- * - a header that desynchronises the stream → `onFatal`, and nothing more is read.
+ * - a header that desynchronises the stream, or announces a body too large even to skip →
+ *   `onFatal`, and nothing more is read.
  */
 
 import {
@@ -19,7 +23,13 @@ import {
   type MessageWriter,
 } from 'vscode-jsonrpc/node';
 import { type ErrorName, errorInfo } from '#protocol';
-import { classifyMessage, isMessageId, type MessageId } from './envelope.ts';
+import {
+  classifyMessage,
+  isMessageId,
+  leadingId,
+  type MessageId,
+  type ResponseEnvelope,
+} from './envelope.ts';
 import { FrameParser, type FramingLimits } from './framing.ts';
 
 export interface ErrorResponse {
@@ -46,8 +56,12 @@ export interface GateOptions extends FramingLimits {
   maxConcurrentRequests: number;
   /** Writes a response the gate produced itself (never counted as answering a tracked request). */
   send(response: ErrorResponse): void;
-  /** The stream is desynchronised; the gate has stopped reading. */
-  onFatal(detail: string): void;
+  /** A response from the client to one of the server's requests. */
+  onResponse(response: ResponseEnvelope): void;
+  /** The client's response to the server's request `id` was too large to read. */
+  onOversizedResponse(id: MessageId, detail: string): void;
+  /** The stream cannot be read on; the gate has stopped reading. */
+  onFatal(detail: string, reason: 'malformed_header' | 'too_large'): void;
   warn(message: string): void;
 }
 
@@ -61,6 +75,7 @@ export class GatedMessageReader extends AbstractMessageReader {
   readonly #options: GateOptions;
   readonly #parser: FrameParser;
   readonly #inFlight = new Set<string>();
+  #waiters: Array<{ atMost: number; wake: () => void }> = [];
   #closed = false;
 
   constructor(input: NodeJS.ReadableStream, options: GateOptions) {
@@ -78,6 +93,15 @@ export class GatedMessageReader extends AbstractMessageReader {
   /** Called by the writer when a response to a client request goes out. */
   answered(id: MessageId): void {
     this.#inFlight.delete(idKey(id));
+    const waiting = this.#waiters;
+    this.#waiters = waiting.filter((waiter) => waiter.atMost < this.#inFlight.size);
+    for (const waiter of waiting) if (waiter.atMost >= this.#inFlight.size) waiter.wake();
+  }
+
+  /** Resolves once at most `atMost` client requests are unanswered. */
+  inFlightAtMost(atMost: number): Promise<void> {
+    if (this.#inFlight.size <= atMost) return Promise.resolve();
+    return new Promise((wake) => this.#waiters.push({ atMost, wake }));
   }
 
   listen(callback: DataCallback): Disposable {
@@ -88,19 +112,20 @@ export class GatedMessageReader extends AbstractMessageReader {
           case 'frame':
             this.#deliver(event.body, callback);
             break;
-          case 'rejected':
-            this.#options.send(
-              event.reason === 'too_large'
-                ? errorResponse(null, 'MessageTooLarge', `Message too large: ${event.detail}.`, {
-                    limit: this.#options.maxMessageBytes,
-                    size: event.contentLength,
-                  })
-                : errorResponse(null, 'ParseError', `Unreadable message: ${event.detail}.`),
+          case 'skipping':
+            this.#options.warn(
+              `skipping ${event.detail}, unread; it is answered MessageTooLarge once its first bytes arrive`,
             );
+            break;
+          case 'rejected':
+            if (event.reason === 'too_large')
+              this.#rejectTooLarge(event.detail, event.contentLength, event.prefix);
+            else
+              this.#options.send(errorResponse(null, 'ParseError', `Unreadable message: ${event.detail}.`));
             break;
           case 'fatal':
             this.#stop();
-            this.#options.onFatal(event.detail);
+            this.#options.onFatal(event.detail, event.reason);
             break;
           default: {
             const exhaustive: never = event;
@@ -134,6 +159,20 @@ export class GatedMessageReader extends AbstractMessageReader {
   }
 
   #stop: () => void = () => {};
+
+  /** Answers an oversized message with the id its first bytes show, if they show one safely. */
+  #rejectTooLarge(detail: string, size: number, prefix: Buffer): void {
+    const leading = leadingId(prefix);
+    if (leading?.kind === 'response') this.#options.onOversizedResponse(leading.id, detail);
+    // An id still in flight would make this answer look like the answer to that request.
+    const id = leading?.kind === 'request' && !this.#inFlight.has(idKey(leading.id)) ? leading.id : null;
+    this.#options.send(
+      errorResponse(id, 'MessageTooLarge', `Message too large: ${detail}. It was skipped unread.`, {
+        limit: this.#options.maxMessageBytes,
+        size,
+      }),
+    );
+  }
 
   #deliver(body: Buffer, callback: DataCallback): void {
     let value: unknown;
@@ -195,7 +234,7 @@ export class GatedMessageReader extends AbstractMessageReader {
         return;
       }
       case 'response':
-        callback(envelope.message);
+        this.#options.onResponse(envelope.message);
         return;
       default: {
         const exhaustive: never = envelope;

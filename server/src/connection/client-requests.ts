@@ -1,0 +1,126 @@
+/**
+ * Requests the server sends to the client (`approve`, `ask`) and the matching of their answers.
+ *
+ * vscode-jsonrpc's `sendRequest` keeps waiting for the answer after it sends `$/cancelRequest`,
+ * so a run whose client never answers a cancelled request would hang forever. Here a cancelled
+ * request is settled at once, on the server's side: the `$/cancelRequest` goes out, the caller's
+ * promise rejects, and the id is forgotten, so an answer that still arrives is ignored (§6.3).
+ */
+
+import type { Message } from 'vscode-jsonrpc/node';
+import type { Logger } from '../log.ts';
+import type { MessageId, ResponseEnvelope } from './envelope.ts';
+
+interface Pending {
+  method: string;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+export class ClientRequests {
+  readonly #write: (message: Message) => Promise<void>;
+  readonly #log: Logger;
+  readonly #pending = new Map<string, Pending>();
+  #nextId = 1;
+  #closed: Error | undefined;
+
+  constructor(write: (message: Message) => Promise<void>, log: Logger) {
+    this.#write = write;
+    this.#log = log;
+  }
+
+  /**
+   * Sends `method` and resolves with the client's result. Contract: rejects when the client
+   * answers with an error, when the request cannot be written, when the connection closes, and at
+   * once when `signal` aborts — then `$/cancelRequest` is sent and any later answer is ignored.
+   */
+  send(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+    if (this.#closed !== undefined) return Promise.reject(this.#closed);
+    if (signal.aborted) return Promise.reject(reason(signal, method));
+    const id = this.#nextId++;
+    const key = String(id);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.#pending.delete(key)) return;
+        this.#log.debug(`${method} ${id} cancelled; an answer that still comes is ignored`);
+        this.#write({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id } } as Message).catch(
+          (error: unknown) => this.#log.warn(`could not cancel ${method} ${id}: ${describe(error)}`),
+        );
+        reject(reason(signal, method));
+      };
+      const settle = () => signal.removeEventListener('abort', onAbort);
+      this.#pending.set(key, {
+        method,
+        resolve: (result) => {
+          settle();
+          resolve(result);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#write({ jsonrpc: '2.0', id, method, params } as Message).catch((error: unknown) =>
+        this.#fail(key, new Error(`${method} could not be sent: ${describe(error)}`)),
+      );
+    });
+  }
+
+  /** Settles the request a response answers; a response to nothing pending is logged and ignored. */
+  settle(response: ResponseEnvelope): void {
+    const key = response.id === null ? undefined : String(response.id);
+    const pending = key === undefined ? undefined : this.#pending.get(key);
+    if (key === undefined || pending === undefined) {
+      const error = response.error === undefined ? '' : ` (an error: ${errorText(response.error)})`;
+      this.#log.debug(
+        `ignored a response to ${JSON.stringify(response.id)}${error}: no request of the server with that id is pending (cancelled, already answered, or never sent)`,
+      );
+      return;
+    }
+    this.#pending.delete(key);
+    if (response.error !== undefined) {
+      pending.reject(
+        new Error(`the client answered ${pending.method} with error ${errorText(response.error)}`),
+      );
+    } else {
+      pending.resolve(response.result);
+    }
+  }
+
+  /** Fails the request with this id, if pending: its answer was too large to read. */
+  failAnswer(id: MessageId, detail: string): boolean {
+    return this.#fail(String(id), new Error(`the client's answer could not be read: ${detail}`));
+  }
+
+  /** Fails every pending request and refuses new ones: no answer can arrive any more. */
+  close(why: string): void {
+    this.#closed = new Error(why);
+    for (const key of [...this.#pending.keys()]) this.#fail(key, this.#closed);
+  }
+
+  #fail(key: string, error: Error): boolean {
+    const pending = this.#pending.get(key);
+    if (pending === undefined) return false;
+    this.#pending.delete(key);
+    pending.reject(error);
+    return true;
+  }
+}
+
+function reason(signal: AbortSignal, method: string): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error(`${method} cancelled`);
+}
+
+/** `code: message` of a JSON-RPC error object as the client sent it. */
+function errorText(error: unknown): string {
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    message?: unknown;
+  };
+  return `${String(code)}: ${String(message)}`;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
