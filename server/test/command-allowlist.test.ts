@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { DEFAULT_READ_ONLY, isAllowlisted, splitCommand } from '../src/approval/command-allowlist.ts';
+import { type CommandInspection, withInspection } from '../src/approval/command-site.ts';
+import { createPolicy } from '../src/approval/policy.ts';
 
 describe('isAllowlisted with the default read-only list', () => {
   const allowed = [
@@ -38,6 +40,11 @@ describe('isAllowlisted with the default read-only list', () => {
     'git log main..feature',
     'ls ..hidden a..b',
     'cat dir/file..txt',
+    'grep -rn x .',
+    'ls -la --dereference-command-line',
+    'wc -l *.ts',
+    'grep x *.md',
+    'git show :/fix',
   ];
   for (const command of allowed) {
     test(`allows ${JSON.stringify(command)}`, () => {
@@ -133,6 +140,18 @@ describe('isAllowlisted with the default read-only list', () => {
     ['grep -f/etc/patterns x', 'an absolute path attached to a short flag'],
     ['rg --ignore-file=/etc/x foo', 'an absolute path after --flag='],
     ['git log -- ../other', 'a path outside for git'],
+    ['git show HEAD:../other', 'a path leading up after a git revision'],
+    ['grep -R secret .', 'grep following symlinks'],
+    ['grep --dereference-recursive x .', 'grep following symlinks, long'],
+    ['rg -L secret', 'rg following symlinks'],
+    ['rg --follow secret', 'rg following symlinks, long'],
+    ['ls -laL', 'ls dereferencing, in a cluster'],
+    ['ls --dereference', 'ls dereferencing, long'],
+    ['find -L . -name x', 'find following symlinks'],
+    ['find . -follow', 'find -follow'],
+    ['find . -files0-from names', 'find reading the names to visit from a file'],
+    ['wc --files0-from=names', 'wc reading the names to read from a file'],
+    ['rg foo *', 'a glob for rg, whose options run programs'],
   ];
   for (const [command, why] of refused) {
     test(`refuses ${JSON.stringify(command)} (${why})`, () => {
@@ -257,4 +276,47 @@ describe('splitCommand agrees with /bin/sh', () => {
       assert.deepEqual(words[0], printed.split('\0').slice(0, -1));
     });
   }
+});
+
+describe('the policy allows unasked only what was inspected, exactly', () => {
+  const policy = createPolicy({
+    tools: {},
+    denyCommands: [],
+    askCommands: [],
+    readOnlyCommands: DEFAULT_READ_ONLY,
+  });
+  const clean = (command: string): CommandInspection => ({ command, findings: [], allowedUnasked: false });
+
+  test('an allowlisted command with a clean inspection of that very string is allowed, and says so', () => {
+    const inspection = clean('ls -la');
+    assert.equal(withInspection(inspection, () => policy.forCommand('ls -la')).decision, 'allow');
+    assert.equal(inspection.allowedUnasked, true);
+  });
+
+  test('without an inspection, or with one of another string, it is asked (fail closed)', () => {
+    assert.equal(policy.forCommand('ls -la').decision, 'ask');
+    assert.equal(withInspection(clean('ls'), () => policy.forCommand('ls -la')).decision, 'ask');
+  });
+
+  test('an inspection that found something makes it ask', () => {
+    const inspection = { command: 'cat link', findings: ['link leads out'], allowedUnasked: false };
+    assert.equal(withInspection(inspection, () => policy.forCommand('cat link')).decision, 'ask');
+    assert.equal(inspection.allowedUnasked, false);
+  });
+
+  test('the string checked is the string run: ls followed by CR is not ls', () => {
+    for (const command of ['ls\r', 'ls\r\n', '\uFEFFls', 'ls\u00a0'])
+      assert.equal(withInspection(clean(command), () => policy.forCommand(command)).decision, 'ask');
+    assert.equal(withInspection(clean('  ls  '), () => policy.forCommand('  ls  ')).decision, 'allow');
+  });
+
+  test('deny patterns still match the trimmed line', () => {
+    const denying = createPolicy({
+      tools: {},
+      denyCommands: ['git push*'],
+      askCommands: [],
+      readOnlyCommands: DEFAULT_READ_ONLY,
+    });
+    assert.equal(denying.forCommand(' git push\r').decision, 'deny');
+  });
 });

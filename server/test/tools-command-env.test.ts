@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { removedVariables, scrubEnvironment } from '../src/tools/command-env.ts';
 import { runCommandTool } from '../src/tools/run-command.ts';
+import { scratchDir } from './helpers/gated-context.ts';
 import { tempWorkspace, testContext } from './helpers/tool-context.ts';
 
 const CANARY = 'sk-canary-7f3a9c1e-do-not-leak';
@@ -81,6 +82,61 @@ describe('scrubEnvironment', () => {
       ['GH_TOKEN', 'OPENAI_API_KEY', 'SANTRA_HOME'],
     );
     assert.deepEqual(removedVariables({ GH_TOKEN: 'y' }, { allow: ['GH_TOKEN'] }), []);
+  });
+});
+
+describe('scrubEnvironment by value and by name part', () => {
+  const leaking: NodeJS.ProcessEnv = {
+    DATABASE_URL: `postgres://app:${CANARY}@db.internal:5432/app`,
+    SENTRY_DSN: `https://${CANARY}@o1.ingest.sentry.io/42`,
+    NPM_CONFIG__AUTH: CANARY,
+    npm_config__auth: CANARY,
+    REDIS_URL: `redis://:${CANARY}@cache:6379`,
+    HTTPS_PROXY: `http://user:${CANARY}@proxy:3128`,
+    PIP_EXTRA_INDEX_URL: `https://pypi.org/simple https://me:${CANARY}@pkgs.example.com/simple`,
+    JDBC: `jdbc:postgresql://u:${CANARY}@h/db`,
+    BASIC_AUTH: CANARY,
+    HTTP_AUTHORIZATION: `Bearer ${CANARY}`,
+    DB_PASS: CANARY,
+    DB_PW: CANARY,
+    Some_Jwt: CANARY,
+    CI_NOTE: 'ghp_0123456789abcdefghijABCDEFGHIJ012345',
+    UPLOADER: 'sk-ant-api03-0123456789abcdefghijklmnop',
+    AWS_ID: 'AKIAIOSFODNN7EXAMPLE',
+    SLACK: 'xoxb-1234567890-abcdefghij',
+    DEPLOY: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----',
+  };
+  const harmless: NodeJS.ProcessEnv = {
+    PATH: '/usr/bin',
+    PWD: '/home/someone/project',
+    OLDPWD: '/home/someone',
+    SSH_AUTH_SOCK: '/tmp/agent.sock',
+    GIT_AUTHOR_NAME: 'Someone',
+    GIT_AUTHOR_EMAIL: 'someone@example.com',
+    HTTP_PROXY: 'http://proxy.internal:3128',
+    API_BASE_URL: 'https://api.example.com/v1?x=1',
+    EMAIL: 'someone@example.com',
+    PASSAGE: 'x',
+  };
+
+  test('removes values that carry credentials whatever the name, and DSN/AUTH/PASS/PW name parts', () => {
+    const scrubbed = scrubEnvironment({ ...leaking, ...harmless });
+    assert.deepEqual(Object.keys(scrubbed).sort(), Object.keys(harmless).sort());
+    assert.deepEqual(removedVariables({ ...leaking, ...harmless }), Object.keys(leaking).sort());
+  });
+
+  test('allow keeps a variable whatever its value', () => {
+    const scrubbed = scrubEnvironment(leaking, { allow: ['DATABASE_URL'] });
+    assert.deepEqual(Object.keys(scrubbed), ['DATABASE_URL']);
+  });
+
+  test('nothing of the canary reaches a command', async (t) => {
+    const root = await scratchDir((fn) => t.after(fn));
+    const env = scrubEnvironment({ ...leaking, ...harmless, PATH: process.env.PATH, HOME: root });
+    const result = await runCommandTool().execute({ command: 'env' }, await testContext(root, { env }));
+    assert.equal(result.summary, 'exit 0');
+    assert.ok(!result.output.includes(CANARY), result.output);
+    assert.doesNotMatch(result.output, /ghp_|sk-ant|AKIA|xoxb|PRIVATE KEY/);
   });
 });
 

@@ -206,24 +206,35 @@ describe('git_diff', () => {
     assert.equal(result.errorType, 'not_a_repository');
   });
 
-  test('does not run an external diff driver configured in the repository', async () => {
+  test('refuses, without running it, an external diff driver configured in the repository', async () => {
     const root = await repository();
     const marker = join(root, 'ran');
     git(root, 'config', 'diff.external', `touch ${marker}; true`);
     await writeFile(join(root, 'a.txt'), 'changed\n');
     const result = await diff.execute({}, await contextFor(root));
-    assert.match(result.output, /^\+changed$/m);
+    assert.equal(result.errorType, 'unsafe_repository');
+    assert.match(result.output, /diff\.external is set in .*\.git\/config \(local configuration/);
+    assert.match(result.output, /use run_command, which asks them first/);
     assert.equal(existsSync(marker), false);
   });
 
-  test('git_status does not run an fsmonitor hook configured in the repository', async () => {
+  test('git_status refuses, without running it, an fsmonitor hook configured in the repository', async () => {
     const root = await repository();
     const marker = join(root, 'ran');
     git(root, 'config', 'core.fsmonitor', `touch ${marker}; true`);
     await writeFile(join(root, 'a.txt'), 'changed\n');
     const result = await status.execute({}, await contextFor(root));
-    assert.match(result.output, /modified: a\.txt/);
+    assert.equal(result.errorType, 'unsafe_repository');
+    assert.match(result.output, /core\.fsmonitor is set in/);
     assert.equal(existsSync(marker), false);
+  });
+
+  test('a boolean core.fsmonitor (the daemon built into git, not a hook) is not refused', async () => {
+    const root = await repository();
+    git(root, 'config', 'core.fsmonitor', 'false');
+    await writeFile(join(root, 'a.txt'), 'changed\n');
+    const result = await status.execute({}, await contextFor(root));
+    assert.match(result.output, /modified: a\.txt/);
   });
 });
 

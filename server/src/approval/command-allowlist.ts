@@ -1,8 +1,10 @@
 /**
- * Which command lines may run without asking: only lines whose every simple command is a
- * read-only program on an explicit allowlist, with none of the flags that make that program
- * write files or run others. It fails closed: a line the tokenizer cannot read with certainty
- * (shell-words.ts) is never allowlisted, it is asked about.
+ * Which command lines may run without asking, judged by their words: only lines whose every
+ * simple command is a read-only program on an explicit allowlist, with none of the flags that
+ * make that program write files, run others or follow symlinks out of the workspace. It fails
+ * closed: a line the tokenizer cannot read with certainty (shell-words.ts) is never allowlisted,
+ * it is asked about. What the words cannot show — where a symlink or a glob leads, what the
+ * repository makes git run — is command-site.ts's part.
  */
 import { parseCommandLine, type ShellWord } from './shell-words.ts';
 
@@ -43,17 +45,37 @@ interface FlagRules {
   short?: string;
   /** Single-dash words refused exactly (find's primaries). */
   words?: readonly string[];
+  /**
+   * Unquoted globs are refused too: a file named `-delete` would turn `find *` into
+   * `find -delete`. (For the others the inspection asks when a glob expands to an option.)
+   */
+  noGlobs?: true;
 }
 
 /**
- * Flags that make an allowlisted program write a file or run another program. A program listed
- * here also refuses unquoted globs in its arguments: a file named `-delete` would turn
- * `find *` into `find -delete`.
+ * Flags that make an allowlisted program write a file, run another program, follow symlinks
+ * while it walks a tree (a link inside the workspace would lead it out), or read the names of
+ * the files to read from a file (which could name any file).
  */
 const DANGEROUS_FLAGS = new Map<string, FlagRules>(
   Object.entries({
     find: {
-      words: ['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls'],
+      words: [
+        '-exec',
+        '-execdir',
+        '-ok',
+        '-okdir',
+        '-delete',
+        '-fprint',
+        '-fprint0',
+        '-fprintf',
+        '-fls',
+        '-L',
+        '-H',
+        '-follow',
+        '-files0-from',
+      ],
+      noGlobs: true,
     },
     git: {
       long: [
@@ -68,10 +90,15 @@ const DANGEROUS_FLAGS = new Map<string, FlagRules>(
         '--exec',
       ],
       short: 'cO',
+      noGlobs: true,
     },
-    rg: { long: ['--pre', '--hostname-bin'] },
-    sort: { long: ['--output', '--compress-program'], short: 'o' },
-    tree: { long: ['--output'], short: 'o' },
+    rg: { long: ['--pre', '--hostname-bin', '--follow'], short: 'L', noGlobs: true },
+    grep: { long: ['--dereference-recursive'], short: 'R' },
+    ls: { long: ['--dereference'], short: 'L' },
+    wc: { long: ['--files0-from'] },
+    du: { long: ['--files0-from', '--dereference'], short: 'L' },
+    sort: { long: ['--output', '--compress-program', '--files0-from'], short: 'o', noGlobs: true },
+    tree: { long: ['--output'], short: 'ol', noGlobs: true },
   } satisfies Record<string, FlagRules>),
 );
 
@@ -107,14 +134,15 @@ function isAllowedCommand(words: readonly ShellWord[], entries: readonly string[
   if (argv.slice(1).some(leavesWorkspace)) return false;
   const rules = DANGEROUS_FLAGS.get(base);
   if (rules === undefined) return true;
-  if (words.some((word) => word.glob)) return false;
+  if (rules.noGlobs === true && words.some((word) => word.glob)) return false;
   return !argv.slice(1).some((arg) => isDangerousFlag(arg, rules));
 }
 
 // An absolute path, a `..` segment or a home directory, also after `--flag=` or a short flag:
 // read-only is not enough to run unasked, the read must stay in the workspace as the tools' do.
-// (A symlink inside the workspace can still lead out; the tokenizer cannot see the file system.)
-const OUTSIDE = /(?:^|=|^-[A-Za-z]+)\/|(?:^|[=/]|^-[A-Za-z]+)\.\.(?:$|\/)|=~/;
+// (A symlink inside the workspace can still lead out: command-site.ts resolves each path.)
+// After a colon too: git's `HEAD:../x` names a path relative to the directory it runs in.
+const OUTSIDE = /(?:^|=|^-[A-Za-z]+)\/|(?:^|[=/:]|^-[A-Za-z]+)\.\.(?:$|\/)|=~/;
 
 function leavesWorkspace(arg: string): boolean {
   return OUTSIDE.test(arg);

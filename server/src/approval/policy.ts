@@ -1,10 +1,13 @@
 /**
  * Per-tool and per-command policy from the config, evaluated deny → ask → allow, safe by default:
  * read-only tools are always allowed, edits and commands ask, and a command is allowed without
- * asking only when every part of it is on the read-only allowlist (which fails closed).
+ * asking only when every part of it is on the read-only allowlist (which fails closed) and the
+ * inspection of where it runs (command-site.ts) found nothing: no path leading out of the
+ * workspace, no program from inside it, no repository configuration that makes git run one.
  */
 import picomatch from 'picomatch';
 import { isAllowlisted, splitCommand } from './command-allowlist.ts';
+import { inspectionFor } from './command-site.ts';
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
 
@@ -47,7 +50,9 @@ export function createPolicy(settings: PolicySettings): ToolPolicy {
     forCommand(command) {
       const normalized = command.trim();
       // Patterns apply to the whole line and to each of its simple commands (`ls && git push`).
+      // Trimmed too, which can only make a deny or ask pattern match more often.
       const parts = [
+        command,
         normalized,
         ...(splitCommand(normalized) ?? []).map((argv) => argv.join(' ')),
         ...looseParts(normalized),
@@ -58,7 +63,14 @@ export function createPolicy(settings: PolicySettings): ToolPolicy {
       if (tool.decision === 'deny') return tool;
       if (parts.some(asked)) return { decision: 'ask', reason: '' };
       if (tool.decision === 'allow') return tool;
-      if (isAllowlisted(normalized, settings.readOnlyCommands)) return { decision: 'allow', reason: '' };
+      // The exact string that will run, never a trimmed one: `ls\r` is not `ls`.
+      if (isAllowlisted(command, settings.readOnlyCommands)) {
+        const inspection = inspectionFor(command);
+        if (inspection !== undefined && inspection.findings.length === 0) {
+          inspection.allowedUnasked = true;
+          return { decision: 'allow', reason: '' };
+        }
+      }
       return { decision: 'ask', reason: '' };
     },
   };

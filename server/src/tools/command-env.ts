@@ -1,7 +1,8 @@
 /**
  * The environment commands run with. A command the model runs can print its environment (or send
  * it somewhere), so anything that looks like a credential is removed before the child starts:
- * the providers' keys, every variable whose name says it holds a secret, and Santra's own
+ * the providers' keys, every variable whose name says it holds a secret, every variable whose
+ * value carries one (a URL with a user or password, a token in a known format), and Santra's own
  * settings. What a build needs (PATH, HOME, LANG, TERM, …) stays.
  */
 
@@ -34,18 +35,36 @@ const PROVIDER_KEYS = [
 // Words that mark a secret wherever they appear in a name (AWS_SECRET_ACCESS_KEY, GH_TOKEN,
 // PGPASSWORD, GOOGLE_APPLICATION_CREDENTIALS, …). Over-matching (TOKENIZERS_PARALLELISM) costs a
 // harmless variable; under-matching leaks a key, so the patterns are broad.
-const SECRET_WORDS = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|PRIVATE/i;
+const SECRET_WORDS =
+  /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|PRIVATE|AUTHORI[SZ]ATION|BEARER|JWT/i;
+
+// Words that mark a secret as a whole part of a name, between underscores or at an end:
+// SENTRY_DSN, NPM_CONFIG__AUTH, BASIC_AUTH_HEADER, DB_PASS — but not GIT_AUTHOR_NAME or PWD.
+const SECRET_PARTS = /(?:^|_)(?:DSN|AUTH|PASS|PW)(?:_|$)/i;
+
+// Kept although they match: the ssh agent's socket is a path, not a secret, and approved
+// commands (git over ssh) need it.
+const NOT_SECRET = new Set(['SSH_AUTH_SOCK']);
+
+// Values that carry a credential whatever the variable is called: a URL with a user (and
+// password) before the host (DATABASE_URL=postgres://app:pw@db, a Sentry DSN's key), and
+// tokens in the vendors' published formats, and private keys.
+const SECRET_VALUES: readonly RegExp[] = [
+  /\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]+@/i,
+  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,})/,
+  /\b(?:sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|npm_[A-Za-z0-9]{36})/,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+];
 
 // Santra's own settings mean nothing to a command, and some of them hold secrets.
 const SANTRA_PREFIX = /^SANTRA_/i;
 
-/** True when `name` is removed unless allowed. */
-function looksSecret(name: string, remove: ReadonlySet<string>): boolean {
+/** True when the variable `name` holding `value` is removed unless allowed. */
+function looksSecret(name: string, value: string, remove: ReadonlySet<string>): boolean {
+  if (remove.has(name) || PROVIDER_KEYS.includes(name.toUpperCase()) || SANTRA_PREFIX.test(name)) return true;
+  if (NOT_SECRET.has(name)) return false;
   return (
-    remove.has(name) ||
-    PROVIDER_KEYS.includes(name.toUpperCase()) ||
-    SECRET_WORDS.test(name) ||
-    SANTRA_PREFIX.test(name)
+    SECRET_WORDS.test(name) || SECRET_PARTS.test(name) || SECRET_VALUES.some((pattern) => pattern.test(value))
   );
 }
 
@@ -53,15 +72,18 @@ function looksSecret(name: string, remove: ReadonlySet<string>): boolean {
 export function removedVariables(env: NodeJS.ProcessEnv, options: ScrubOptions = {}): string[] {
   const allow = new Set(options.allow ?? []);
   const remove = new Set(options.remove ?? []);
-  return Object.keys(env)
-    .filter((name) => !allow.has(name) && looksSecret(name, remove))
+  return Object.entries(env)
+    .filter(([name, value]) => !allow.has(name) && looksSecret(name, value ?? '', remove))
+    .map(([name]) => name)
     .sort();
 }
 
 /**
  * A copy of `env` without provider keys, variables whose names contain KEY, TOKEN, SECRET,
- * PASSWORD, CREDENTIAL (and a few similar words; case-insensitive), SANTRA_* settings and the
- * names in `options.remove`, except the names in `options.allow`. Undefined values are dropped.
+ * PASSWORD, CREDENTIAL (and a few similar words) or a part DSN, AUTH, PASS, PW (case-insensitive),
+ * variables whose values hold a URL with credentials or a known token format, SANTRA_* settings
+ * and the names in `options.remove`, except the names in `options.allow`. Undefined values are
+ * dropped.
  */
 export function scrubEnvironment(env: NodeJS.ProcessEnv, options: ScrubOptions = {}): NodeJS.ProcessEnv {
   const removed = new Set(removedVariables(env, options));

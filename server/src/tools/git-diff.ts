@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
-import { runGit } from './git.ts';
+import { runGit, unsafeRepository } from './git.ts';
 import { defineTool, toolError } from './types.ts';
 
 /** `git_diff {path?, staged?}`: the unified diff of the workspace's changes, read-only, no approval. */
@@ -35,6 +35,8 @@ export function gitDiffTool() {
           throw error;
         }
       }
+      const unsafe = await unsafeRepository(context, 'git_diff');
+      if (unsafe !== undefined) return unsafe;
       const staged = args.staged === true;
       // --relative: paths relative to the workspace root, and nothing outside it.
       const base = [

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import * as z from 'zod';
-import { repositoryRoot, runGit } from './git.ts';
+import { repositoryRoot, runGit, unsafeRepository } from './git.ts';
 import { defineTool, toolError } from './types.ts';
 
 /** `git_status {}`: the branch and the changed files of the workspace, read-only, no approval. */
@@ -13,6 +13,8 @@ export function gitStatusTool() {
       'for the part of the repository inside the workspace. Read-only. Use git_diff to see the changes themselves.',
     parameters: z.object({}),
     async execute(_args, context) {
+      const unsafe = await unsafeRepository(context, 'git_status');
+      if (unsafe !== undefined) return unsafe;
       const top = await repositoryRoot(context);
       if (typeof top !== 'string') return top.error;
       // Porcelain v1 with NUL separators: stable across versions and locales, and no quoting of odd names.

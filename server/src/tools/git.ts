@@ -1,9 +1,10 @@
 /**
  * Running git for the read-only git tools: the program itself (no shell), in the workspace root,
- * with the scrubbed environment, no pager, no colour, no prompts, and without the repository
- * configuration that would run programs on a mere status or diff (fsmonitor hooks, external
- * diff drivers, textconv filters).
+ * with the scrubbed environment, no pager, no colour, no prompts, and never a program the
+ * repository names: what can be overridden is (git-hazards.ts), and a repository whose
+ * configuration would still run one (a clean filter, a diff driver) is refused before git runs.
  */
+import { inspectRepository, unaskedGitEnvironment } from './git-hazards.ts';
 import { type ProcessOutcome, runProcess } from './run-process.ts';
 import { type ToolContext, type ToolResult, toolError } from './types.ts';
 
@@ -13,10 +14,24 @@ const GIT_OPTIONS = [
   '-c',
   'color.ui=never',
   '-c',
-  'core.fsmonitor=false',
-  '-c',
   'core.quotePath=false',
 ];
+
+/**
+ * The tool error for a repository whose configuration would make git run a program, or
+ * undefined when git may run. These tools never ask; run_command can, so the model is sent there.
+ */
+export async function unsafeRepository(context: ToolContext, tool: string): Promise<ToolResult | undefined> {
+  const { hazards } = await inspectRepository(context.workspace.root, context.commandEnv, (absolute) =>
+    context.workspace.contains(absolute),
+  );
+  if (hazards.length === 0) return undefined;
+  return toolError(
+    'unsafe_repository',
+    `${tool} did not run git: the repository would make it run a program (${hazards.join('; ')}). Nothing was run. ` +
+      `If the user trusts this repository, use run_command, which asks them first.`,
+  );
+}
 
 /** The outcome of a git command, or the tool error that explains why git could not run. */
 export async function runGit(
@@ -30,12 +45,10 @@ export async function runGit(
       args: [...GIT_OPTIONS, ...args],
       cwd: context.workspace.root,
       env: {
-        ...context.commandEnv,
-        // English messages (we recognise "not a git repository"), and never wait on a prompt or take index.lock.
+        // No prompt, no index.lock, no pager (unaskedGitEnvironment), and English messages
+        // (we recognise "not a git repository").
+        ...unaskedGitEnvironment(context.commandEnv),
         LC_ALL: 'C',
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_OPTIONAL_LOCKS: '0',
-        GIT_PAGER: 'cat',
       },
       timeoutMs: context.settings.commandTimeoutMs,
       signal: context.signal,

@@ -1,13 +1,18 @@
 import { stat } from 'node:fs/promises';
 import * as z from 'zod';
+import { inspectCommand, withInspection } from '../approval/command-site.ts';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
+import { unaskedGitEnvironment } from './git-hazards.ts';
 import type { CapturedText } from './output-capture.ts';
 import { type ProcessOutcome, runProcess } from './run-process.ts';
 import { defineTool, refused, type ToolContext, toolError, type ToolResult } from './types.ts';
 
 /**
  * `run_command {command, cwd?, timeout?}`: runs a shell command line in the workspace, after the
- * approval gate allowed exactly that command in exactly that directory.
+ * approval gate allowed exactly that command in exactly that directory. What the words cannot
+ * show (symlinks, globs, the repository's git configuration) is inspected first, and the gate
+ * decides inside that inspection's scope; a command allowed unasked as read-only runs with git's
+ * program-running settings overridden.
  */
 export function runCommandTool() {
   return defineTool({
@@ -52,7 +57,14 @@ export function runCommandTool() {
         );
       }
 
-      const decision = await context.gate.command({ command: args.command, cwd: cwd.absolute });
+      const inspection = await inspectCommand(args.command, {
+        cwd: cwd.absolute,
+        contains: (absolute) => context.workspace.contains(absolute),
+        env: context.commandEnv,
+      });
+      const decision = await withInspection(inspection, () =>
+        context.gate.command({ command: args.command, cwd: cwd.absolute }),
+      );
       if (!decision.allowed) return refused(decision);
       if (context.signal.aborted) return cancelledBeforeStart();
 
@@ -62,7 +74,7 @@ export function runCommandTool() {
           file: '/bin/sh',
           args: ['-c', args.command],
           cwd: cwd.absolute,
-          env: context.commandEnv,
+          env: inspection.allowedUnasked ? unaskedGitEnvironment(context.commandEnv) : context.commandEnv,
           timeoutMs,
           signal: context.signal,
           outputLimit: settings.commandOutputLimit,

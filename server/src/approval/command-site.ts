@@ -1,0 +1,231 @@
+/**
+ * What the words of a command line cannot show: where its paths lead once the shell has expanded
+ * the globs and the kernel has followed the symlinks, which file the program name runs, and what
+ * the repository makes git run. The allowlist (command-allowlist.ts) judges the words; this
+ * module looks at the file system around them, in the directory the command will run in, and
+ * lists every reason the command may not run unasked. read_file's confinement rule applies: a
+ * path whose real location is outside the workspace (and its allowed directories) is asked about.
+ *
+ * The inspection reaches the policy through `withInspection`: the approval gate hands the policy
+ * only the command string, so run_command runs the gate inside the scope of the inspection it made
+ * for exactly that string. Without one, nothing runs unasked.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { constants } from 'node:fs';
+import { access, readdir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { inspectRepository } from '../tools/git-hazards.ts';
+import { parseCommandLine, type ShellWord } from './shell-words.ts';
+
+export interface CommandSite {
+  /** Real path of the directory the command runs in. */
+  cwd: string;
+  /** The workspace boundary read_file uses: the root and the allowed directories. */
+  contains: (absolute: string) => boolean;
+  /** The environment the command runs with. */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface CommandInspection {
+  /** The exact line inspected; the policy uses the inspection for this string only. */
+  readonly command: string;
+  /** Why the command may not run unasked, for the user and the tests; empty when none. */
+  readonly findings: readonly string[];
+  /**
+   * Set by the policy when it allowed the command because every part is on the read-only
+   * allowlist; run_command then runs it with git's program-running settings overridden.
+   */
+  allowedUnasked: boolean;
+}
+
+const scope = new AsyncLocalStorage<CommandInspection>();
+
+/** Runs `decide` (the approval gate) with `inspection` visible to the policy. */
+export function withInspection<T>(inspection: CommandInspection, decide: () => T): T {
+  return scope.run(inspection, decide);
+}
+
+/** The inspection made for exactly `command` in the current scope, if there is one. */
+export function inspectionFor(command: string): CommandInspection | undefined {
+  const inspection = scope.getStore();
+  return inspection?.command === command ? inspection : undefined;
+}
+
+// A glob in a big tree could take long to expand; past this it is simply asked about.
+const MAX_EXPANSIONS = 10_000;
+
+/**
+ * Inspects `command` as it would run at `site`: each simple command's program and its arguments
+ * after glob expansion, and for git the repository. Contract: never rejects.
+ */
+export async function inspectCommand(command: string, site: CommandSite): Promise<CommandInspection> {
+  const findings: string[] = [];
+  const commands = parseCommandLine(command);
+  if (commands === undefined) findings.push('the line is not one the allowlist can read with certainty');
+  const budget = { left: MAX_EXPANSIONS };
+  for (const words of commands ?? []) {
+    const [program, ...args] = words;
+    if (program === undefined) continue;
+    const runs = await programFile(program.value, site);
+    if (runs !== undefined && site.contains(runs))
+      findings.push(`${program.value} runs ${runs}, a file inside the workspace`);
+    for (const word of args) findings.push(...(await argumentFindings(word, site, budget)));
+    const name = basename(program.value);
+    if (name === 'rg') findings.push(...(await ripgrepConfigFindings(site)));
+  }
+  if ((commands ?? []).some((words) => basename(words[0]?.value ?? '') === 'git'))
+    findings.push(...(await repositoryFindings(site)));
+  return { command, findings, allowedUnasked: false };
+}
+
+async function argumentFindings(
+  word: ShellWord,
+  site: CommandSite,
+  budget: { left: number },
+): Promise<string[]> {
+  const findings: string[] = [];
+  let words = [word.value];
+  if (word.glob) {
+    const expanded = await expandGlob(word.value, site.cwd, budget);
+    if (expanded === undefined) return [`${word.value} expands to more than ${MAX_EXPANSIONS} names`];
+    words = expanded;
+    for (const option of words.filter((name) => name.startsWith('-')))
+      findings.push(`${word.value} expands to ${option}, which the program reads as an option`);
+  }
+  for (const candidate of words.flatMap(pathCandidates)) {
+    const real = await realLocation(resolve(site.cwd, candidate));
+    if (real === undefined)
+      findings.push(`${candidate} cannot be resolved (a symlink loop or no permission)`);
+    else if (!site.contains(real)) findings.push(`${candidate} leads to ${real}, outside the workspace`);
+  }
+  return findings;
+}
+
+/**
+ * What in a word could be a path: the word, the value of `--flag=value`, and each tail of a short
+ * option cluster (`-fpatterns` reads the file `patterns`). Checking too much only asks more.
+ */
+function pathCandidates(word: string): string[] {
+  const candidates = [word];
+  if (word.startsWith('--')) {
+    const equals = word.indexOf('=');
+    if (equals !== -1) candidates.push(word.slice(equals + 1));
+  } else if (word.startsWith('-')) {
+    for (let i = 2; i < word.length; i++) candidates.push(word.slice(i));
+  }
+  return candidates.filter((candidate) => candidate !== '' && candidate !== '-' && candidate !== '--');
+}
+
+/**
+ * The real location of `absolute`: the real path of its longest existing prefix joined with the
+ * rest; undefined when it cannot be resolved (a loop, no permission).
+ */
+async function realLocation(absolute: string): Promise<string | undefined> {
+  const missing: string[] = [];
+  let path = absolute;
+  for (;;) {
+    try {
+      return join(await realpath(path), ...missing);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return undefined;
+      const parent = dirname(path);
+      if (parent === path) return absolute;
+      missing.unshift(basename(path));
+      path = parent;
+    }
+  }
+}
+
+/** The file `/bin/sh` runs for `program` (by its path, or the first match on PATH), if any. */
+async function programFile(program: string, site: CommandSite): Promise<string | undefined> {
+  const candidates = program.includes('/')
+    ? [resolve(site.cwd, program)]
+    : (site.env.PATH ?? '').split(':').map((dir) => resolve(site.cwd, dir === '' ? '.' : dir, program));
+  for (const candidate of candidates) {
+    const isFile = await stat(candidate).then(
+      (info) => info.isFile(),
+      () => false,
+    );
+    const executable = await access(candidate, constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    if (isFile && executable) return (await realLocation(candidate)) ?? candidate;
+  }
+  return undefined;
+}
+
+/** rg reads flags (`--pre` among them) from the file RIPGREP_CONFIG_PATH names, relative to cwd. */
+async function ripgrepConfigFindings(site: CommandSite): Promise<string[]> {
+  const path = site.env.RIPGREP_CONFIG_PATH;
+  if (path === undefined || path === '') return [];
+  const real = await realLocation(resolve(site.cwd, path));
+  if (real !== undefined && !site.contains(real)) return [];
+  return [`RIPGREP_CONFIG_PATH names ${path}, a file in the workspace, whose flags rg would obey`];
+}
+
+async function repositoryFindings(site: CommandSite): Promise<string[]> {
+  const { topLevel, hazards } = await inspectRepository(site.cwd, site.env, site.contains);
+  const findings = hazards.map((hazard) => `git would run a program: ${hazard}`);
+  if (topLevel !== undefined && !site.contains(topLevel))
+    findings.push(`the repository's work tree ${topLevel} reaches outside the workspace`);
+  return findings;
+}
+
+/**
+ * The names the shell could put in place of `pattern`, relative to `cwd`; `[pattern]` when it
+ * matches nothing (the shell then passes it as it is), undefined past the budget. A superset of
+ * the shell's expansion: quoted glob characters, brackets and dot files are matched loosely,
+ * which can only check more names.
+ */
+export async function expandGlob(
+  pattern: string,
+  cwd: string,
+  budget: { left: number },
+): Promise<string[] | undefined> {
+  const absolute = pattern.startsWith('/');
+  let prefixes = [absolute ? '/' : ''];
+  const segments = pattern.split('/').slice(absolute ? 1 : 0);
+  for (const segment of segments) {
+    const join = (prefix: string) => (prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`);
+    if (!/[*?[]/.test(segment)) {
+      prefixes = prefixes.map((prefix) => join(prefix) + segment);
+      continue;
+    }
+    const matcher = segmentPattern(segment);
+    const next: string[] = [];
+    for (const prefix of prefixes) {
+      const names = await readdir(prefix === '' ? cwd : resolve(cwd, prefix)).catch(() => []);
+      for (const name of names) {
+        if (!matcher.test(name)) continue;
+        if (--budget.left < 0) return undefined;
+        next.push(join(prefix) + name);
+      }
+    }
+    prefixes = next;
+  }
+  return prefixes.length === 0 ? [pattern] : prefixes;
+}
+
+/** One path segment of a glob as a regular expression; a bracket expression matches any one character. */
+function segmentPattern(segment: string): RegExp {
+  let source = '';
+  for (let i = 0; i < segment.length; i++) {
+    const char = segment.charAt(i);
+    if (char === '*') source += '.*';
+    else if (char === '?') source += '.';
+    else if (char === '[') {
+      let end = i + 1;
+      if (segment.charAt(end) === '!' || segment.charAt(end) === '^') end++;
+      if (segment.charAt(end) === ']') end++;
+      const close = segment.indexOf(']', end);
+      if (close === -1) source += '\\[';
+      else {
+        source += '.';
+        i = close;
+      }
+    } else source += char.replace(/[\\^$.*+?()[\]{}|/]/, '\\$&');
+  }
+  return new RegExp(`^${source}$`, 'su');
+}
