@@ -4,10 +4,15 @@
  * the diff showed. The whole change holds the file's lock, so parallel edits of one file queue up
  * and each is computed on the result of the one before. If the file changed on disk meanwhile (the
  * user, another program), the change is recomputed and asked again rather than clobbering it.
+ *
+ * The file is read and written through its pinned parent directory (`pinned-dir.ts`), re-walked
+ * from the workspace root after the approval: a directory swapped for a symbolic link meanwhile
+ * is refused, never followed out of the workspace.
  */
-import { readFile, rm } from 'node:fs/promises';
-import { atomicWrite } from '../workspace/atomic-write.ts';
-import { isSymlink, type ResolvedPath } from '../workspace/workspace.ts';
+import { unlink } from 'node:fs/promises';
+import { atomicWriteIn } from '../workspace/atomic-write.ts';
+import { type PinnedDir, readEntry, withPinnedParent } from '../workspace/pinned-dir.ts';
+import type { ResolvedPath } from '../workspace/workspace.ts';
 import { CHANGED_DURING_APPROVAL } from './text-match.ts';
 import { refused, type ToolContext, type ToolResult, toolError } from './types.ts';
 
@@ -19,21 +24,13 @@ export type Produce = (
 const MAX_ROUNDS = 3;
 
 /**
- * The content a change replaces. A symbolic link counts as no content: the write replaces the
- * link itself (rename), and its target — possibly outside the workspace — is never read into a
- * diff.
+ * The content a change replaces, read through the pinned parent `dir` (undefined: it is missing).
+ * A symbolic link counts as no content: the write replaces the link itself (rename), and its
+ * target — possibly outside the workspace — is never read into a diff.
  */
-async function currentContent(absolute: string): Promise<string | undefined> {
-  return (await isSymlink(absolute)) ? undefined : readText(absolute);
-}
-
-export async function readText(absolute: string): Promise<string | undefined> {
-  try {
-    return await readFile(absolute, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+async function currentContent(dir: PinnedDir | undefined, name: string): Promise<string | undefined> {
+  const bytes = dir === undefined ? undefined : await readEntry(dir, name);
+  return bytes?.toString('utf8');
 }
 
 export function lineCount(text: string | undefined): number {
@@ -74,9 +71,16 @@ export function applyFileChange(
 async function changeFile(context: ToolContext, target: ResolvedPath, produce: Produce): Promise<ToolResult> {
   const stale = await context.files.modifiedSinceRead(context.agentId, target.absolute, target.display);
   if (stale !== undefined) return toolError('modified_since_read', stale);
+  const { workspace } = context;
+  const display = target.display;
   let note = '';
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    const current = await currentContent(target.absolute);
+    const current = await withPinnedParent(
+      workspace,
+      target.absolute,
+      { create: false, display },
+      currentContent,
+    );
     const produced = produce(current);
     if ('error' in produced) return produced.error;
     const next = produced.content;
@@ -94,14 +98,29 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
     if (!decision.allowed) return refused(decision);
     // The approval is bound to the diff it showed: write only over the content it was computed
     // from. A change on disk meanwhile (not ours: we hold the lock) means compute and ask again.
-    if ((await currentContent(target.absolute)) === current) {
-      if (next === undefined) {
-        await rm(target.absolute);
-        context.files.forget(context.agentId, target.absolute);
-      } else {
-        await atomicWrite(target.absolute, next);
-        context.files.recordSeen(context.agentId, target.absolute, next);
-      }
+    // The parent is walked again from the root here, and its missing directories created only now.
+    const create = current === undefined && next !== undefined;
+    const done = await withPinnedParent(
+      workspace,
+      target.absolute,
+      { create, display },
+      async (pinned, name) => {
+        if ((await currentContent(pinned, name)) !== current) return false;
+        // Unchanged and missing: only a creation, whose directories were just made.
+        if (pinned === undefined) throw new Error(`${target.absolute}: no directory to write in`);
+        if (next === undefined) {
+          await pinned.verify();
+          await unlink(pinned.entry(name));
+          await pinned.sync();
+        } else {
+          await atomicWriteIn(pinned, name, next);
+        }
+        return true;
+      },
+    );
+    if (done) {
+      if (next === undefined) context.files.forget(context.agentId, target.absolute);
+      else context.files.recordSeen(context.agentId, target.absolute, next);
       const verb = next === undefined ? 'Deleted' : current === undefined ? 'Created' : 'Updated';
       return {
         output: `${verb} ${target.display}.${note}`,

@@ -4,8 +4,9 @@
  * not-found hint that names the closest entries of the directory.
  */
 import { isUtf8 } from 'node:buffer';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
+import { readEntry, withPinnedParent } from '../workspace/pinned-dir.ts';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
 import { type ToolContext, type ToolResult, toolError } from './types.ts';
 
@@ -28,8 +29,12 @@ export async function resolveTarget(
   }
 }
 
-/** Maps a file-system error to a tool error; anything that is not one is rethrown (a bug, reported as internal). */
+/**
+ * Maps a file-system error (or a PathError from re-checking a path at the moment of a change) to
+ * a tool error; anything else is rethrown (a bug, reported as internal).
+ */
 export function fsErrorResult(error: unknown, display: string): ToolResult {
+  if (error instanceof PathError) return toolError(error.kind, error.message);
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof code !== 'string') throw error;
   switch (code) {
@@ -267,37 +272,43 @@ export async function checkEditable(
   target: ResolvedPath,
 ): Promise<ToolResult | undefined> {
   try {
-    const info = await lstat(target.absolute);
-    if (info.isDirectory())
-      return toolError('is_directory', `${target.display} is a directory; give the path of a file.`);
-    // Resolved for reading, a path is only still a link when its target is missing.
-    if (info.isSymbolicLink())
-      return toolError('not_found', `${target.display} is a symbolic link to a file that does not exist.`);
-    if (!info.isFile())
-      return toolError(
-        'not_a_file',
-        `${target.display} is not a regular file; only text files can be edited.`,
-      );
-    if (info.size > MAX_TEXT_FILE_BYTES) {
-      return toolError(
-        'too_large',
-        `${target.display} is ${formatSize(info.size)}, too large to edit here (limit ${formatSize(MAX_TEXT_FILE_BYTES)}). Use run_command (e.g. sed -i).`,
-      );
-    }
-    const bytes = await readFile(target.absolute);
-    if (looksBinary(bytes)) {
-      return toolError(
-        'binary_file',
-        `${target.display} is a binary file (${describeBinary(bytes, target.absolute)}); only text files can be edited.`,
-      );
-    }
-    if (!isUtf8(bytes)) {
-      return toolError(
-        'not_utf8',
-        `${target.display} is not valid UTF-8 text; editing it here would replace its invalid bytes. Use run_command (e.g. sed or iconv) instead.`,
-      );
-    }
-    return undefined;
+    // Through the parent walked again from the root: a directory swapped for a link since the
+    // path was resolved is refused, and nothing outside is inspected.
+    const options = { create: false, display: target.display };
+    return await withPinnedParent(context.workspace, target.absolute, options, async (dir, name) => {
+      if (dir === undefined) return notFoundResult(context, target);
+      const info = await lstat(dir.entry(name));
+      if (info.isDirectory())
+        return toolError('is_directory', `${target.display} is a directory; give the path of a file.`);
+      // Resolved for reading, a path is only still a link when its target is missing.
+      if (info.isSymbolicLink())
+        return toolError('not_found', `${target.display} is a symbolic link to a file that does not exist.`);
+      if (!info.isFile())
+        return toolError(
+          'not_a_file',
+          `${target.display} is not a regular file; only text files can be edited.`,
+        );
+      if (info.size > MAX_TEXT_FILE_BYTES) {
+        return toolError(
+          'too_large',
+          `${target.display} is ${formatSize(info.size)}, too large to edit here (limit ${formatSize(MAX_TEXT_FILE_BYTES)}). Use run_command (e.g. sed -i).`,
+        );
+      }
+      const bytes = (await readEntry(dir, name)) ?? Buffer.alloc(0);
+      if (looksBinary(bytes)) {
+        return toolError(
+          'binary_file',
+          `${target.display} is a binary file (${describeBinary(bytes, target.absolute)}); only text files can be edited.`,
+        );
+      }
+      if (!isUtf8(bytes)) {
+        return toolError(
+          'not_utf8',
+          `${target.display} is not valid UTF-8 text; editing it here would replace its invalid bytes. Use run_command (e.g. sed or iconv) instead.`,
+        );
+      }
+      return undefined;
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return notFoundResult(context, target);
     return fsErrorResult(error, target.display);

@@ -8,6 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isInside, type Workspace } from '../workspace/workspace.ts';
+import { isAtomicWriteTemp } from '../workspace/atomic-write.ts';
 
 /** The rules of one ignore file, which apply to paths relative to `dir`. */
 export interface IgnoreLayer {
@@ -116,7 +117,8 @@ async function* visit(
   const active = own === undefined ? layers : [...layers, own];
   const entries: WalkEntry[] = [];
   for (const dirent of dirents) {
-    if (dirent.name === '.git') continue;
+    // .git is never listed; neither are the temp files of writes in progress (or interrupted).
+    if (dirent.name === '.git' || isAtomicWriteTemp(dirent.name)) continue;
     const type = typeOf(dirent);
     const absolute = join(dir, dirent.name);
     if (isIgnored(active, absolute, type === 'dir')) {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { GrepPattern } from './grep-pattern.ts';
 import { addsRules, childLevel, type IgnoreLevel, isIgnored, rootLevel } from './grep-ignore.ts';
 import { MAX_FILE_BYTES, type MatchCollector } from './grep-matches.ts';
+import { isAtomicWriteTemp } from '../workspace/atomic-write.ts';
 
 /** What to search and where the matches go; shared by both backends. */
 export interface GrepRequest {
@@ -61,7 +62,7 @@ export async function searchBuiltin(request: GrepRequest): Promise<void> {
     }
     for (const entry of entries) {
       const name = entry.name;
-      if (name === '.git') continue;
+      if (name === '.git' || isAtomicWriteTemp(name)) continue;
       const entryRel = rel === '' ? name : `${rel}/${name}`;
       if (entry.isDirectory()) {
         if (!isIgnored(here, entryRel, true))

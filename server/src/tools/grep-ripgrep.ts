@@ -50,6 +50,8 @@ export function ripgrepFlags(caseInsensitive: boolean, nameGlob: string | undefi
     '--no-ignore-global',
     '--no-ignore-exclude',
     '--glob=!.git',
+    // The temp files of atomic writes (workspace/atomic-write.ts), as the built-in searcher skips them.
+    '--glob=!.*santra-*.tmp',
     '--max-filesize=2M',
     '--crlf',
     // Long lines (minified code) are cut by rg itself; the preview keeps more than we show.

@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs';
-import { copyFile, lstat, mkdir, readFile, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { lstat, open, rename, unlink } from 'node:fs/promises';
 import * as z from 'zod';
+import { O_NOFOLLOW, type PinnedDir, readEntry, withPinnedParent } from '../workspace/pinned-dir.ts';
 import type { ResolvedPath } from '../workspace/workspace.ts';
 import {
   blockedParent,
@@ -52,7 +52,7 @@ export function moveFileTool() {
             `${from.display} is not a regular file (a symbolic link or special file); use run_command (mv) to move it.`,
           );
         }
-        const occupied = await occupiedDestination(to, source);
+        const occupied = await occupiedDestination(to, to.absolute, source);
         if (occupied !== undefined) return occupied;
         const blocked = await blockedParent(context, to.absolute, to.display);
         if (blocked !== undefined) return blocked;
@@ -71,8 +71,18 @@ async function approveAndMove(
   to: ResolvedPath,
   source: Stats,
 ): Promise<ToolResult> {
+  const { workspace } = context;
   // Shown so the user sees what is moved; the gate's diff of a move is empty, so a huge file is not loaded for it.
-  const content = source.size <= MAX_TEXT_FILE_BYTES ? await readFile(from.absolute, 'utf8') : undefined;
+  const content =
+    source.size <= MAX_TEXT_FILE_BYTES
+      ? await withPinnedParent(
+          workspace,
+          from.absolute,
+          { create: false, display: from.display },
+          async (dir, name) =>
+            dir === undefined ? undefined : (await readEntry(dir, name))?.toString('utf8'),
+        )
+      : undefined;
   const decision = await context.gate.fileChange({
     path: from,
     operation: 'move',
@@ -81,25 +91,33 @@ async function approveAndMove(
     destination: to,
   });
   if (!decision.allowed) return refused(decision);
-  // The source must still be the file that was approved (we hold its lock; the user may not).
-  const now = await lstatOrUndefined(from.absolute);
-  if (now === undefined || !now.isFile() || now.ino !== source.ino || now.dev !== source.dev) {
-    return toolError(
-      'not_found',
-      `${from.display} was moved or deleted while the move was waiting for approval; nothing was moved.`,
-    );
-  }
-  const occupied = await occupiedDestination(to, source);
-  if (occupied !== undefined) return occupied;
-  await mkdir(dirname(to.absolute), { recursive: true });
-  try {
-    await rename(from.absolute, to.absolute);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    // Another file system (an allowed directory elsewhere): copy without overwriting, then remove the source.
-    await copyFile(from.absolute, to.absolute, constants.COPYFILE_EXCL);
-    await unlink(from.absolute);
-  }
+  // Both directories are walked again from the root now: a link swapped in for either is refused.
+  const fromOptions = { create: false, display: from.display };
+  const failed = await withPinnedParent(workspace, from.absolute, fromOptions, async (fromDir, fromName) => {
+    // The source must still be the file that was approved (we hold its lock; the user may not).
+    const now = fromDir === undefined ? undefined : await lstatOrUndefined(fromDir.entry(fromName));
+    if (
+      fromDir === undefined ||
+      now === undefined ||
+      !now.isFile() ||
+      now.ino !== source.ino ||
+      now.dev !== source.dev
+    ) {
+      return toolError(
+        'not_found',
+        `${from.display} was moved or deleted while the move was waiting for approval; nothing was moved.`,
+      );
+    }
+    const toOptions = { create: true, display: to.display };
+    return withPinnedParent(workspace, to.absolute, toOptions, async (toDir, toName) => {
+      if (toDir === undefined) throw new Error(`${to.absolute}: no directory to move into`);
+      const occupied = await occupiedDestination(to, toDir.entry(toName), source);
+      if (occupied !== undefined) return occupied;
+      await moveEntry(fromDir, fromName, toDir, toName);
+      return undefined;
+    });
+  });
+  if (failed !== undefined) return failed;
   // The destination holds what the approval showed; a later change to it must be read before it is overwritten.
   context.files.forget(context.agentId, from.absolute);
   if (content !== undefined) context.files.recordSeen(context.agentId, to.absolute, content);
@@ -109,9 +127,61 @@ async function approveAndMove(
   };
 }
 
-/** The error when `to` exists, unless it is the source itself (a case-only rename on a case-insensitive file system). */
-async function occupiedDestination(to: ResolvedPath, source: Stats): Promise<ToolResult | undefined> {
-  const existing = await lstatOrUndefined(to.absolute);
+/** Renames between two pinned directories, or copies (never overwriting) and unlinks across file systems. */
+async function moveEntry(
+  fromDir: PinnedDir,
+  fromName: string,
+  toDir: PinnedDir,
+  toName: string,
+): Promise<void> {
+  await fromDir.verify();
+  await toDir.verify();
+  try {
+    await rename(fromDir.entry(fromName), toDir.entry(toName));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    // Another file system (an allowed directory elsewhere): copy without overwriting, then remove the source.
+    await copyExclusive(fromDir.entry(fromName), toDir.entry(toName));
+    await fromDir.verify();
+    await unlink(fromDir.entry(fromName));
+  }
+  await toDir.sync();
+  await fromDir.sync();
+}
+
+/** copyFile with COPYFILE_EXCL, except that neither end is followed if it is a symbolic link. */
+async function copyExclusive(from: string, to: string): Promise<void> {
+  const input = await open(from, constants.O_RDONLY | O_NOFOLLOW);
+  try {
+    const info = await input.stat();
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
+    const output = await open(to, flags, info.mode & 0o7777);
+    try {
+      const buffer = Buffer.allocUnsafe(1024 * 1024);
+      for (;;) {
+        const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) break;
+        await output.write(buffer, 0, bytesRead);
+      }
+      await output.sync();
+      await output.close();
+    } catch (error) {
+      await output.close().catch(() => {});
+      await unlink(to).catch(() => {});
+      throw error;
+    }
+  } finally {
+    await input.close();
+  }
+}
+
+/** The error when `to` (at `path`, maybe in its pinned directory) exists, unless it is the source itself (a case-only rename on a case-insensitive file system). */
+async function occupiedDestination(
+  to: ResolvedPath,
+  path: string,
+  source: Stats,
+): Promise<ToolResult | undefined> {
+  const existing = await lstatOrUndefined(path);
   if (existing === undefined || (existing.ino === source.ino && existing.dev === source.dev))
     return undefined;
   if (existing.isDirectory()) {

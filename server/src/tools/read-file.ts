@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { constants } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, open, stat } from 'node:fs/promises';
 import * as z from 'zod';
 import {
   decodeUtf8,
@@ -15,7 +15,8 @@ import {
   resolveTarget,
   splitLines,
 } from './file-helpers.ts';
-import { defineTool, toolError } from './types.ts';
+import { O_NOFOLLOW, withPinnedParent } from '../workspace/pinned-dir.ts';
+import { defineTool, type ToolResult, toolError } from './types.ts';
 
 /** Bytes of file content one read_file call returns. */
 export const READ_LIMIT_BYTES = 40 * 1024;
@@ -48,28 +49,55 @@ export function readFileTool() {
       if ('error' in target) return target.error;
       let bytes: Buffer;
       try {
-        const info = await stat(target.absolute);
-        if (info.isDirectory())
-          return toolError(
-            'is_directory',
-            `${target.display} is a directory. Use list_dir to see its contents.`,
-          );
-        if (!info.isFile())
-          return toolError(
-            'not_a_file',
-            `${target.display} is not a regular file (a device, socket or pipe); read_file reads files.`,
-          );
-        if (info.size > MAX_TEXT_FILE_BYTES) {
-          return toolError(
-            'too_large',
-            `${target.display} is ${formatSize(info.size)}, more than read_file loads (${formatSize(MAX_TEXT_FILE_BYTES)}). Find what you need with grep_search, or show a slice with run_command (e.g. sed -n '1000,1100p').`,
-          );
-        }
-        // NOFOLLOW: the path was resolved to its real target; a link swapped in since must not be followed out.
-        bytes = await readFile(target.absolute, {
-          flag: constants.O_RDONLY | constants.O_NOFOLLOW,
-          signal: context.signal,
-        });
+        // Read through the parent walked again from the root, without following a final link:
+        // the path was resolved to its real target, and a link swapped in since must not lead out.
+        const read = await withPinnedParent(
+          context.workspace,
+          target.absolute,
+          { create: false, display: target.display },
+          async (dir, name): Promise<Buffer | ToolResult> => {
+            if (dir === undefined) return notFoundResult(context, target);
+            const flags = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
+            const entry = dir.entry(name);
+            const handle = await open(entry, flags).catch(async (error: unknown) => {
+              // Resolved for reading, a path is only still a link when its target is missing (or
+              // when one was swapped in since: never followed, reported as what it is).
+              const dangling =
+                (await lstat(entry).catch(() => undefined))?.isSymbolicLink() === true &&
+                (await stat(entry).then(
+                  () => false,
+                  () => true,
+                ));
+              if ((error as NodeJS.ErrnoException).code === 'ELOOP' && dangling) return undefined;
+              throw error;
+            });
+            if (handle === undefined) return notFoundResult(context, target);
+            try {
+              const info = await handle.stat();
+              if (info.isDirectory())
+                return toolError(
+                  'is_directory',
+                  `${target.display} is a directory. Use list_dir to see its contents.`,
+                );
+              if (!info.isFile())
+                return toolError(
+                  'not_a_file',
+                  `${target.display} is not a regular file (a device, socket or pipe); read_file reads files.`,
+                );
+              if (info.size > MAX_TEXT_FILE_BYTES) {
+                return toolError(
+                  'too_large',
+                  `${target.display} is ${formatSize(info.size)}, more than read_file loads (${formatSize(MAX_TEXT_FILE_BYTES)}). Find what you need with grep_search, or show a slice with run_command (e.g. sed -n '1000,1100p').`,
+                );
+              }
+              return await handle.readFile({ signal: context.signal });
+            } finally {
+              await handle.close();
+            }
+          },
+        );
+        if (!Buffer.isBuffer(read)) return read;
+        bytes = read;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return notFoundResult(context, target);
         if ((error as Error).name === 'AbortError') return toolError('cancelled', 'The run was cancelled.');

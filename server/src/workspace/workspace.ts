@@ -4,11 +4,15 @@
  * followed, so writing replaces a link rather than its target), and compared with
  * `path.relative`, never a string prefix (`/w/proj-evil` is not inside `/w/proj`). Reads also
  * resolve the final component, so a link pointing out cannot be read through.
+ *
+ * Resolution is a check at one moment; a change made later (after an approval) re-checks the path
+ * when it touches the disk, through `pinned-dir.ts`.
  */
-import { lstat, realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
-export type PathErrorKind = 'invalid_path' | 'outside_workspace';
+/** path_changed: a directory on the path was swapped for a link (inside) after the path was checked. */
+export type PathErrorKind = 'invalid_path' | 'outside_workspace' | 'path_changed';
 
 /** A path a tool may not use. The message is written for the model (and the user) to act on. */
 export class PathError extends Error {
@@ -37,22 +41,45 @@ export function isInside(child: string, parent: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
+/** A directory a path is confined to (the root or an allowed directory) and its identity at open. */
+export interface WorkspaceBase {
+  path: string;
+  /** `dev:ino` when the directory existed at open; a directory found there later must be the same. */
+  identity: string | undefined;
+}
+
 export class Workspace {
   /** The real path of the workspace root. */
   readonly root: string;
   /** Real paths of the directories outside the root that the user allowed. */
   readonly allowed: readonly string[];
+  readonly #bases: readonly WorkspaceBase[];
 
-  private constructor(root: string, allowed: readonly string[]) {
-    this.root = root;
-    this.allowed = allowed;
+  private constructor(bases: readonly WorkspaceBase[]) {
+    this.#bases = bases;
+    this.root = bases[0]?.path ?? '';
+    this.allowed = bases.slice(1).map((base) => base.path);
   }
 
   static async open(root: string, allowedDirs: readonly string[] = []): Promise<Workspace> {
     const allowed = await Promise.all(
       allowedDirs.map((dir) => realpath(resolve(root, dir)).catch(() => resolve(root, dir))),
     );
-    return new Workspace(await realpath(root), allowed);
+    const paths = [await realpath(root), ...allowed];
+    const identities = await Promise.all(
+      paths.map((path) =>
+        stat(path).then(
+          (info) => `${info.dev}:${info.ino}`,
+          () => undefined,
+        ),
+      ),
+    );
+    return new Workspace(paths.map((path, index) => ({ path, identity: identities[index] })));
+  }
+
+  /** The root or allowed directory that `absolute` is confined to (the root when both hold it). */
+  baseOf(absolute: string): WorkspaceBase | undefined {
+    return this.#bases.find((base) => isInside(absolute, base.path));
   }
 
   /** A path to write (or create, delete, move): the parent's symlinks resolved, the final component not followed. */
@@ -118,9 +145,4 @@ async function realParent(absolute: string): Promise<string> {
       dir = parent;
     }
   }
-}
-
-/** True for a symbolic link (not followed). */
-export async function isSymlink(absolute: string): Promise<boolean> {
-  return (await lstat(absolute).catch(() => undefined))?.isSymbolicLink() === true;
 }
