@@ -12,7 +12,7 @@ const APPROVAL: Record<string, string> = {
   read: 'never asked',
   search: 'never asked',
   fetch: 'not gated: read-only network access (tools.policy can deny it)',
-  edit: 'asked, with the diff (allow-all covers it, except Santra’s config and .git internals)',
+  edit: 'asked, with the diff (allow-all covers it, except protected locations: .git/, .santra/, .agents/, Santra’s config, shell start-up files)',
   execute: 'asked, with the exact command and cwd, unless every part is on the read-only allowlist',
   interact: 'not gated',
   agent: 'not gated',

@@ -45,6 +45,16 @@ const approvalBase = {
   agentId: z.string(),
   toolCallId: z.string(),
   toolName: z.string(),
+  protected: z
+    .boolean()
+    .optional()
+    .describe(
+      "True when the action touches a protected location (`.git/`, `.santra/`, `.agents/`, Santra's config directory, shell start-up files). A person must decide: the server asks even after `allow_all` or under an auto-approve flag, and a client MUST NOT answer it automatically (no remembered allow-all, no approve-everything option); a client with no person to ask MUST reject it. Absent means false.",
+    ),
+  protectedReason: z
+    .string()
+    .optional()
+    .describe('With `protected`: why the location is protected, to show the user.'),
 };
 
 /** §approve: the server asks the user to allow a gated action. */

@@ -6,13 +6,14 @@ import type { ClientCapabilities } from '#protocol';
 import { createGate } from './approval/gate.ts';
 import { DEFAULT_READ_ONLY } from './approval/command-allowlist.ts';
 import { createPolicy } from './approval/policy.ts';
+import { protectedCommandReason, protectedReason } from './approval/protected-paths.ts';
 import type { PromptDeps } from './agent/run-prompt.ts';
 import type { ResolvedConfig } from './config/config.ts';
 import type { ClientChannel } from './runtime-contract.ts';
 import { scrubEnvironment } from './tools/command-env.ts';
 import type { ToolContext } from './tools/types.ts';
 import type { FileTracker } from './workspace/file-tracker.ts';
-import { isInside, type Workspace } from './workspace/workspace.ts';
+import type { Workspace } from './workspace/workspace.ts';
 
 export interface ToolContextDeps {
   workspace: Workspace;
@@ -54,9 +55,10 @@ export function toolContexts(deps: ToolContextDeps): PromptDeps['toolContextFor'
       provider.keyEnv === undefined ? [] : [provider.keyEnv],
     ),
   });
-  // Santra's own config, and git's internals, are asked about even under allow-all.
+  // Asked about even under allow-all (approval/protected-paths.ts).
   const isProtected = (absolute: string) =>
-    isInside(absolute, deps.configDir) || workspace.display(absolute).split(/[\\/]/).includes('.git');
+    protectedReason(workspace.display(absolute), absolute, deps.configDir);
+  const isProtectedCommand = (command: string) => protectedCommandReason(command, deps.configDir);
   const settings: ToolContext['settings'] = {
     commandTimeoutMs: config.tools.commandTimeoutSeconds * 1000,
     maxCommandTimeoutMs: Math.max(config.tools.commandTimeoutSeconds * 1000, 10 * 60_000),
@@ -83,6 +85,7 @@ export function toolContexts(deps: ToolContextDeps): PromptDeps['toolContextFor'
         session: session.approvals,
         policy,
         isProtected,
+        isProtectedCommand,
         runId,
         agentId: agent.agentId,
         toolCallId: call.id,

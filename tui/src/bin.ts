@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '#protocol/version';
 import packageJson from '../../package.json' with { type: 'json' };
 import { EXIT, helpText, parseCommandLine } from './print/args.ts';
-import { serverPathFor, startServer } from './print/server-process.ts';
+import { serverArgs, serverPathFor, startServer } from './print/server-process.ts';
 
 const command = parseCommandLine(process.argv.slice(2), {
   stdinIsTTY: process.stdin.isTTY === true,
@@ -34,7 +34,11 @@ switch (command.action) {
     const server =
       command.options.prompt === undefined
         ? undefined
-        : startServer(serverPathFor(serverPath, process.env).path, command.options.cwd);
+        : startServer(
+            serverPathFor(serverPath, process.env).path,
+            command.options.cwd,
+            serverArgs(command.options),
+          );
     enableCompileCache(); // as the server does: V8's code cache for the rest of the client
     const { runPrint } = await import('./print/main.ts');
     const code = await runPrint(command.options, {

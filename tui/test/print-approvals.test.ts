@@ -141,21 +141,46 @@ describe('approvals on a terminal', () => {
     assert.ok(!stderr().includes(ESC));
   });
 
-  test('a allows all: later requests are answered allow_all without asking', async () => {
-    const { approvals, reader } = setup('ask', ['a']);
+  test("a answers allow_all; a request that still arrives is asked (allow-all is the server's state)", async () => {
+    const { approvals, reader } = setup('ask', ['a', 'n']);
     assert.deepEqual(await approvals.approve(fileChange, live()), { decision: 'allow_all' });
-    assert.deepEqual(await approvals.approve(command, live()), { decision: 'allow_all' });
-    assert.equal(reader.prompts.length, 1);
+    assert.deepEqual(await approvals.approve(command, live()), { decision: 'reject' });
+    assert.equal(reader.prompts.length, 2);
   });
 
-  test('questions are asked one at a time, and allow all covers the queued ones', async () => {
-    const { approvals, reader } = setup('ask', ['a']);
+  test('questions are asked one at a time', async () => {
+    const { approvals, reader } = setup('ask', ['a', 'y']);
     const both = await Promise.all([
       approvals.approve(fileChange, live()),
       approvals.approve(command, live()),
     ]);
-    assert.deepEqual(both, [{ decision: 'allow_all' }, { decision: 'allow_all' }]);
+    assert.deepEqual(both, [{ decision: 'allow_all' }, { decision: 'allow' }]);
+    assert.equal(reader.prompts.length, 2);
+  });
+
+  const hook: ApproveParams = {
+    ...fileChange,
+    path: '.git/hooks/pre-commit',
+    operation: 'create',
+    protected: true,
+    protectedReason: "git's internals",
+  };
+
+  test('--approve-all never answers a protected request: it is asked on the terminal', async () => {
+    const { approvals, reader, stderr } = setup('allow', ['n']);
+    assert.deepEqual(await approvals.approve(fileChange, live()), { decision: 'allow' });
+    assert.deepEqual(await approvals.approve(hook, live()), { decision: 'reject' });
     assert.equal(reader.prompts.length, 1);
+    assert.match(stderr(), /protected location — git's internals\n {2}asked every time/);
+  });
+
+  test('without a terminal a protected request is rejected, saying why', async () => {
+    for (const policy of ['allow', 'reject'] as const) {
+      const writes: string[] = [];
+      const approvals = new Approvals({ policy, write: (text) => writes.push(text), color: false });
+      assert.deepEqual(await approvals.approve(hook, live()), { decision: 'reject' });
+      assert.match(writes.join(''), /protected location \(git's internals\), which only a person can allow/);
+    }
   });
 
   test('a request the server withdraws stops the question, and the next one is asked', async () => {

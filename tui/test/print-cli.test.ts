@@ -200,11 +200,14 @@ describe('santra -p approvals without a terminal', () => {
   });
 
   test('--approve-all: allowed, after a loud warning', async () => {
-    const { code, stdout, stderr } = await runPrint(['-p', 'edit', '--approve-all', ...inWorkspace], {
+    const { code, stdout, stderr, run } = await runPrint(['-p', 'edit', '--approve-all', ...inWorkspace], {
       scenario: 'approve',
     });
     assert.equal(code, 0);
     assert.equal(stdout, 'file_change: allow\ncommand: allow\n');
+    // One flag, one meaning: the server is started with its own auto-approve.
+    const init = run.log().find((entry) => entry.method === 'initialize');
+    assert.ok((init?.argv as string[]).includes('--auto-approve'), JSON.stringify(init?.argv));
     assert.match(stderr, /WARNING.*EVERY FILE CHANGE AND EVERY COMMAND.*WITHOUT ASKING/);
     assert.equal(stderr.match(/WARNING/g)?.length, 1);
   });

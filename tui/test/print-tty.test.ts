@@ -95,7 +95,7 @@ describe('santra -p on a terminal', { skip: hasTmux ? false : 'tmux is not insta
     term.type('a');
     const { code, stdout } = await term.finished();
     assert.equal(code, 0);
-    assert.equal(stdout, 'file_change: allow_all\ncommand: allow_all\n');
+    assert.equal(stdout, 'file_change: allow_all\ncommand: allowed under allow_all, not asked\n');
     assert.equal(term.pane().match(/Allow\?/g)?.length, 1);
   });
 

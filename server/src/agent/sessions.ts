@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Usage } from '#protocol';
 import { EMPTY_USAGE } from '../providers/stream.ts';
+import { SessionApprovals } from '../approval/gate.ts';
 import type { ChatMessage } from './messages.ts';
 
 export interface Session {
@@ -19,7 +20,7 @@ export interface Session {
   usage: Usage;
   costUsd: number;
   /** Approval state: allow_all answered earlier in this session. */
-  approvals: { allowAll: boolean };
+  approvals: SessionApprovals;
 }
 
 export class SessionStore {
@@ -32,7 +33,7 @@ export class SessionStore {
       seq: 0,
       usage: EMPTY_USAGE,
       costUsd: 0,
-      approvals: { allowAll: false },
+      approvals: new SessionApprovals(),
     };
     this.#sessions.set(session.id, session);
     return session;

@@ -11,9 +11,31 @@ import type { ApprovalGate, FileChangeRequest, GateDecision } from '../tools/typ
 import { computeDiffAsync, visibleControlChars } from './diff.ts';
 import type { PolicyVerdict, ToolPolicy } from './policy.ts';
 
-export interface SessionApprovals {
+/**
+ * What the user allowed for a whole session. Allow-all is the server's state: once given, later
+ * gated actions are allowed without a request, and requests already waiting on the user (parallel
+ * agents ask at once) are withdrawn and allowed — no client answers for the user.
+ */
+export class SessionApprovals {
+  #allowAll = false;
+  readonly #waiting = new Set<() => void>();
+
   /** The user answered allow_all earlier in this session. */
-  allowAll: boolean;
+  get allowAll(): boolean {
+    return this.#allowAll;
+  }
+
+  grantAll(): void {
+    this.#allowAll = true;
+    for (const withdraw of [...this.#waiting]) withdraw();
+    this.#waiting.clear();
+  }
+
+  /** Calls `withdraw` if allow-all is given while a request waits; returns the unsubscribe. */
+  whileWaiting(withdraw: () => void): () => void {
+    this.#waiting.add(withdraw);
+    return () => this.#waiting.delete(withdraw);
+  }
 }
 
 export interface GateOptions {
@@ -23,8 +45,10 @@ export interface GateOptions {
   autoApprove: boolean;
   session: SessionApprovals;
   policy: ToolPolicy;
-  /** Santra's own config directory and `.git` internals: always asked, even under allow-all. */
-  isProtected(absolute: string): boolean;
+  /** Why a change to this path always needs a person, even under allow-all (protected-paths.ts). */
+  isProtected(absolute: string): string | undefined;
+  /** Why a command that is not read-only always needs a person; undefined for most. */
+  isProtectedCommand?(command: string): string | undefined;
   runId: string;
   agentId: string;
   toolCallId: string;
@@ -40,9 +64,14 @@ export function createGate(options: GateOptions): ApprovalGate {
     toolName: options.toolName,
   };
 
+  /**
+   * `protection`: why a person must decide (a protected location), or undefined. A protected
+   * action is sent to the client whatever allow-all or --auto-approve say, marked so that the
+   * client cannot answer it automatically either.
+   */
   async function decide(
     verdict: PolicyVerdict,
-    protectedTarget: boolean,
+    protection: string | undefined,
     what: string,
     params: () => Promise<ApproveParams>,
   ): Promise<GateDecision> {
@@ -53,34 +82,50 @@ export function createGate(options: GateOptions): ApprovalGate {
         message: `Not allowed: ${verdict.reason} Do not retry it; find another way or ask the user.`,
       };
     }
-    if (!protectedTarget && (verdict.decision === 'allow' || options.session.allowAll || options.autoApprove))
+    if (
+      protection === undefined &&
+      (verdict.decision === 'allow' || options.session.allowAll || options.autoApprove)
+    )
       return { allowed: true };
     if (options.approve === undefined) {
       return {
         allowed: false,
         reason: 'unavailable',
-        message: protectedTarget
-          ? `${what} touches a protected location (Santra's config or .git internals), which always needs the user's approval, and no client can give it here. Nothing was done.`
-          : `${what} needs the user's approval, and this client cannot give approvals (it did not declare capabilities.approve; the server can be started with --auto-approve). Nothing was done.`,
+        message:
+          protection !== undefined
+            ? `${what} touches a protected location (${protection}), which always needs the user's approval, and no client can give it here. Nothing was done.`
+            : `${what} needs the user's approval, and this client cannot give approvals (it did not declare capabilities.approve; the server can be started with --auto-approve). Nothing was done.`,
       };
     }
     let result: ApproveResult;
+    // An unprotected request is withdrawn when the user allows all while it waits (another agent's).
+    const withdrawn = new AbortController();
+    const unsubscribe =
+      protection === undefined ? options.session.whileWaiting(() => withdrawn.abort()) : () => {};
     try {
-      result = await options.approve(await params(), options.signal);
+      const shown = await params();
+      if (options.session.allowAll && protection === undefined) return { allowed: true };
+      result = await options.approve(
+        protection === undefined ? shown : { ...shown, protected: true, protectedReason: protection },
+        AbortSignal.any([options.signal, withdrawn.signal]),
+      );
     } catch (error) {
       if (options.signal.aborted)
         return { allowed: false, reason: 'cancelled', message: 'The run was cancelled; nothing was done.' };
+      if (withdrawn.signal.aborted) return { allowed: true };
       return {
         allowed: false,
         reason: 'rejected',
         message: `${what} was not approved (the client did not answer: ${error instanceof Error ? error.message : String(error)}). Nothing was done.`,
       };
+    } finally {
+      unsubscribe();
     }
     switch (result.decision) {
       case 'allow':
         return { allowed: true };
       case 'allow_all':
-        options.session.allowAll = true;
+        options.session.grantAll();
         return { allowed: true };
       case 'reject':
         return {
@@ -104,13 +149,12 @@ export function createGate(options: GateOptions): ApprovalGate {
   return {
     fileChange(request: FileChangeRequest) {
       const target = request.destination ?? request.path;
-      const protectedTarget =
-        options.isProtected(request.path.absolute) || options.isProtected(target.absolute);
+      const protection = options.isProtected(request.path.absolute) ?? options.isProtected(target.absolute);
       const what =
         request.operation === 'move'
           ? `moving ${request.path.display} to ${target.display}`
           : `${request.operation === 'create' ? 'creating' : request.operation === 'delete' ? 'deleting' : 'changing'} ${request.path.display}`;
-      return decide(options.policy.forTool(options.toolName), protectedTarget, what, async () => ({
+      return decide(options.policy.forTool(options.toolName), protection, what, async () => ({
         kind: 'file_change',
         ...ids,
         path:
@@ -121,7 +165,11 @@ export function createGate(options: GateOptions): ApprovalGate {
     },
     command(request) {
       const command = visibleControlChars(request.command);
-      return decide(options.policy.forCommand(request.command), false, `running \`${command}\``, () =>
+      const verdict = options.policy.forCommand(request.command);
+      // Read-only commands may look at protected locations; anything else that names one is asked.
+      const protection =
+        verdict.decision === 'allow' ? undefined : options.isProtectedCommand?.(request.command);
+      return decide(verdict, protection, `running \`${command}\``, () =>
         Promise.resolve({ kind: 'command', ...ids, command, cwd: request.cwd }),
       );
     },

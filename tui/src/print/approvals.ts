@@ -28,7 +28,9 @@ export interface UserInput {
 
 /**
  * How approvals are answered: asked on the terminal, allowed by --approve-all, or rejected because
- * there is no terminal to ask on.
+ * there is no terminal to ask on. Allow-all is the server's state, not the client's: after `a` the
+ * server stops asking, so santra never answers for the user. A request marked `protected` is never
+ * answered by policy (protocol §7.3): it is asked on the terminal, or rejected without one.
  */
 export type ApprovalPolicy = 'ask' | 'allow' | 'reject';
 
@@ -52,7 +54,6 @@ const CHOICES = 'Allow? [y] yes  [a] allow all  [n] no  [f] no, with feedback ';
 
 export class Approvals {
   readonly #options: ApprovalOptions;
-  #allowAll = false;
   /** Aborted when the user cancels the run: no question may be left waiting on the terminal. */
   readonly #withdrawAll = new AbortController();
   /** Questions run one at a time: two agents asking at once must not share one input line. */
@@ -67,11 +68,14 @@ export class Approvals {
 
   /** Answers an `approve` request. Rejects with QuestionWithdrawn when `signal` aborts first. */
   approve(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult> {
-    const { policy, write } = this.#options;
-    if (policy === 'allow') return Promise.resolve({ decision: 'allow' });
-    if (policy === 'reject') {
+    const { policy, write, reader } = this.#options;
+    const mustAsk = params.protected === true;
+    if (policy === 'allow' && !mustAsk) return Promise.resolve({ decision: 'allow' });
+    if (policy === 'reject' || reader === undefined) {
       write(
-        `santra: rejected ${describeAction(params)}: stdin is not a terminal, so there is no one to ask; run with --approve-all to allow file changes and commands without asking\n`,
+        mustAsk
+          ? `santra: rejected ${describeAction(params)}: it touches a protected location (${oneLine(params.protectedReason ?? 'protected')}), which only a person can allow, and stdin is not a terminal, so there is no one to ask\n`
+          : `santra: rejected ${describeAction(params)}: stdin is not a terminal, so there is no one to ask; run with --approve-all to allow file changes and commands without asking\n`,
       );
       return Promise.resolve({ decision: 'reject' });
     }
@@ -107,7 +111,6 @@ export class Approvals {
 
   async #askApproval(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult> {
     if (signal.aborted) throw new QuestionWithdrawn('the question was withdrawn before it was asked');
-    if (this.#allowAll) return { decision: 'allow_all' };
     const { write, color } = this.#options;
     const reader = this.#options.reader as UserInput;
     write(formatApproval(params, color));
@@ -117,7 +120,6 @@ export class Approvals {
       case 'y':
         return { decision: 'allow' };
       case 'a':
-        this.#allowAll = true;
         return { decision: 'allow_all' };
       case 'n':
         return { decision: 'reject' };
@@ -176,6 +178,21 @@ export function describeAction(params: ApproveParams): string {
 export function formatApproval(params: ApproveParams, color: boolean): string {
   const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const who = `${params.agentId}, ${params.toolName}`;
+  return `${protectedNote(params, paint)}${formatAction(params, paint, who)}`;
+}
+
+/** Why a protected request is asked even after "allow all" or under --approve-all. */
+function protectedNote(params: ApproveParams, paint: (code: string, text: string) => string): string {
+  if (params.protected !== true) return '';
+  const reason = oneLine(params.protectedReason ?? 'a protected location');
+  return `\n${paint('1;33', `santra: protected location — ${reason}`)}\n  asked every time, even after "allow all" and under --approve-all\n`;
+}
+
+function formatAction(
+  params: ApproveParams,
+  paint: (code: string, text: string) => string,
+  who: string,
+): string {
   switch (params.kind) {
     case 'file_change': {
       const { added, removed, replacement, unifiedDiff } = params.diff;

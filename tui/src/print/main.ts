@@ -8,7 +8,7 @@ import { type Phase, type PromptResult } from '#protocol';
 import { Approvals, type ApprovalPolicy } from './approvals.ts';
 import { EXIT, type PrintOptions } from './args.ts';
 import { createOutput, errorLine, statusLine, usageLine, verboseLine } from './output.ts';
-import { isDirectory, serverPathFor, startServer } from './server-process.ts';
+import { isDirectory, serverArgs, serverPathFor, startServer } from './server-process.ts';
 import { PrintError, ServerSession } from './session.ts';
 import { terminalInput } from './terminal.ts';
 
@@ -60,7 +60,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
   const color = stderr.isTTY === true && process.env.NO_COLOR === undefined;
   if (options.approveAll) {
     const warning =
-      'santra: WARNING: --approve-all: EVERY FILE CHANGE AND EVERY COMMAND THE AGENT PROPOSES WILL BE APPROVED WITHOUT ASKING.';
+      "santra: WARNING: --approve-all: EVERY FILE CHANGE AND EVERY COMMAND THE AGENT PROPOSES WILL BE APPROVED WITHOUT ASKING (changes to protected locations — .git/, .santra/, .agents/, Santra's config, shell start-up files — are still asked on the terminal, or rejected without one).";
     say(color ? `\u001b[1;31m${warning}\u001b[0m` : warning);
   }
   const output = createOutput(options.outputFormat, (text) => stdout.write(text));
@@ -83,7 +83,9 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     color,
   });
   const session = new ServerSession({
-    server: environment.server ?? (startServer(serverPath, options.cwd) as ChildProcessWithoutNullStreams),
+    server:
+      environment.server ??
+      (startServer(serverPath, options.cwd, serverArgs(options)) as ChildProcessWithoutNullStreams),
     workspaceRoot: options.cwd,
     clientVersion: environment.clientVersion,
     capabilities: { approve: true, ask: interactive, diffs: false },

@@ -46,9 +46,22 @@ export function isDirectory(path: string): boolean {
 }
 
 /** Starts the server, or returns undefined when it or the workspace does not exist (reported later). */
-export function startServer(path: string, workspaceRoot: string): ChildProcessWithoutNullStreams | undefined {
+/**
+ * The server's arguments for these options. `--approve-all` is the server's `--auto-approve`: one
+ * flag, one meaning. Allow-all is the server's state; it still asks about protected locations.
+ */
+export function serverArgs(options: { approveAll: boolean }): string[] {
+  return options.approveAll ? ['--auto-approve'] : [];
+}
+
+export function startServer(
+  path: string,
+  workspaceRoot: string,
+  serverArgs: readonly string[] = [],
+): ChildProcessWithoutNullStreams | undefined {
   if (!existsSync(path) || !isDirectory(workspaceRoot)) return undefined;
-  const { command, args } = serverCommand(path);
+  const { command, args: base } = serverCommand(path);
+  const args = [...base, ...serverArgs];
   // Its own process group: a Ctrl-C in the terminal reaches santra only, which cancels the run
   // through the protocol instead of letting the signal kill the server mid-write.
   return spawn(command, args, { cwd: workspaceRoot, stdio: 'pipe', detached: true });
