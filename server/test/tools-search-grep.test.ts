@@ -108,6 +108,8 @@ for (const backend of BACKENDS) {
           'unicode.txt:3: naïve café 😀 needle',
           'utf16.txt:1: needle in utf-16',
           'x.above:1: needle ignored from above',
+          '',
+          '[1 file over 2 MB not searched: big.txt. Read a part of one with read_file (startLine/endLine), or search it with run_command and grep.]',
         ].join('\n'),
       );
       assert.equal(result.summary, '12 matches in 11 files');

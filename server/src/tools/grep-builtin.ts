@@ -12,6 +12,8 @@ import { addsRules, childLevel, type IgnoreLevel, isIgnored, rootLevel } from '.
 import { MAX_FILE_BYTES, type MatchCollector } from './grep-matches.ts';
 import { isAtomicWriteTemp } from '../workspace/atomic-write.ts';
 
+const TOO_LARGE = Symbol('too large');
+
 /** What to search and where the matches go; shared by both backends. */
 export interface GrepRequest {
   /** The absolute path of the file or directory to search. */
@@ -100,13 +102,14 @@ class FileSearcher {
 
   search(absolute: string, file: string): void {
     const bytes = this.#read(absolute);
+    if (bytes === TOO_LARGE) return this.#request.collector.skipTooLarge(file);
     if (bytes === undefined) return;
     const text = this.#decode(bytes);
     if (text !== undefined) scanText(text, file, this.#request.pattern, this.#request.collector);
   }
 
-  /** The file's bytes, or undefined when it cannot be read or is over the size limit. */
-  #read(absolute: string): Buffer | undefined {
+  /** The file's bytes, TOO_LARGE over the size limit, or undefined when it cannot be read. */
+  #read(absolute: string): Buffer | typeof TOO_LARGE | undefined {
     let fd: number;
     try {
       fd = openSync(absolute, 'r');
@@ -119,7 +122,7 @@ class FileSearcher {
         const read = readSync(fd, this.#buffer, length, this.#buffer.length - length, null);
         if (read === 0) break;
         length += read;
-        if (length > MAX_FILE_BYTES) return undefined;
+        if (length > MAX_FILE_BYTES) return TOO_LARGE;
       }
       return this.#buffer.subarray(0, length);
     } catch {

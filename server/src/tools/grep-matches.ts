@@ -30,6 +30,7 @@ export class MatchCollector {
   /** The last match kept after the first compaction: anything after it will never be shown. */
   #worst: GrepMatch | undefined;
   #files = new Set<string>();
+  readonly #tooLarge = new Set<string>();
   total = 0;
 
   constructor(limit = MAX_MATCHES) {
@@ -59,6 +60,16 @@ export class MatchCollector {
 
   get files(): number {
     return this.#files.size;
+  }
+
+  /** A file the search passed over because it is larger than MAX_FILE_BYTES. */
+  skipTooLarge(file: string): void {
+    this.#tooLarge.add(file);
+  }
+
+  /** Files not searched because of their size, sorted. */
+  get tooLarge(): string[] {
+    return [...this.#tooLarge].sort();
   }
 
   /** The matches to show, sorted by file then line. */

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { GrepRequest } from './grep-builtin.ts';
-import { MAX_LINE_CHARS } from './grep-matches.ts';
+import { MAX_FILE_BYTES, MAX_LINE_CHARS } from './grep-matches.ts';
 
 let cached: { path: string | undefined; rg: string | undefined } | undefined;
 
@@ -53,6 +53,8 @@ export function ripgrepFlags(caseInsensitive: boolean, nameGlob: string | undefi
     // The temp files of atomic writes (workspace/atomic-write.ts), as the built-in searcher skips them.
     '--glob=!.*santra-*.tmp',
     '--max-filesize=2M',
+    // rg says which files it skipped for their size only in its debug log, read from stderr.
+    '--debug',
     '--crlf',
     // Long lines (minified code) are cut by rg itself; the preview keeps more than we show.
     `--max-columns=${MAX_LINE_CHARS * 4}`,
@@ -65,6 +67,11 @@ export function ripgrepFlags(caseInsensitive: boolean, nameGlob: string | undefi
 
 const BINARY_WARNING =
   /^(.*): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)$/s;
+
+/** rg's debug log line for a file over --max-filesize: `… ignoring ./big.bin: 3000007 bytes`. */
+const TOO_LARGE = /^(?:rg: )?DEBUG\|ignore::walk\|.*?: ignoring (.+): (\d+) bytes$/s;
+/** Any other debug line (rg 13: `DEBUG|…`; rg 14: `rg: DEBUG|…`): not an error. */
+const DEBUG = /^(?:rg: )?DEBUG\|/;
 
 /** rg names files under the search root `.` as `./x`; results show `x`. */
 function displayed(file: string): string {
@@ -168,8 +175,21 @@ export function searchRipgrep(rg: string, cwd: string, request: GrepRequest): Pr
       pending = start < chunk.length ? chunk.subarray(start) : undefined;
     });
     child.stderr.setEncoding('utf8');
+    let stderrLine = '';
+    const readStderrLine = (line: string) => {
+      const skipped = TOO_LARGE.exec(line);
+      if (skipped !== null) {
+        const file = displayed(skipped[1] ?? '');
+        if (Number(skipped[2]) > MAX_FILE_BYTES && (pathFilter === undefined || pathFilter(file)))
+          collector.skipTooLarge(file);
+      } else if (!DEBUG.test(line) && stderr.length < 65_536) {
+        stderr += `${line}\n`;
+      }
+    };
     child.stderr.on('data', (chunk: string) => {
-      if (stderr.length < 65_536) stderr += chunk;
+      const lines = (stderrLine + chunk).split('\n');
+      stderrLine = lines.pop() ?? '';
+      for (const line of lines) readStderrLine(line);
     });
     child.on('error', (error) => {
       if (request.signal.aborted) resolve({ ok: true });
@@ -179,6 +199,7 @@ export function searchRipgrep(rg: string, cwd: string, request: GrepRequest): Pr
       if (request.signal.aborted) return resolve({ ok: true });
       if (pending !== undefined) record(pending, 0, pending.length);
       flush();
+      if (stderrLine !== '') readStderrLine(stderrLine);
       if (code === 0 || code === 1) return resolve({ ok: true });
       const invalid = /regex parse error|error parsing glob|unrecognized file type/.test(stderr);
       // Exit 2 with matches means some files could not be read; keep what was found, as the built-in searcher does.

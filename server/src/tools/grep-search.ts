@@ -15,7 +15,7 @@ import { findRipgrep, searchRipgrep } from './grep-ripgrep.ts';
 import { defineTool, type ToolContext, type ToolResult, toolError } from './types.ts';
 
 const DESCRIPTION = `Search file contents with a regular expression; returns matching lines as "path:line: text", sorted by path then line number.
-Use it to find where something is defined or used. At most ${MAX_MATCHES} lines are shown (the total is stated when there are more) and ${MAX_LINE_CHARS} characters of each line. Searches the workspace or \`path\`, including hidden files; skips files ignored by .gitignore/.ignore/.rgignore (name an ignored directory, e.g. node_modules/pkg, in \`path\` to search it), the .git directory, binary files and files over 2 MB.
+Use it to find where something is defined or used. At most ${MAX_MATCHES} lines are shown (the total is stated when there are more) and ${MAX_LINE_CHARS} characters of each line. Searches the workspace or \`path\`, including hidden files; skips files ignored by .gitignore/.ignore/.rgignore (name an ignored directory, e.g. node_modules/pkg, in \`path\` to search it), the .git directory, binary files and files over 2 MB (the result names the large files it skipped).
 Regex syntax (the subset PCRE, JavaScript and ripgrep share): literals, . [abc] [^a-z] [[:alpha:]], \\d \\w \\b (ASCII) and \\s with their negations, \\p{L}, \\xHH, \\t, groups (...) (?:...) (?<name>...), |, * + ? {n,m} (lazy with ?), ^ and $ at line ends, a leading (?i). Each line is matched on its own: no \\n, look-around or backreferences. Escape literal ( ) [ ] { } . * + ? | ^ $ \\ with a backslash.`;
 
 /** `grep_search`: regex search over the workspace, the same results with or without ripgrep. */
@@ -81,7 +81,11 @@ export function grepSearchTool() {
       const failure = await runSearch(request, context);
       if (failure !== undefined) return failure;
       if (context.signal.aborted) return toolError('cancelled', 'The search was cancelled.');
-      return report(request.collector, args.pattern, target.display);
+      return report(
+        request.collector,
+        args.pattern,
+        target.display === '.' ? 'the workspace' : target.display,
+      );
     },
   });
 }
@@ -158,11 +162,30 @@ function balanced(glob: string): boolean {
   return !square && curly === 0;
 }
 
+/** Names the files passed over for their size, so "no match" is not read as "not there". */
+function tooLargeNote(collector: MatchCollector): string | undefined {
+  const skipped = collector.tooLarge;
+  if (skipped.length === 0) return undefined;
+  const names =
+    skipped.slice(0, 5).join(', ') + (skipped.length > 5 ? `, and ${skipped.length - 5} more` : '');
+  return `[${skipped.length} ${skipped.length === 1 ? 'file' : 'files'} over 2 MB not searched: ${names}. Read a part of one with read_file (startLine/endLine), or search it with run_command and grep.]`;
+}
+
 function report(collector: MatchCollector, pattern: string, where: string): ToolResult {
   const shown = collector.shown();
   const files = collector.files;
+  const skipped = tooLargeNote(collector);
   if (collector.total === 0) {
-    return { output: `No lines match ${JSON.stringify(pattern)} in ${where}.`, summary: 'no matches' };
+    return {
+      output: [
+        `No lines match ${JSON.stringify(pattern)} in ${where}.`,
+        ...(skipped === undefined ? [] : [skipped]),
+      ].join('\n'),
+      summary:
+        skipped === undefined
+          ? 'no matches'
+          : `no matches (${collector.tooLarge.length} large files skipped)`,
+    };
   }
   const lines = shown.map((match) => `${match.file}:${match.line}: ${match.text}${match.cut ? '…' : ''}`);
   const notes: string[] = [];
@@ -176,6 +199,7 @@ function report(collector: MatchCollector, pattern: string, where: string): Tool
       `[Lines longer than ${MAX_LINE_CHARS} characters are cut and end with "…"; read the file to see them whole.]`,
     );
   }
+  if (skipped !== undefined) notes.push(skipped);
   const count = `${collector.total} ${collector.total === 1 ? 'match' : 'matches'} in ${files} ${files === 1 ? 'file' : 'files'}`;
   return {
     output: [...lines, ...(notes.length > 0 ? ['', ...notes] : [])].join('\n'),
