@@ -96,7 +96,15 @@ export const Phase = named(
   'Phase',
   'Params of the `phase` notification, discriminated by `type`.',
   z.discriminatedUnion('type', [
-    phase('status', { text: z.string().describe('One present-tense line, e.g. "Reading the auth module".') }),
+    phase('status', {
+      text: z.string().describe('One present-tense line, e.g. "Reading the auth module".'),
+      level: z
+        .enum(['info', 'warning'])
+        .optional()
+        .describe(
+          'Absent or `info`: progress a client may show or not. `warning`: something the user should see even when the client shows little — a retry and how long until Santra gives up, a wait for a slow provider, a file of theirs that was skipped and why.',
+        ),
+    }),
     phase('text', { text: z.string().describe('A delta of answer text; concatenate in `seq` order.') }),
     phase('thinking', { text: z.string().describe('A delta of the model reasoning.') }),
     phase('tool_call', {

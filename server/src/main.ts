@@ -16,7 +16,7 @@ export const EXIT_INTERNAL_ERROR = 4;
 /**
  * Developer knobs for the retry and timeout policy (tests shrink them to milliseconds):
  * SANTRA_RETRY_BASE_MS, SANTRA_RETRY_MAX_WAIT_MS, SANTRA_TIMEOUT_FIRST_MS, SANTRA_TIMEOUT_IDLE_MS,
- * SANTRA_TIMEOUT_TOTAL_MS.
+ * SANTRA_TIMEOUT_TOTAL_MS, SANTRA_WAITING_NOTICE_MS.
  */
 function resilienceFromEnv(env: NodeJS.ProcessEnv): Partial<ResilienceOptions> {
   const read = (name: string) => {
@@ -30,6 +30,7 @@ function resilienceFromEnv(env: NodeJS.ProcessEnv): Partial<ResilienceOptions> {
     ['firstActivityMs', 'SANTRA_TIMEOUT_FIRST_MS'],
     ['idleMs', 'SANTRA_TIMEOUT_IDLE_MS'],
     ['totalMs', 'SANTRA_TIMEOUT_TOTAL_MS'],
+    ['waitingNoticeMs', 'SANTRA_WAITING_NOTICE_MS'],
   ];
   for (const [key, name] of pairs) {
     const value = read(name);

@@ -39,7 +39,9 @@ describe('retried failures', () => {
       assert.equal(outcome(response).output, 'recovered');
       assert.equal(h.fake.requests.length, 2);
       assert.ok(
-        statuses(phases).some((s) => /Retrying in \d+ s \(attempt 2 of 4\)/.test(s)),
+        statuses(phases).some((s) =>
+          /Retrying in \d+ s \(attempt 2 of 4; giving up within [\d a-z]+ if it keeps failing\)/.test(s),
+        ),
         statuses(phases).join('\n'),
       );
       assert.deepEqual(errors(phases), []);

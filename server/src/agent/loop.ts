@@ -124,7 +124,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
   }
   run.emit({
     type: 'error',
-    message: `Stopped after ${run.limits.maxTurns} model turns without finishing. Send another prompt to continue, or raise agent.maxTurnsPerRun in the config.`,
+    message: `Stopped after ${run.limits.maxTurns} model turns without finishing. The session keeps what was done: a next prompt in it can continue; or raise agent.maxTurnsPerRun in the config.`,
     code: 'max_turns',
     retryable: false,
   });
@@ -228,10 +228,18 @@ async function streamTurn(
         break;
       case 'tool_call_delta':
         break;
+      case 'waiting':
+        run.emit({
+          type: 'status',
+          level: 'warning',
+          text: `${run.endpoint.name} has not answered yet (${Math.round(event.elapsedMs / 1000)} s); waiting up to ${Math.round(event.limitMs / 1000)} s for a first response, then retrying.`,
+        });
+        break;
       case 'retrying':
         run.emit({
           type: 'status',
-          text: `${event.failure.message} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}).`,
+          level: 'warning',
+          text: `${event.failure.message} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}; giving up within ${formatDuration(event.giveUpWithinMs)} if it keeps failing).`,
         });
         // Nothing visible was produced, so the retry starts from a clean slate.
         parser = newParser();
@@ -377,4 +385,12 @@ function summarizeArgs(args: Record<string, unknown>): string {
   if (typeof first !== 'string') return '';
   const line = first.split('\n')[0] ?? '';
   return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+}
+
+/** 75_000 → "1 min 15 s". */
+function formatDuration(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const rest = seconds % 60;
+  return `${Math.floor(seconds / 60)} min${rest === 0 ? '' : ` ${rest} s`}`;
 }

@@ -4,6 +4,7 @@
 import type { ModelEntry } from '#protocol';
 import { type ResolvedConfig, resolveConfiguredModel } from '../config/config.ts';
 import { CATALOG } from '../providers/catalog.ts';
+import { PRESETS } from '../providers/presets.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 
 export type ModelSelection =
@@ -22,9 +23,17 @@ export function selectModel(config: ResolvedConfig, ref: string): ModelSelection
   }
   const model = resolveConfiguredModel(config, ref);
   if (model === undefined) {
+    const providers = [...new Set([...PRESETS.map((preset) => preset.id), ...Object.keys(config.providers)])];
+    const slash = ref.indexOf('/');
+    if (slash > 0) {
+      return {
+        ok: false,
+        message: `Unknown provider "${ref.slice(0, slash)}" in "${ref}". Known providers: ${providers.join(', ')}; or add your own under "providers" in ${config.file}.`,
+      };
+    }
     return {
       ok: false,
-      message: `Unknown model "${ref}". Name it as provider/model (e.g. anthropic/claude-sonnet-4-5); model/list shows the known ones.`,
+      message: `Santra cannot tell which provider serves "${ref}". Name it as provider/model, e.g. anthropic/${CATALOG.find((spec) => spec.provider === 'anthropic')?.id ?? 'claude-sonnet-5-5'} or openai/${ref}. Known providers: ${providers.join(', ')}.`,
     };
   }
   const endpoint = config.providers[model.provider];
@@ -37,7 +46,28 @@ export function selectModel(config: ResolvedConfig, ref: string): ModelSelection
       message: `No API key for ${endpoint.name}: ${where}add providers.${endpoint.id}.apiKey to ${config.file}.`,
     };
   }
+  const bad = endpoint.apiKey === undefined ? undefined : unsendableCharacter(endpoint.apiKey);
+  if (bad !== undefined) {
+    const source = endpoint.keyEnv === undefined ? `providers.${endpoint.id}.apiKey` : endpoint.keyEnv;
+    return {
+      ok: false,
+      message: `The API key for ${endpoint.name} (${source}) contains ${bad}, which cannot be sent in an HTTP header. Keys are plain ASCII: paste the key itself (not an example such as "sk-ant-…"), without spaces or quotes.`,
+    };
+  }
   return { ok: true, model, endpoint, ref: `${model.provider}/${model.id}` };
+}
+
+/** The first character of `key` that an HTTP header cannot carry, described without the key. */
+function unsendableCharacter(key: string): string | undefined {
+  for (let at = 0; at < key.length; at++) {
+    const code = key.codePointAt(at) ?? 0;
+    if (code < 0x21 || code > 0x7e) {
+      const name =
+        code === 0x20 ? 'a space' : `the character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      return `${name} at position ${at + 1}`;
+    }
+  }
+  return undefined;
 }
 
 export function listModels(config: ResolvedConfig): ModelEntry[] {

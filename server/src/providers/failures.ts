@@ -113,15 +113,12 @@ export function classifyFailure(
     if (error.name === 'APIConnectionTimeoutError') return fail('timeout', true, 'the request timed out.');
     if (
       error.name === 'APIConnectionError' ||
-      /ECONNRESET|ECONNREFUSED|socket hang up|terminated|fetch failed|other side closed/i.test(
+      /ECONNRESET|ECONNREFUSED|socket hang up|terminated|fetch failed|other side closed|^Connection error\.?$/i.test(
         `${error.message ?? ''}`,
-      )
+      ) ||
+      causes(thrown).some((cause) => cause.code !== undefined || cause.message === 'fetch failed')
     ) {
-      return fail(
-        'network',
-        true,
-        `connection failed (${detail}). Check the network and ${endpoint.baseUrl}.`,
-      );
+      return fail('network', true, connectionFailure(thrown, endpoint.baseUrl));
     }
     // An error object inside the stream (Anthropic `event: error`, an OpenAI-compatible error chunk).
     if (body.type === 'overloaded_error')
@@ -166,7 +163,7 @@ export function classifyFailure(
     return fail(
       'not_found',
       false,
-      `model "${modelId}" or endpoint not found (404): ${detail}. Check the model id (model/list shows the known ones) and ${endpoint.baseUrl}.`,
+      `model "${modelId}" or endpoint not found (404): ${detail}. Check the model id (the list of known models shows the ones Santra knows) and ${endpoint.baseUrl}.`,
     );
   if (SPEND_LIMIT.test(detail))
     return fail('billing', false, `${detail}. Add credit or raise the limit, then try again.`);
@@ -191,4 +188,48 @@ export function endOfStreamFailure(
     retryable: true,
     message: `${endpoint.name}: the response stream ended without ${missing}; the answer is incomplete.`,
   };
+}
+
+/** The causes an SDK's "Connection error." wraps: its `cause` chain (fetch failed → the system error). */
+function causes(error: unknown): Array<{ code?: string; message: string }> {
+  const out: Array<{ code?: string; message: string }> = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    out.push({ ...(typeof code === 'string' ? { code } : {}), message: String(message ?? '') });
+    current = cause;
+  }
+  return out;
+}
+
+/**
+ * Why a connection to `baseUrl` failed, in words, with what to check: which URL, and whether it was
+ * refused, not found, a TLS problem or a timeout.
+ */
+export function connectionFailure(error: unknown, baseUrl: string): string {
+  const chain = causes(error);
+  const codes = chain.map((c) => c.code ?? '').join(' ');
+  const text = chain.map((c) => c.message).join(' · ');
+  const host = (() => {
+    try {
+      return new URL(baseUrl).host;
+    } catch {
+      return baseUrl;
+    }
+  })();
+  if (/ECONNREFUSED/.test(codes) || /ECONNREFUSED/.test(text))
+    return `could not connect to ${baseUrl}: the connection was refused (nothing listens at ${host}). Is the server running, and is the base URL right?`;
+  if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME/.test(codes) || /ENOTFOUND|EAI_AGAIN/.test(text))
+    return `could not connect to ${baseUrl}: the host name could not be resolved (DNS). Check the base URL and the network.`;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(codes) || /certificate/i.test(text))
+    return `could not connect to ${baseUrl}: the TLS certificate was not accepted (${text}). Check the URL; a local server usually wants http://, not https://.`;
+  if (/EPROTO/.test(codes) || /wrong version number|ssl3_get_record|packet length too long/i.test(text))
+    return `could not connect to ${baseUrl}: the TLS handshake failed — the server may speak plain HTTP. Try http:// instead of https://.`;
+  if (/ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|ENETUNREACH|EHOSTUNREACH/.test(codes))
+    return `could not connect to ${baseUrl}: the connection timed out (the host is unreachable). Check the base URL and the network.`;
+  if (/bad port/i.test(text))
+    return `could not connect to ${baseUrl}: its port is one that HTTP clients refuse to use. Check the base URL.`;
+  if (/ECONNRESET|socket hang up|other side closed|UND_ERR_SOCKET|terminated/i.test(`${codes} ${text}`))
+    return `the connection to ${baseUrl} was closed by the other side before the answer was complete. Check that the server at ${host} is healthy.`;
+  return `could not connect to ${baseUrl} (${text || 'no details'}). Check the base URL and the network.`;
 }

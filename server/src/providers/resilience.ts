@@ -20,6 +20,8 @@ export interface ResilienceOptions {
   firstActivityMs: number;
   idleMs: number;
   totalMs: number;
+  /** A first response slower than this is announced (a `waiting` event), once per attempt. */
+  waitingNoticeMs: number;
 }
 
 export const DEFAULT_RESILIENCE: ResilienceOptions = {
@@ -29,6 +31,7 @@ export const DEFAULT_RESILIENCE: ResilienceOptions = {
   firstActivityMs: 60_000,
   idleMs: 90_000,
   totalMs: 10 * 60_000,
+  waitingNoticeMs: 10_000,
 };
 
 /** Per-provider "do not send before" times, shared by every agent of the process. */
@@ -118,7 +121,14 @@ export function withResilience(
         yield { type: 'error', failure: finalFailure(failure, attempt, delay, settings) };
         return;
       }
-      yield { type: 'retrying', failure, attempt, maxAttempts, delayMs: delay };
+      yield {
+        type: 'retrying',
+        failure,
+        attempt,
+        maxAttempts,
+        delayMs: delay,
+        giveUpWithinMs: giveUpWithin(attempt, maxAttempts, delay, settings),
+      };
       try {
         await sleep(delay, request.signal);
       } catch {
@@ -127,6 +137,24 @@ export function withResilience(
       }
     }
   };
+}
+
+/**
+ * The most the attempts after `attempt` can take when the provider never answers: the waits
+ * between them (at their ceilings) and each attempt's wait for a first response.
+ */
+function giveUpWithin(
+  attempt: number,
+  maxAttempts: number,
+  delay: number,
+  settings: ResilienceOptions,
+): number {
+  let total = delay;
+  for (let next = attempt + 1; next <= maxAttempts; next++) {
+    total += settings.firstActivityMs;
+    if (next < maxAttempts) total += Math.min(settings.maxWaitMs, settings.baseDelayMs * 2 ** (next - 1));
+  }
+  return total;
 }
 
 /** The wait before the next attempt, or undefined when the provider asks for more than Santra accepts. */
@@ -186,8 +214,28 @@ async function* attemptWithTimeouts(
     expire(`no response within ${settings.firstActivityMs / 1000} s`),
     settings.firstActivityMs,
   );
+  const iterator = stream(endpoint, { ...request, signal: controller.signal })[Symbol.asyncIterator]();
+  const started = Date.now();
+  let first = true;
   try {
-    for await (const event of stream(endpoint, { ...request, signal: controller.signal })) {
+    for (;;) {
+      const pending = iterator.next();
+      // A slow first response is said, not waited out in silence: once, after waitingNoticeMs.
+      if (first && settings.firstActivityMs > settings.waitingNoticeMs) {
+        let timer: NodeJS.Timeout | undefined;
+        const notice = new Promise<'notice'>((resolve) => {
+          timer = setTimeout(() => resolve('notice'), settings.waitingNoticeMs);
+        });
+        const winner = await Promise.race([pending, notice]);
+        clearTimeout(timer);
+        if (winner === 'notice') {
+          yield { type: 'waiting', elapsedMs: Date.now() - started, limitMs: settings.firstActivityMs };
+        }
+      }
+      first = false;
+      const step = await pending;
+      if (step.done === true) break;
+      const event = step.value;
       clearTimeout(idle);
       if (event.type === 'error' && timedOut !== undefined && !request.signal.aborted) {
         yield {
@@ -209,5 +257,6 @@ async function* attemptWithTimeouts(
     clearTimeout(idle);
     clearTimeout(total);
     request.signal.removeEventListener('abort', onOuterAbort);
+    await iterator.return?.();
   }
 }

@@ -62,7 +62,17 @@ export type StreamEvent =
   | { type: 'done'; content: AssistantBlock[]; stopReason: StopReason; usage: Usage }
   | { type: 'error'; failure: ProviderFailure }
   /** A failed attempt that will be retried after `delayMs` (emitted by the resilience layer only). */
-  | { type: 'retrying'; failure: ProviderFailure; attempt: number; maxAttempts: number; delayMs: number };
+  | {
+      type: 'retrying';
+      failure: ProviderFailure;
+      attempt: number;
+      maxAttempts: number;
+      delayMs: number;
+      /** The most the remaining attempts can take, if the provider never answers. */
+      giveUpWithinMs: number;
+    }
+  /** No first response yet after `elapsedMs`; the attempt is given up at `limitMs` (resilience layer only). */
+  | { type: 'waiting'; elapsedMs: number; limitMs: number };
 
 /**
  * One model call, streamed. Contract: never throws once invoked; yields deltas and ends with

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { type Phase, type PromptResult } from '#protocol';
 import { Approvals, type ApprovalPolicy } from './approvals.ts';
 import { EXIT, type PrintOptions } from './args.ts';
-import { createOutput, errorLine, statusLine, usageLine, verboseLine } from './output.ts';
+import { cliHint, createOutput, errorLine, statusLine, usageLine, verboseLine } from './output.ts';
 import { isDirectory, serverArgs, serverPathFor, startServer } from './server-process.ts';
 import { PrintError, ServerSession } from './session.ts';
 import { terminalInput } from './terminal.ts';
@@ -65,15 +65,26 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
   }
   const output = createOutput(options.outputFormat, (text) => stdout.write(text));
   let sawErrorPhase = false;
+  // What stderr shows beside the answer: errors and warnings (retries, skipped files) always; on a
+  // terminal also a line per tool call and sub-agent, and the cost at the end; --verbose shows all.
+  const progress = stderr.isTTY === true;
   const onPhase = (raw: unknown, phase: Phase | undefined) => {
     output.phase(raw, phase);
-    if (phase?.type === 'error') {
+    if (phase === undefined) return;
+    if (phase.type === 'error') {
       sawErrorPhase = true;
       say(errorLine(phase));
-    } else if (options.verbose && phase !== undefined) {
-      const line = verboseLine(phase);
-      if (line !== undefined) say(line);
+      const hint = cliHint(phase);
+      if (hint !== undefined) say(hint);
+      return;
     }
+    const shown =
+      options.verbose ||
+      (phase.type === 'status' && phase.level === 'warning') ||
+      (progress && (phase.type === 'tool_call' || phase.type === 'section'));
+    if (!shown) return;
+    const line = verboseLine(phase);
+    if (line !== undefined) say(line);
   };
 
   const approvals = new Approvals({
@@ -136,7 +147,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
       output.finish();
       const line = interrupted ? undefined : statusLine(result, sawErrorPhase);
       if (line !== undefined) say(line);
-      if (options.verbose) say(usageLine(result));
+      if (options.verbose || progress) say(usageLine(result));
     }
     code = interrupted ? EXIT.interrupted : result?.status === 'completed' ? EXIT.ok : EXIT.failure;
   } catch (error) {

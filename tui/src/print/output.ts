@@ -85,12 +85,29 @@ export function errorLine(phase: Extract<Phase, { type: 'error' }>): string {
   return `santra: error${agentLabel(phase)}: ${oneLine(phase.message)}${where}`;
 }
 
+/**
+ * What a command-line user can do about an error the server describes in protocol-neutral words:
+ * the commands that list models and agents, and what to do when the run hit its turn limit.
+ */
+export function cliHint(phase: Extract<Phase, { type: 'error' }>): string | undefined {
+  switch (phase.code) {
+    case 'model_unavailable':
+      return 'santra: `santra models` lists the models you can use (`--model provider/model`).';
+    case 'unknown_agent':
+      return 'santra: `santra agents` lists the agents you can use (`--agent id`).';
+    case 'max_turns':
+      return 'santra: santra -p cannot continue a run yet; run it again with a narrower task, or raise agent.maxTurnsPerRun in the config.';
+    default:
+      return undefined;
+  }
+}
+
 /** A one-line summary of a phase for --verbose, or undefined for phases that are not summarised. */
 export function verboseLine(phase: Phase): string | undefined {
   const who = agentLabel(phase);
   switch (phase.type) {
     case 'status':
-      return `·${who} ${oneLine(phase.text)}`;
+      return `${phase.level === 'warning' ? '!' : '·'}${who} ${oneLine(phase.text)}`;
     case 'tool_call':
       return `→${who} ${oneLine(phase.summary ?? `${phase.toolName} ${JSON.stringify(phase.args)}`)}`;
     case 'tool_result':

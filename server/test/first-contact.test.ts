@@ -1,0 +1,167 @@
+/**
+ * What a newcomer sees when something is wrong: which provider or URL, why, and what to do —
+ * and never silence while Santra waits or retries.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, test } from 'node:test';
+import { startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
+import { connectionFailure } from '../src/providers/failures.ts';
+import { CANARY_KEY, suiteHarnesses } from './helpers/run.ts';
+import type { Json } from './helpers/wire.ts';
+
+const start = suiteHarnesses();
+const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const errorsOf = (phases: Json[]) => phases.filter((p) => p.type === 'error');
+const warnings = (phases: Json[]) => phases.filter((p) => p.type === 'status' && p.level === 'warning');
+
+/** A port on 127.0.0.1 that nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('first contact', () => {
+  test('an unknown provider is named, with the known ones; a bare id no provider claims says how to name it', async () => {
+    const h = await start('anthropic', []);
+    const unknown = await h.prompt({ text: 'hi', model: 'nosuchprov/foo' });
+    assert.match(
+      String(errorsOf(unknown.phases)[0]?.message),
+      /^Unknown provider "nosuchprov" in "nosuchprov\/foo"\. Known providers: anthropic, openai, .*groq/,
+    );
+    const bare = await h.prompt({ text: 'hi', model: 'mystery-model' });
+    assert.match(
+      String(errorsOf(bare.phases)[0]?.message),
+      /cannot tell which provider serves "mystery-model"\. Name it as provider\/model/,
+    );
+    assert.equal(h.fake.requests.length, 0);
+  });
+
+  test('a key with a character HTTP cannot carry is refused at once, naming the variable, never retried', async () => {
+    const h = await start('anthropic', [{ text: 'never' }], { ANTHROPIC_API_KEY: 'sk-ant-…' });
+    const { response, phases } = await h.prompt({ text: 'hi' });
+    assert.equal((response.result as Json).status, 'error');
+    const message = String(errorsOf(phases)[0]?.message);
+    assert.match(
+      message,
+      /The API key for Anthropic \(ANTHROPIC_API_KEY\) contains the character U\+2026 at position 8/,
+    );
+    assert.ok(!message.includes('sk-ant'), 'the key itself is not shown');
+    assert.equal(h.fake.requests.length, 0, 'no request, no retries');
+  });
+
+  test('a refused connection names the URL and the cause, and says what to check', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const h = await start('openai', [], {
+      OPENAI_BASE_URL: url,
+      SANTRA_MODEL: 'qwen2.5-coder:7b',
+      SANTRA_RETRY_BASE_MS: '1',
+    });
+    const { phases } = await h.prompt({ text: 'hi' });
+    const message = String(errorsOf(phases)[0]?.message);
+    assert.ok(message.includes(url), message);
+    assert.match(message, /connection was refused .* Is the server running, and is the base URL right\?/);
+    const retries = warnings(phases);
+    assert.equal(retries.length, 3, 'every retry is announced');
+    assert.match(
+      String(retries[0]?.text),
+      /Retrying in \d+ s \(attempt 2 of 4; giving up within \d+ s if it keeps failing\)/,
+    );
+  });
+
+  test('connection causes in words: DNS, TLS, plain HTTP behind https, reset', () => {
+    const wrapped = (code: string, message: string) => ({
+      message: 'Connection error.',
+      cause: { message: 'fetch failed', cause: { code, message } },
+    });
+    assert.match(
+      connectionFailure(wrapped('ENOTFOUND', 'getaddrinfo ENOTFOUND box.lan'), 'http://box.lan/v1'),
+      /host name could not be resolved \(DNS\)/,
+    );
+    assert.match(
+      connectionFailure(wrapped('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'), 'https://box/v1'),
+      /TLS certificate was not accepted/,
+    );
+    assert.match(
+      connectionFailure(wrapped('EPROTO', 'ssl3_get_record:wrong version number'), 'https://box/v1'),
+      /Try http:\/\/ instead of https:\/\//,
+    );
+    assert.match(
+      connectionFailure(wrapped('ECONNRESET', 'read ECONNRESET'), 'http://box/v1'),
+      /closed by the other side/,
+    );
+    assert.match(connectionFailure(wrapped('ETIMEDOUT', 'connect ETIMEDOUT'), 'http://box/v1'), /timed out/);
+  });
+
+  test('a provider slow to answer is announced while Santra waits', async () => {
+    const h = await start('anthropic', [{ text: 'late but fine', firstByteDelayMs: 1500 }], {
+      SANTRA_WAITING_NOTICE_MS: '300',
+      SANTRA_TIMEOUT_FIRST_MS: '10000',
+    });
+    const { response, phases } = await h.prompt({ text: 'hi' });
+    assert.equal((response.result as Json).output, 'late but fine');
+    assert.match(
+      String(warnings(phases)[0]?.text),
+      /^Anthropic has not answered yet \(0 s\); waiting up to 10 s for a first response, then retrying\.$/,
+    );
+  });
+
+  test('santra -p shows retries on stderr without --verbose, and the models command for an unknown model', async () => {
+    const fake = await startFakeProvider('anthropic', [
+      { fault: { kind: 'http_error', status: 529 } },
+      { text: 'answered' },
+    ]);
+    const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
+    dirs.push(home);
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      SANTRA_HOME: join(home, 'santra'),
+      ANTHROPIC_API_KEY: CANARY_KEY,
+      ANTHROPIC_BASE_URL: fake.url,
+      SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+      SANTRA_RETRY_BASE_MS: '1',
+    };
+    const run = async (args: string[]) => {
+      const child = spawn(process.execPath, [SANTRA, ...args], {
+        cwd: home,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      return { code, stdout, stderr };
+    };
+    try {
+      const retried = await run(['-p', 'hi']);
+      assert.equal(retried.code, 0, retried.stderr);
+      assert.equal(retried.stdout, 'answered\n');
+      assert.match(
+        retried.stderr,
+        /^! .*overloaded \(529\).* Retrying in \d+ s \(attempt 2 of 4; giving up within/m,
+      );
+      const unknown = await run(['-p', 'hi', '--model', 'nosuchprov/foo']);
+      assert.notEqual(unknown.code, 0);
+      assert.match(unknown.stderr, /Unknown provider "nosuchprov"/);
+      assert.match(unknown.stderr, /`santra models` lists the models you can use/);
+    } finally {
+      await fake.close();
+    }
+  });
+});
