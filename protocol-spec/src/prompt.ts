@@ -33,6 +33,13 @@ export const PromptParams = named(
       .min(1)
       .optional()
       .describe('Model for this prompt only, as `provider/model` or a model id. Default: the session model.'),
+    cwd: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The directory the user is working in: an absolute path inside the workspace, or one relative to the workspace root. Relative paths in the prompt are read from it, and the agents are told both it and the workspace root. Default: the workspace root. Outside the workspace: InvalidParams.',
+      ),
   }),
 );
 export type PromptParams = z.infer<typeof PromptParams>;

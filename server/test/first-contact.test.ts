@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,5 +163,52 @@ describe('first contact', () => {
     } finally {
       await fake.close();
     }
+  });
+
+  test('santra models and santra agents list what --model and --agent accept, as text or JSON', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
+    dirs.push(home);
+    mkdirSync(join(home, 'repo/.git'), { recursive: true });
+    mkdirSync(join(home, 'repo/.agents'));
+    mkdirSync(join(home, 'repo/src'));
+    writeFileSync(
+      join(home, 'repo/.agents/sec.json'),
+      JSON.stringify({
+        id: 'security_reviewer',
+        name: 'Sec',
+        description: 'Reviews security.',
+        systemPrompt: 'x',
+        toolNames: ['read_file'],
+      }),
+    );
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      SANTRA_HOME: join(home, 'santra'),
+      ANTHROPIC_API_KEY: CANARY_KEY,
+    };
+    const run = async (args: string[]) => {
+      // From a subdirectory: the project (the directory with .git above) is the workspace.
+      const child = spawn(process.execPath, [SANTRA, ...args], {
+        cwd: join(home, 'repo/src'),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env,
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      return { code, stdout };
+    };
+    const models = await run(['models', '--json']);
+    assert.equal(models.code, 0);
+    const list = JSON.parse(models.stdout) as { current: string; models: Array<{ ref: string }> };
+    assert.match(list.current, /^anthropic\//);
+    assert.ok(list.models.some((model) => model.ref.startsWith('openai/')));
+    const table = await run(['models']);
+    assert.match(table.stdout, /^Current: anthropic\/.*\n\nanthropic\n/);
+    const agents = await run(['agents']);
+    assert.equal(agents.code, 0);
+    assert.match(agents.stdout, /^orchestrator +Plans/m);
+    assert.match(agents.stdout, /^security_reviewer +Reviews security\. +\(\.agents\/sec\.json\)$/m);
   });
 });

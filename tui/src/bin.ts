@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '#protocol/version';
 import packageJson from '../../package.json' with { type: 'json' };
 import { EXIT, helpText, parseCommandLine } from './print/args.ts';
+import { findWorkplace } from './print/project-root.ts';
 import { serverArgs, serverPathFor, startServer } from './print/server-process.ts';
 
 const command = parseCommandLine(process.argv.slice(2), {
@@ -36,7 +37,7 @@ switch (command.action) {
         ? undefined
         : startServer(
             serverPathFor(serverPath, process.env).path,
-            command.options.cwd,
+            findWorkplace(command.options.cwd, command.options.cwdGiven).root,
             serverArgs(command.options),
           );
     enableCompileCache(); // as the server does: V8's code cache for the rest of the client
@@ -47,6 +48,13 @@ switch (command.action) {
       ...(server === undefined ? {} : { server }),
     });
     // Exit explicitly once stdout has drained: a server that ignored its exit must not keep us alive.
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
+  case 'list': {
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const { runList } = await import('./print/list-command.ts');
+    const code = await runList(command.options, { serverPath, clientVersion: packageJson.version });
     process.stdout.write('', () => process.exit(code));
     break;
   }

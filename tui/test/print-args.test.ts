@@ -10,6 +10,7 @@ const defaults: PrintOptions = {
   model: undefined,
   agent: undefined,
   cwd: '/home/ada/project',
+  cwdGiven: false,
   approveAll: false,
   verbose: false,
 };
@@ -41,8 +42,12 @@ describe('santra command line', () => {
       },
     ],
     ['--output-format=json', ['-p', '--output-format=json', 'fix it'], { outputFormat: 'json' }],
-    ['relative --cwd resolved', ['-p', '--cwd', '../other', 'fix it'], { cwd: '/home/ada/other' }],
-    ['absolute --cwd kept', ['-p', '--cwd', '/srv/app/', 'fix it'], { cwd: '/srv/app' }],
+    [
+      'relative --cwd resolved',
+      ['-p', '--cwd', '../other', 'fix it'],
+      { cwd: '/home/ada/other', cwdGiven: true },
+    ],
+    ['absolute --cwd kept', ['-p', '--cwd', '/srv/app/', 'fix it'], { cwd: '/srv/app', cwdGiven: true }],
     ['a prompt starting with - after --', ['-p', '--', '-x is broken'], { prompt: '-x is broken' }],
   ];
   for (const [name, argv, expected] of accepted) {
@@ -101,4 +106,23 @@ describe('santra command line', () => {
       assert.match((command as { message: string }).message, message);
     });
   }
+
+  test('santra models / santra agents, with --json and --cwd', () => {
+    assert.deepEqual(parse(['models']), {
+      action: 'list',
+      options: { what: 'models', json: false, cwd: '/home/ada/project', cwdGiven: false },
+    });
+    assert.deepEqual(parse(['agents', '--json', '--cwd', '../x']), {
+      action: 'list',
+      options: { what: 'agents', json: true, cwd: '/home/ada/x', cwdGiven: true },
+    });
+    assert.deepEqual(parse(['models', 'extra']), {
+      action: 'usage_error',
+      message: 'santra models takes no arguments, got "extra"',
+    });
+    assert.deepEqual(parse(['-p', 'hi', '--json']), {
+      action: 'usage_error',
+      message: '--json works with santra models and santra agents',
+    });
+  });
 });

@@ -30,17 +30,31 @@ export interface PrintOptions {
   model: string | undefined;
   /** The agent that answers (a built-in or one from .agents/); undefined: the route the server picks. */
   agent: string | undefined;
-  /** Absolute path of the workspace root; whether it exists is checked when the run starts. */
+  /**
+   * Absolute path of the directory santra works from: `--cwd`, or the current directory. Whether it
+   * exists is checked when the run starts; the workspace root is found from it (project-root.ts).
+   */
   cwd: string;
+  /** `--cwd` was given: it is the workspace root, whatever repository it is in. */
+  cwdGiven: boolean;
   approveAll: boolean;
   verbose: boolean;
+}
+
+/** What `santra models` and `santra agents` were asked to do. */
+export interface ListOptions {
+  what: 'models' | 'agents';
+  json: boolean;
+  cwd: string;
+  cwdGiven: boolean;
 }
 
 export type Command =
   | { action: 'help' }
   | { action: 'version' }
   | { action: 'usage_error'; message: string }
-  | { action: 'print'; options: PrintOptions };
+  | { action: 'print'; options: PrintOptions }
+  | { action: 'list'; options: ListOptions };
 
 export interface ParseContext {
   /** Whether stdin is a terminal: `-p` without text reads the prompt from stdin only when it is not. */
@@ -56,6 +70,8 @@ export function helpText(version: string): string {
 Usage: santra [options]
        santra -p [options] "prompt"        answer one prompt without the UI, then exit
        echo "prompt" | santra -p [options]
+       santra models [--json]              the models you can use with --model
+       santra agents [--json]              the agents you can use with --agent
 
 Options:
   -p, --print                  run one prompt headless: the answer goes to stdout, errors to stderr
@@ -65,7 +81,9 @@ Options:
   --model <id>                 model for this prompt, as provider/model or a model id
   --agent <id>                 the agent that answers: a built-in one (orchestrator, reader, …) or
                                one from .agents/*.json (default: chosen from the prompt)
-  --cwd <dir>                  the workspace the agent works in (default: the current directory)
+  --cwd <dir>                  the workspace the agent works in (default: the project the current
+                               directory is in — the nearest directory above it with .git — or,
+                               outside a repository, the current directory)
   --approve-all                approve every file change and command without asking
   --verbose                    show tool calls, results and status lines, and the server's log, on stderr
   -v, --version                print the version
@@ -91,6 +109,7 @@ const OPTIONS = {
   cwd: { type: 'string' },
   'approve-all': { type: 'boolean' },
   verbose: { type: 'boolean' },
+  json: { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -109,6 +128,24 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
   const { values, positionals } = parsed;
   if (values.help) return { action: 'help' };
   if (values.version) return { action: 'version' };
+  const word = positionals[0];
+  if (!values.print && (word === 'models' || word === 'agents')) {
+    const misplaced = PRINT_ONLY.find((name) => name !== 'cwd' && values[name] !== undefined);
+    if (misplaced !== undefined) return usageError(`--${misplaced} only works with -p/--print`);
+    if (positionals.length > 1)
+      return usageError(`santra ${word} takes no arguments, got "${positionals[1]}"`);
+    if (values.cwd !== undefined && values.cwd === '') return usageError('--cwd needs a directory');
+    return {
+      action: 'list',
+      options: {
+        what: word,
+        json: values.json ?? false,
+        cwd: resolve(context.cwd, values.cwd ?? '.'),
+        cwdGiven: values.cwd !== undefined,
+      },
+    };
+  }
+  if (values.json !== undefined) return usageError('--json works with santra models and santra agents');
   if (!values.print) {
     const misplaced = PRINT_ONLY.find((name) => values[name] !== undefined);
     if (misplaced !== undefined) return usageError(`--${misplaced} only works with -p/--print`);
@@ -150,6 +187,7 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
       model: values.model,
       agent: values.agent?.trim(),
       cwd: resolve(context.cwd, values.cwd ?? '.'),
+      cwdGiven: values.cwd !== undefined,
       approveAll: values['approve-all'] ?? false,
       verbose: values.verbose ?? false,
     },

@@ -9,6 +9,7 @@ import { Approvals, type ApprovalPolicy } from './approvals.ts';
 import { EXIT, type PrintOptions } from './args.ts';
 import { cliHint, createOutput, errorLine, statusLine, usageLine, verboseLine } from './output.ts';
 import { isDirectory, serverArgs, serverPathFor, startServer } from './server-process.ts';
+import { findWorkplace, promptCwd } from './project-root.ts';
 import { PrintError, ServerSession } from './session.ts';
 import { terminalInput } from './terminal.ts';
 
@@ -45,6 +46,8 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     );
     return EXIT.usage;
   }
+  const place = findWorkplace(options.cwd, options.cwdGiven);
+  const startCwd = promptCwd(place);
   const { path: serverPath, overridden } = serverPathFor(environment.serverPath, process.env);
   if (!existsSync(serverPath)) {
     say(
@@ -96,8 +99,8 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
   const session = new ServerSession({
     server:
       environment.server ??
-      (startServer(serverPath, options.cwd, serverArgs(options)) as ChildProcessWithoutNullStreams),
-    workspaceRoot: options.cwd,
+      (startServer(serverPath, place.root, serverArgs(options)) as ChildProcessWithoutNullStreams),
+    workspaceRoot: place.root,
     clientVersion: environment.clientVersion,
     capabilities: { approve: true, ask: interactive, diffs: false },
     approvals,
@@ -136,6 +139,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
         text: prompt,
         ...(options.model === undefined ? {} : { model: options.model }),
         ...(options.agent === undefined ? {} : { agent: options.agent }),
+        ...(startCwd === undefined ? {} : { cwd: startCwd }),
       }),
       gaveUp,
     ]);

@@ -15,13 +15,16 @@ import {
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
 import {
+  AgentsListResult,
   ApproveParams,
   AskParams,
   type ClientCapabilities,
   InitializeResult,
   isCompatibleVersion,
   JsonRpcErrorCodes,
+  ModelListResult,
   type ParamsOf,
+  type ResultOf,
   type Phase,
   PROTOCOL_VERSION,
   PromptResult,
@@ -123,6 +126,24 @@ export class ServerSession {
       this.#prompt.dispose();
       this.#prompt = undefined;
     }
+  }
+
+  /** The models the server knows, with the current one. Rejects with a PrintError. */
+  async models(): Promise<ResultOf<'model/list'>> {
+    const parsed = ModelListResult.safeParse(await this.#request('model/list', {}, undefined, 'model/list'));
+    if (!parsed.success)
+      throw new PrintError('santra: santra-server answered model/list with an invalid result');
+    return parsed.data;
+  }
+
+  /** The agents of this workspace, and the custom agent files that were skipped. Rejects with a PrintError. */
+  async agents(): Promise<ResultOf<'agents/list'>> {
+    const parsed = AgentsListResult.safeParse(
+      await this.#request('agents/list', {}, undefined, 'agents/list'),
+    );
+    if (!parsed.success)
+      throw new PrintError('santra: santra-server answered agents/list with an invalid result');
+    return parsed.data;
   }
 
   /** Asks the server to cancel the running prompt ($/cancelRequest); it still answers it. */

@@ -1,0 +1,110 @@
+/**
+ * `santra models` and `santra agents`: what a command-line user can name with `--model` and
+ * `--agent`, from the server (model/list, agents/list), as a table or, with `--json`, as the
+ * protocol's result.
+ */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ResultOf } from '#protocol';
+
+type ModelListResult = ResultOf<'model/list'>;
+type AgentsListResult = ResultOf<'agents/list'>;
+import { Approvals } from './approvals.ts';
+import { EXIT, type ListOptions } from './args.ts';
+import { formatUsd } from './output.ts';
+import { findWorkplace } from './project-root.ts';
+import { isDirectory, serverPathFor, startServer } from './server-process.ts';
+import { PrintError, ServerSession } from './session.ts';
+
+export interface ListEnvironment {
+  serverPath: string;
+  clientVersion: string;
+}
+
+export async function runList(options: ListOptions, environment: ListEnvironment): Promise<number> {
+  const { stdout, stderr } = process;
+  if (!isDirectory(options.cwd)) {
+    stderr.write(`santra: --cwd ${options.cwd}: no such directory\n`);
+    return EXIT.usage;
+  }
+  const place = findWorkplace(options.cwd, options.cwdGiven);
+  const server = startServer(serverPathFor(environment.serverPath, process.env).path, place.root);
+  if (server === undefined) {
+    stderr.write('santra: santra-server was not found; run npm run build\n');
+    return EXIT.failure;
+  }
+  const session = new ServerSession({
+    server: server as ChildProcessWithoutNullStreams,
+    workspaceRoot: place.root,
+    clientVersion: environment.clientVersion,
+    capabilities: {},
+    approvals: new Approvals({ policy: 'reject', write: () => {}, color: false }),
+    verbose: false,
+    stderr,
+    onPhase: () => {},
+  });
+  try {
+    await session.initialize();
+    if (options.what === 'models') {
+      const result = await session.models();
+      stdout.write(options.json ? `${JSON.stringify(result)}\n` : modelTable(result));
+    } else {
+      const result = await session.agents();
+      stdout.write(options.json ? `${JSON.stringify(result)}\n` : agentTable(result));
+    }
+    return EXIT.ok;
+  } catch (error) {
+    stderr.write(`${error instanceof PrintError ? error.message : `santra: ${String(error)}`}\n`);
+    return EXIT.failure;
+  } finally {
+    await session.close();
+  }
+}
+
+/** Models grouped by provider: usable ones first, with context size and prices. */
+export function modelTable(result: ModelListResult): string {
+  const lines: string[] = [];
+  lines.push(
+    result.current === ''
+      ? 'No model is configured yet: set a provider key (see docs/configuration.md).'
+      : `Current: ${result.current}`,
+  );
+  const providers = [...new Set(result.models.map((model) => model.provider))];
+  providers.sort((a, b) => Number(configured(result, b)) - Number(configured(result, a)));
+  for (const provider of providers) {
+    const models = result.models.filter((model) => model.provider === provider);
+    lines.push('', `${provider}${configured(result, provider) ? '' : '  (no key set)'}`);
+    for (const model of models) {
+      const price =
+        model.inputUsdPerMTok === undefined || model.outputUsdPerMTok === undefined
+          ? ''
+          : `  ${formatUsd(model.inputUsdPerMTok)} in / ${formatUsd(model.outputUsdPerMTok)} out per M tokens`;
+      const mark = model.ref === result.current ? '*' : ' ';
+      lines.push(
+        `${mark} ${model.ref.padEnd(44)} ${contextSize(model.contextWindow).padStart(5)} context${price}`,
+      );
+    }
+  }
+  lines.push('', 'Use one with --model provider/model. A model not listed is sent to its provider as is.');
+  return `${lines.join('\n')}\n`;
+}
+
+export function agentTable(result: AgentsListResult): string {
+  const lines = result.agents.map(
+    (agent) =>
+      `${agent.id.padEnd(20)} ${agent.description.split('\n')[0] ?? ''}${agent.source === 'builtin' ? '' : `  (${agent.source})`}`,
+  );
+  for (const problem of result.problems)
+    lines.push(
+      `skipped ${problem.file}${problem.field === undefined ? '' : ` (${problem.field})`}: ${problem.message}`,
+    );
+  lines.push('', 'Use one with --agent id.');
+  return `${lines.join('\n')}\n`;
+}
+
+function configured(result: ModelListResult, provider: string): boolean {
+  return result.models.some((model) => model.provider === provider && model.configured);
+}
+
+function contextSize(tokens: number): string {
+  return tokens >= 1_000_000 ? `${tokens / 1_000_000}M` : `${Math.round(tokens / 1000)}k`;
+}
