@@ -61,8 +61,10 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAc
     return { action: 'version', text: `santra-server ${SANTRA_VERSION} (protocol ${PROTOCOL_VERSION})` };
   }
   const logLevel = values['log-level'] ?? env.SANTRA_LOG_LEVEL ?? 'warn';
-  if (!isLogLevel(logLevel))
-    return usageError(`--log-level must be error, warn, info or debug, got "${logLevel}"`);
+  if (!isLogLevel(logLevel)) {
+    const from = values['log-level'] === undefined ? 'SANTRA_LOG_LEVEL' : '--log-level';
+    return usageError(`${from} must be error, warn, info or debug, got "${logLevel}"`);
+  }
   const maxMessageBytes = positiveInteger(
     '--max-message-bytes',
     values['max-message-bytes'],

@@ -167,14 +167,14 @@ describe('loadCustomAgents: invalid files are reported and skipped', () => {
   test('not JSON: the reason, line and column', async () => {
     const { root } = await workspace({
       '.agents/keep.json': agent('keep'),
-      '.agents/bad.json': '{\n  "id": "bad",\n}\n',
+      '.agents/bad.json': '{\n  "id": "bad"\n  "name": "Bad"\n}\n',
     });
     const problems = problemsBeside(await load(root));
     assertOneProblem(
       problems,
       '.agents/bad.json',
       undefined,
-      /not valid JSON: trailing comma.* line 3, column 1/,
+      /not valid JSON: expected "," between entries at line 3, column 3/,
     );
   });
 

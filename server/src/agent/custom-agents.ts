@@ -7,7 +7,7 @@ import { closest } from '../text/suggest.ts';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod';
-import { findJsonSyntaxError } from '../config/json-syntax.ts';
+import { parseJsonc } from '../config/jsonc.ts';
 import { errorCode } from '../errno.ts';
 
 /** An agent the runtime can run or spawn: a built-in one or one read from `.agents/`. */
@@ -209,14 +209,12 @@ async function readAgentFile(root: string, path: string): Promise<RawFile> {
   if (body.trim() === '') {
     return { kind: 'problem', message: `is empty; expected a JSON object with the fields ${FIELDS}` };
   }
-  try {
-    return { kind: 'json', value: JSON.parse(body) as unknown };
-  } catch {
-    const syntax = findJsonSyntaxError(body);
-    const where =
-      syntax === undefined ? '' : `: ${syntax.reason} at line ${syntax.line}, column ${syntax.column}`;
-    return { kind: 'problem', message: `is not valid JSON${where}` };
-  }
+  const parsed = parseJsonc(body);
+  if (parsed.ok) return { kind: 'json', value: parsed.value };
+  return {
+    kind: 'problem',
+    message: `is not valid JSON: ${parsed.reason} at line ${parsed.line}, column ${parsed.column}`,
+  };
 }
 
 function tooLarge(bytes: number): RawFile {

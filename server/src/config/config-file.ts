@@ -7,7 +7,7 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from './config-error.ts';
-import { findJsonSyntaxError } from './json-syntax.ts';
+import { parseJsonc } from './jsonc.ts';
 import { errorCode } from '../errno.ts';
 import { type SantraConfig, validateConfig } from './schema.ts';
 
@@ -51,14 +51,12 @@ export async function readConfigFile(file: string): Promise<unknown> {
   const body = text.replace(/^\uFEFF/, '');
   // An empty file (say, from `touch`) means "no settings", like a missing one.
   if (body.trim() === '') return {};
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    const problem = findJsonSyntaxError(body);
-    const where =
-      problem === undefined ? '' : `: ${problem.reason} at line ${problem.line}, column ${problem.column}`;
-    throw new ConfigError(file, `The config file ${file} is not valid JSON${where}.`);
-  }
+  const parsed = parseJsonc(body);
+  if (parsed.ok) return parsed.value;
+  throw new ConfigError(
+    file,
+    `The config file ${file} is not valid JSON: ${parsed.reason} at line ${parsed.line}, column ${parsed.column}. (Comments and trailing commas are allowed.)`,
+  );
 }
 
 /**

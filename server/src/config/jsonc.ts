@@ -1,0 +1,62 @@
+/**
+ * Reading Santra's own files (config.json, .agents/*.json) as JSON with comments and trailing
+ * commas — as the docs show them, and as VS Code's settings are — with jsonc-parser. A problem is
+ * reported by position and reason only: a message must never quote the input, which in a config
+ * file may be an API key.
+ */
+import { type ParseError, ParseErrorCode, parse } from 'jsonc-parser';
+
+export type JsoncResult =
+  | { ok: true; value: unknown }
+  | {
+      ok: false;
+      /** What is wrong, without quoting the input. */
+      reason: string;
+      /** 1-based. */
+      line: number;
+      /** 1-based, in UTF-16 code units. */
+      column: number;
+    };
+
+const REASONS: Partial<Record<ParseErrorCode, string>> = {
+  [ParseErrorCode.InvalidSymbol]: 'unexpected character',
+  [ParseErrorCode.InvalidNumberFormat]: 'invalid number',
+  [ParseErrorCode.PropertyNameExpected]: 'expected a property name in double quotes',
+  [ParseErrorCode.ValueExpected]: 'expected a value',
+  [ParseErrorCode.ColonExpected]: 'expected ":" after a property name',
+  [ParseErrorCode.CommaExpected]: 'expected "," between entries',
+  [ParseErrorCode.CloseBraceExpected]: 'expected "}"',
+  [ParseErrorCode.CloseBracketExpected]: 'expected "]"',
+  [ParseErrorCode.EndOfFileExpected]: 'unexpected content after the end of the value',
+  [ParseErrorCode.InvalidCommentToken]: 'invalid comment',
+  [ParseErrorCode.UnexpectedEndOfComment]: 'unexpected end of file inside a comment',
+  [ParseErrorCode.UnexpectedEndOfString]: 'unexpected end of file inside a string',
+  [ParseErrorCode.UnexpectedEndOfNumber]: 'unexpected end of file inside a number',
+  [ParseErrorCode.InvalidUnicode]: 'invalid \\u escape',
+  [ParseErrorCode.InvalidEscapeCharacter]: 'invalid escape character',
+  [ParseErrorCode.InvalidCharacter]: 'invalid character in a string (a control character must be escaped)',
+};
+
+export function parseJsonc(text: string): JsoncResult {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first === undefined) return { ok: true, value };
+  // An error at the very end is the file ending early, whatever the parser expected there.
+  const atEnd = first.offset >= text.trimEnd().length;
+  // An unquoted name (`oops: 1`) is an invalid symbol where a property name should be.
+  const unquotedName =
+    first.error === ParseErrorCode.InvalidSymbol && errors[1]?.error === ParseErrorCode.PropertyNameExpected;
+  const reason = atEnd
+    ? 'unexpected end of file'
+    : unquotedName
+      ? 'unexpected character, expected a property name in double quotes'
+      : (REASONS[first.error] ?? 'invalid JSON');
+  const before = text.slice(0, first.offset);
+  return {
+    ok: false,
+    reason,
+    line: before.split('\n').length,
+    column: first.offset - before.lastIndexOf('\n'),
+  };
+}
