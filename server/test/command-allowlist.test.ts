@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { DEFAULT_READ_ONLY, isAllowlisted, splitCommand } from '../src/approval/command-allowlist.ts';
-import { type CommandInspection, withInspection } from '../src/approval/command-site.ts';
+import type { CommandInspection } from '../src/approval/command-site.ts';
 import { createPolicy } from '../src/approval/policy.ts';
 
 describe('isAllowlisted with the default read-only list', () => {
@@ -289,25 +289,25 @@ describe('the policy allows unasked only what was inspected, exactly', () => {
 
   test('an allowlisted command with a clean inspection of that very string is allowed, and says so', () => {
     const inspection = clean('ls -la');
-    assert.equal(withInspection(inspection, () => policy.forCommand('ls -la')).decision, 'allow');
+    assert.equal(policy.forCommand('ls -la', inspection).decision, 'allow');
     assert.equal(inspection.allowedUnasked, true);
   });
 
   test('without an inspection, or with one of another string, it is asked (fail closed)', () => {
     assert.equal(policy.forCommand('ls -la').decision, 'ask');
-    assert.equal(withInspection(clean('ls'), () => policy.forCommand('ls -la')).decision, 'ask');
+    assert.equal(policy.forCommand('ls -la', clean('ls')).decision, 'ask');
   });
 
   test('an inspection that found something makes it ask', () => {
     const inspection = { command: 'cat link', findings: ['link leads out'], allowedUnasked: false };
-    assert.equal(withInspection(inspection, () => policy.forCommand('cat link')).decision, 'ask');
+    assert.equal(policy.forCommand('cat link', inspection).decision, 'ask');
     assert.equal(inspection.allowedUnasked, false);
   });
 
   test('the string checked is the string run: ls followed by CR is not ls', () => {
     for (const command of ['ls\r', 'ls\r\n', '\uFEFFls', 'ls\u00a0'])
-      assert.equal(withInspection(clean(command), () => policy.forCommand(command)).decision, 'ask');
-    assert.equal(withInspection(clean('  ls  '), () => policy.forCommand('  ls  ')).decision, 'allow');
+      assert.equal(policy.forCommand(command, clean(command)).decision, 'ask');
+    assert.equal(policy.forCommand('  ls  ', clean('  ls  ')).decision, 'allow');
   });
 
   test('deny patterns still match the trimmed line', () => {

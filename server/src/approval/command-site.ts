@@ -6,11 +6,9 @@
  * lists every reason the command may not run unasked. read_file's confinement rule applies: a
  * path whose real location is outside the workspace (and its allowed directories) is asked about.
  *
- * The inspection reaches the policy through `withInspection`: the approval gate hands the policy
- * only the command string, so run_command runs the gate inside the scope of the inspection it made
- * for exactly that string. Without one, nothing runs unasked.
+ * run_command hands the inspection to the approval gate with the command, and the policy uses it
+ * only for exactly the string inspected. Without one, nothing runs unasked.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { constants } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -36,19 +34,6 @@ export interface CommandInspection {
    * allowlist; run_command then runs it with git's program-running settings overridden.
    */
   allowedUnasked: boolean;
-}
-
-const scope = new AsyncLocalStorage<CommandInspection>();
-
-/** Runs `decide` (the approval gate) with `inspection` visible to the policy. */
-export function withInspection<T>(inspection: CommandInspection, decide: () => T): T {
-  return scope.run(inspection, decide);
-}
-
-/** The inspection made for exactly `command` in the current scope, if there is one. */
-export function inspectionFor(command: string): CommandInspection | undefined {
-  const inspection = scope.getStore();
-  return inspection?.command === command ? inspection : undefined;
 }
 
 // A glob in a big tree could take long to expand; past this it is simply asked about.

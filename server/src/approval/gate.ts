@@ -165,7 +165,7 @@ export function createGate(options: GateOptions): ApprovalGate {
     },
     command(request) {
       const command = visibleControlChars(request.command);
-      const verdict = options.policy.forCommand(request.command);
+      const verdict = options.policy.forCommand(request.command, request.inspection);
       // Read-only commands may look at protected locations; anything else that names one is asked.
       const protection =
         verdict.decision === 'allow' ? undefined : options.isProtectedCommand?.(request.command);

@@ -7,7 +7,7 @@
  */
 import picomatch from 'picomatch';
 import { isAllowlisted, splitCommand } from './command-allowlist.ts';
-import { inspectionFor } from './command-site.ts';
+import type { CommandInspection } from './command-site.ts';
 
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
 
@@ -30,7 +30,11 @@ export interface PolicySettings {
 
 export interface ToolPolicy {
   forTool(toolName: string): PolicyVerdict;
-  forCommand(command: string): PolicyVerdict;
+  /**
+   * `inspection`: what run_command found where the command will run (command-site.ts); without a
+   * clean one for exactly this string, nothing is allowed unasked.
+   */
+  forCommand(command: string, inspection?: CommandInspection): PolicyVerdict;
 }
 
 export function createPolicy(settings: PolicySettings): ToolPolicy {
@@ -47,7 +51,7 @@ export function createPolicy(settings: PolicySettings): ToolPolicy {
   };
   return {
     forTool,
-    forCommand(command) {
+    forCommand(command, inspection) {
       const normalized = command.trim();
       // Patterns apply to the whole line and to each of its simple commands (`ls && git push`).
       // Trimmed too, which can only make a deny or ask pattern match more often.
@@ -65,8 +69,7 @@ export function createPolicy(settings: PolicySettings): ToolPolicy {
       if (tool.decision === 'allow') return tool;
       // The exact string that will run, never a trimmed one: `ls\r` is not `ls`.
       if (isAllowlisted(command, settings.readOnlyCommands)) {
-        const inspection = inspectionFor(command);
-        if (inspection !== undefined && inspection.findings.length === 0) {
+        if (inspection?.command === command && inspection.findings.length === 0) {
           inspection.allowedUnasked = true;
           return { decision: 'allow', reason: '' };
         }

@@ -4,7 +4,7 @@
  * reported by position and reason only: a message must never quote the input, which in a config
  * file may be an API key.
  */
-import { type ParseError, ParseErrorCode, parse } from 'jsonc-parser';
+import { type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 
 export type JsoncResult =
   | { ok: true; value: unknown }
@@ -18,23 +18,24 @@ export type JsoncResult =
       column: number;
     };
 
-const REASONS: Partial<Record<ParseErrorCode, string>> = {
-  [ParseErrorCode.InvalidSymbol]: 'unexpected character',
-  [ParseErrorCode.InvalidNumberFormat]: 'invalid number',
-  [ParseErrorCode.PropertyNameExpected]: 'expected a property name in double quotes',
-  [ParseErrorCode.ValueExpected]: 'expected a value',
-  [ParseErrorCode.ColonExpected]: 'expected ":" after a property name',
-  [ParseErrorCode.CommaExpected]: 'expected "," between entries',
-  [ParseErrorCode.CloseBraceExpected]: 'expected "}"',
-  [ParseErrorCode.CloseBracketExpected]: 'expected "]"',
-  [ParseErrorCode.EndOfFileExpected]: 'unexpected content after the end of the value',
-  [ParseErrorCode.InvalidCommentToken]: 'invalid comment',
-  [ParseErrorCode.UnexpectedEndOfComment]: 'unexpected end of file inside a comment',
-  [ParseErrorCode.UnexpectedEndOfString]: 'unexpected end of file inside a string',
-  [ParseErrorCode.UnexpectedEndOfNumber]: 'unexpected end of file inside a number',
-  [ParseErrorCode.InvalidUnicode]: 'invalid \\u escape',
-  [ParseErrorCode.InvalidEscapeCharacter]: 'invalid escape character',
-  [ParseErrorCode.InvalidCharacter]: 'invalid character in a string (a control character must be escaped)',
+/** By jsonc-parser's error names (its codes are a const enum, which erasable TypeScript cannot read). */
+const REASONS: Record<string, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'expected a property name in double quotes',
+  ValueExpected: 'expected a value',
+  ColonExpected: 'expected ":" after a property name',
+  CommaExpected: 'expected "," between entries',
+  CloseBraceExpected: 'expected "}"',
+  CloseBracketExpected: 'expected "]"',
+  EndOfFileExpected: 'unexpected content after the end of the value',
+  InvalidCommentToken: 'invalid comment',
+  UnexpectedEndOfComment: 'unexpected end of file inside a comment',
+  UnexpectedEndOfString: 'unexpected end of file inside a string',
+  UnexpectedEndOfNumber: 'unexpected end of file inside a number',
+  InvalidUnicode: 'invalid \\u escape',
+  InvalidEscapeCharacter: 'invalid escape character',
+  InvalidCharacter: 'invalid character in a string (a control character must be escaped)',
 };
 
 export function parseJsonc(text: string): JsoncResult {
@@ -46,12 +47,14 @@ export function parseJsonc(text: string): JsoncResult {
   const atEnd = first.offset >= text.trimEnd().length;
   // An unquoted name (`oops: 1`) is an invalid symbol where a property name should be.
   const unquotedName =
-    first.error === ParseErrorCode.InvalidSymbol && errors[1]?.error === ParseErrorCode.PropertyNameExpected;
+    printParseErrorCode(first.error) === 'InvalidSymbol' &&
+    errors[1] !== undefined &&
+    printParseErrorCode(errors[1].error) === 'PropertyNameExpected';
   const reason = atEnd
     ? 'unexpected end of file'
     : unquotedName
       ? 'unexpected character, expected a property name in double quotes'
-      : (REASONS[first.error] ?? 'invalid JSON');
+      : (REASONS[printParseErrorCode(first.error)] ?? 'invalid JSON');
   const before = text.slice(0, first.offset);
   return {
     ok: false,

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import * as z from 'zod';
-import { inspectCommand, withInspection } from '../approval/command-site.ts';
+import { inspectCommand } from '../approval/command-site.ts';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
 import { unaskedGitEnvironment } from './git-hazards.ts';
 import type { CapturedText } from './output-capture.ts';
@@ -11,7 +11,7 @@ import { defineTool, refused, type ToolContext, toolError, type ToolResult } fro
  * `run_command {command, cwd?, timeout?}`: runs a shell command line in the workspace, after the
  * approval gate allowed exactly that command in exactly that directory. What the words cannot
  * show (symlinks, globs, the repository's git configuration) is inspected first, and the gate
- * decides inside that inspection's scope; a command allowed unasked as read-only runs with git's
+ * decides with that inspection; a command allowed unasked as read-only runs with git's
  * program-running settings overridden.
  */
 export function runCommandTool() {
@@ -62,9 +62,7 @@ export function runCommandTool() {
         contains: (absolute) => context.workspace.contains(absolute),
         env: context.commandEnv,
       });
-      const decision = await withInspection(inspection, () =>
-        context.gate.command({ command: args.command, cwd: cwd.absolute }),
-      );
+      const decision = await context.gate.command({ command: args.command, cwd: cwd.absolute, inspection });
       if (!decision.allowed) return refused(decision);
       if (context.signal.aborted) return cancelledBeforeStart();
 

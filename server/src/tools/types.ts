@@ -6,6 +6,7 @@
 import type * as z from 'zod';
 import type { FileTracker } from '../workspace/file-tracker.ts';
 import type { ResolvedPath, Workspace } from '../workspace/workspace.ts';
+import type { CommandInspection } from '../approval/command-site.ts';
 
 /** Drives the approval policy and what may run in parallel. */
 export type ToolKind = 'read' | 'edit' | 'execute' | 'search' | 'fetch' | 'agent' | 'interact';
@@ -39,7 +40,8 @@ export interface FileChangeRequest {
  */
 export interface ApprovalGate {
   fileChange(request: FileChangeRequest): Promise<GateDecision>;
-  command(request: { command: string; cwd: string }): Promise<GateDecision>;
+  /** `inspection`: run_command's look at where the command runs; without it nothing runs unasked. */
+  command(request: { command: string; cwd: string; inspection?: CommandInspection }): Promise<GateDecision>;
 }
 
 export interface Question {
