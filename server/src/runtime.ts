@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import type { InitializeParams, PhaseType, ProviderInfo } from '#protocol';
 import { BUILTIN_AGENTS } from './agent/builtin-agents.ts';
 import { loadCustomAgents } from './agent/custom-agents.ts';
+import { loadProjectInstructions } from './agent/project-instructions.ts';
 import { openSession, type PromptDeps, runPrompt } from './agent/run-prompt.ts';
 import { isConfigured, listModels, selectModel } from './agent/model-selection.ts';
 import { SessionStore } from './agent/sessions.ts';
@@ -108,6 +109,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               loadCustomAgents(workspaceRoot, {
                 knownTools,
                 builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
+              }),
+            loadInstructions: (startDir) =>
+              loadProjectInstructions({
+                workspaceRoot,
+                configDir: configDir(options.env),
+                ...(startDir === undefined ? {} : { startDir }),
               }),
             swarm: {
               maxDepth: config.agent.maxDepth,

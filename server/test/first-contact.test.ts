@@ -74,7 +74,7 @@ describe('first contact', () => {
     const message = String(errorsOf(phases)[0]?.message);
     assert.ok(message.includes(url), message);
     assert.match(message, /connection was refused .* Is the server running, and is the base URL right\?/);
-    const retries = warnings(phases);
+    const retries = warnings(phases).filter((p) => /Retrying/.test(String(p.text)));
     assert.equal(retries.length, 3, 'every retry is announced');
     assert.match(
       String(retries[0]?.text),
@@ -210,5 +210,59 @@ describe('first contact', () => {
     assert.equal(agents.code, 0);
     assert.match(agents.stdout, /^orchestrator +Plans/m);
     assert.match(agents.stdout, /^security_reviewer +Reviews security\. +\(\.agents\/sec\.json\)$/m);
+  });
+
+  test('prompt cwd: the agents are told where the user is and read the instructions on the way; outside is refused', async () => {
+    const h = await start('anthropic', [{ text: 'ok' }]);
+    mkdirSync(join(h.workspace, 'pkg/api'), { recursive: true });
+    writeFileSync(join(h.workspace, 'AGENTS.md'), 'ROOT RULE: use pnpm.\n');
+    writeFileSync(join(h.workspace, 'pkg/AGENTS.md'), 'PKG RULE: tabs.\n');
+    const { response } = await h.prompt({ text: 'hi', cwd: 'pkg/api' });
+    assert.equal((response.result as Json).status, 'completed');
+    const system = (h.fake.requests[0]?.body.system as Array<{ text: string }>).map((b) => b.text).join('\n');
+    assert.match(
+      system,
+      /The user is working in .*pkg\/api: a relative path they mention is relative to that directory/,
+    );
+    assert.ok(
+      system.indexOf('ROOT RULE') < system.indexOf('PKG RULE'),
+      'root first, then the directories down to the start',
+    );
+    for (const cwd of ['..', '/etc', 'missing']) {
+      const id = h.nextId();
+      h.client.request(id, 'prompt', { text: 'hi', cwd, agent: 'tester' });
+      const refused = await h.client.response(id);
+      assert.equal((refused.error as Json | undefined)?.code, -32602, JSON.stringify(refused));
+      assert.match(String((refused.error as Json).message), /params\.cwd: /);
+    }
+  });
+
+  test('a model Santra does not list is sent as is, with a warning; an unknown agent is answered with the list', async () => {
+    const h = await start('anthropic', [{ text: 'fine' }]);
+    const { phases } = await h.prompt({ text: 'hi', model: 'anthropic/claude-next-9' });
+    assert.match(
+      String(warnings(phases)[0]?.text),
+      /^anthropic\/claude-next-9 is not in Santra's model list: it is sent to Anthropic as is/,
+    );
+    const id = h.nextId();
+    h.client.request(id, 'prompt', { text: 'hi', agent: 'nobody' });
+    const refused = await h.client.response(id);
+    assert.match(
+      String((refused.error as Json).message),
+      /there is no agent "nobody"\. The agents of this workspace: orchestrator, .*tester/,
+    );
+  });
+
+  test('a broken custom agent file is a warning every client shows, naming the file and the field', async () => {
+    const h = await start('anthropic', [{ text: 'ok' }]);
+    writeFileSync(
+      join(h.workspace, '.agents/broken.json'),
+      JSON.stringify({ id: 'broken', name: 'B', description: 'd', toolNames: [] }),
+    );
+    const { phases } = await h.prompt({ text: 'hi' });
+    assert.ok(
+      warnings(phases).some((p) => /^Skipped \.agents\/broken\.json \(systemPrompt\): /.test(String(p.text))),
+      JSON.stringify(warnings(phases)),
+    );
   });
 });

@@ -8,7 +8,9 @@ import { PRESETS } from '../providers/presets.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 
 export type ModelSelection =
-  { ok: true; model: ModelSpec; endpoint: ProviderEndpoint; ref: string } | { ok: false; message: string };
+  | { ok: true; model: ModelSpec; endpoint: ProviderEndpoint; ref: string }
+  /** `code`: the error phase's code — no usable model, or a key that cannot be used. */
+  | { ok: false; message: string; code: 'model_unavailable' | 'auth' };
 
 export function isConfigured(endpoint: ProviderEndpoint | undefined): boolean {
   return endpoint !== undefined && (!endpoint.needsKey || endpoint.apiKey !== undefined);
@@ -18,6 +20,7 @@ export function selectModel(config: ResolvedConfig, ref: string): ModelSelection
   if (ref === '') {
     return {
       ok: false,
+      code: 'model_unavailable',
       message: `No model is configured. Set ANTHROPIC_API_KEY or OPENAI_API_KEY (or another provider's key), or choose one with SANTRA_MODEL or "model" in ${config.file}.`,
     };
   }
@@ -28,21 +31,28 @@ export function selectModel(config: ResolvedConfig, ref: string): ModelSelection
     if (slash > 0) {
       return {
         ok: false,
+        code: 'model_unavailable',
         message: `Unknown provider "${ref.slice(0, slash)}" in "${ref}". Known providers: ${providers.join(', ')}; or add your own under "providers" in ${config.file}.`,
       };
     }
     return {
       ok: false,
+      code: 'model_unavailable',
       message: `Santra cannot tell which provider serves "${ref}". Name it as provider/model, e.g. anthropic/${CATALOG.find((spec) => spec.provider === 'anthropic')?.id ?? 'claude-sonnet-5-5'} or openai/${ref}. Known providers: ${providers.join(', ')}.`,
     };
   }
   const endpoint = config.providers[model.provider];
   if (endpoint === undefined)
-    return { ok: false, message: `Unknown provider "${model.provider}" for model "${ref}".` };
+    return {
+      ok: false,
+      code: 'model_unavailable',
+      message: `Unknown provider "${model.provider}" for model "${ref}".`,
+    };
   if (!isConfigured(endpoint)) {
     const where = endpoint.keyEnv === undefined ? '' : `set ${endpoint.keyEnv} or `;
     return {
       ok: false,
+      code: 'auth',
       message: `No API key for ${endpoint.name}: ${where}add providers.${endpoint.id}.apiKey to ${config.file}.`,
     };
   }
@@ -51,6 +61,7 @@ export function selectModel(config: ResolvedConfig, ref: string): ModelSelection
     const source = endpoint.keyEnv === undefined ? `providers.${endpoint.id}.apiKey` : endpoint.keyEnv;
     return {
       ok: false,
+      code: 'auth',
       message: `The API key for ${endpoint.name} (${source}) contains ${bad}, which cannot be sent in an HTTP header. Keys are plain ASCII: paste the key itself (not an example such as "sk-ant-…"), without spaces or quotes.`,
     };
   }

@@ -4,9 +4,12 @@
  * run with status `error` (and an `error` phase saying what to do), never as a protocol fault.
  */
 import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { Phase, PromptParams, PromptResult } from '#protocol';
 import type { ResolvedConfig } from '../config/config.ts';
 import { ProtocolFault } from '../protocol-fault.ts';
+import { groupDigits } from '../text/numbers.ts';
 import { costUsd } from '../providers/catalog.ts';
 import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
 import type { Tool } from '../tools/types.ts';
@@ -17,6 +20,7 @@ import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
 import { userText } from './messages.ts';
 import { selectModel } from './model-selection.ts';
 import { ANSWER_KEPT, type AgentIdentity, PhaseStream } from './phase-stream.ts';
+import { instructionsPrompt, instructionsStatus, type ProjectInstructions } from './project-instructions.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import { runSwarm, type SwarmRun, type SwarmSettings } from './swarm.ts';
 import { workspaceNote } from './system-prompt.ts';
@@ -32,6 +36,11 @@ export interface PromptDeps {
   toolContextFor(run: { runId: string; session: Session; signal: AbortSignal }): SwarmRun['toolContext'];
   /** Custom agents from the workspace's .agents/ (read for every agent task, so edits apply at once). */
   loadAgents(): Promise<LoadedAgents>;
+  /**
+   * The user's instruction files (AGENTS.md and the like), read once per run so edits apply to the
+   * next prompt. `startDir`: where the user started, when the client says; default the root.
+   */
+  loadInstructions(startDir?: string): Promise<ProjectInstructions>;
   swarm: SwarmSettings;
   stream: StreamFn;
   tools: readonly Tool[];
@@ -96,17 +105,18 @@ export async function runPrompt(
     if (root === undefined) {
       throw new ProtocolFault(
         'InvalidParams',
-        `Invalid params for prompt: params.agent: there is no agent "${params.agent}"; agents/list shows them.`,
+        `Invalid params for prompt: params.agent: there is no agent "${params.agent}". The agents of this workspace: ${agents.map((agent) => agent.id).join(', ')}.`,
         {
           issues: [{ path: 'params.agent', message: `no agent "${params.agent}"` }],
         },
       );
     }
+    const startDir = await startDirectory(deps.workspaceRoot, params.cwd);
     const emit = (event: AgentEvent) => emitAs({ agentId: root.id }, event);
     const ref = params.model ?? session.model ?? deps.defaultModel ?? deps.config.model;
     const selection = selectModel(deps.config, ref);
     if (!selection.ok) {
-      emit({ type: 'error', message: selection.message, code: 'model_unavailable', retryable: false });
+      emit({ type: 'error', message: selection.message, code: selection.code, retryable: false });
       emit({ type: 'complete', status: 'error', output: '' });
       return {
         runId,
@@ -120,9 +130,22 @@ export async function runPrompt(
       };
     }
     emit({ type: 'status', text: `Route: ${route.route} (${route.reason})` });
+    if (selection.model.guessed === true) {
+      emit({
+        type: 'status',
+        level: 'warning',
+        text: `${selection.ref} is not in Santra's model list: it is sent to ${selection.endpoint.name} as is, with a guessed context window (${groupDigits(selection.model.contextWindow)} tokens) and no prices, so costs show as $0.`,
+      });
+    }
+    const instructions = await deps.loadInstructions(startDir);
+    for (const status of instructionsStatus(instructions)) emit(status);
+    const shared = [instructionsPrompt(instructions), workspaceNote(deps.workspaceRoot, startDir)]
+      .filter((part) => part !== undefined)
+      .join('\n\n');
     for (const problem of custom.problems) {
       emit({
         type: 'status',
+        level: 'warning',
         text: `Skipped ${problem.file}${problem.field === undefined ? '' : ` (${problem.field})`}: ${problem.message}`,
       });
     }
@@ -145,7 +168,7 @@ export async function runPrompt(
         },
         settings: deps.swarm,
         signal: controller.signal,
-        systemPrompt: (definition) => `${definition.systemPrompt}\n\n${workspaceNote(deps.workspaceRoot)}`,
+        systemPrompt: (definition) => `${definition.systemPrompt}\n\n${shared}`,
         emit: emitAs,
         toolContext,
       },
@@ -185,4 +208,22 @@ function rootAgent(route: Route): AgentDefinition {
     canBeSpawned: false,
     source: 'builtin',
   };
+}
+
+/**
+ * The directory the user started in, absolute: the prompt's `cwd` (absolute, or relative to the
+ * root) when it is a directory inside the workspace; undefined for the root itself.
+ */
+async function startDirectory(root: string, cwd: string | undefined): Promise<string | undefined> {
+  if (cwd === undefined) return undefined;
+  const absolute = resolve(root, cwd);
+  const rel = relative(root, absolute);
+  const fault = (why: string) =>
+    new ProtocolFault('InvalidParams', `Invalid params for prompt: params.cwd: ${why}`, {
+      issues: [{ path: 'params.cwd', message: why }],
+    });
+  if (rel.startsWith('..') || isAbsolute(rel)) throw fault(`${cwd} is outside the workspace ${root}.`);
+  const info = await stat(absolute).catch(() => undefined);
+  if (info?.isDirectory() !== true) throw fault(`${cwd} is not a directory of the workspace.`);
+  return rel === '' ? undefined : absolute;
 }
