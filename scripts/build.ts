@@ -1,13 +1,27 @@
 /**
- * Bundles the three programs into dist/ with esbuild. Each entry is a small bin module that
- * answers --version/--help at once and imports the rest on demand (a separate chunk), so start-up
- * only pays for what it uses.
+ * Bundles the three programs into dist/ with esbuild (run through scripts/build.js, which checks the
+ * Node version first). Each program is a small bin module, dist/chunks/<name>.js, that answers
+ * --version/--help at once and imports the rest on demand (more chunks), so start-up only pays for
+ * what it uses.
+ *
+ * dist/<name>.js, what package.json's "bin" names, is a few lines written here: the Node version
+ * check of node-version.js, then `await import('./chunks/<name>.js')`. It has no static import, so
+ * the check runs before an old Node meets anything it cannot parse or link (static imports are
+ * linked before any code runs). It is rewritten in place and made executable on every build, so an
+ * `npm link`ed santra keeps working.
+ *   node scripts/build.js [--outdir DIR]   (default: dist/ of this repository)
  */
-import { rm } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import packageJson from '../package.json' with { type: 'json' };
+import { nodeVersionOk } from './node-version.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
+const outdir = values.outdir === undefined ? join(root, 'dist') : resolve(values.outdir);
 
 export const entryPoints = {
   santra: 'tui/src/bin.ts',
@@ -15,17 +29,43 @@ export const entryPoints = {
   'santra-conformance': 'conformance-tests/src/bin.ts',
 };
 
-await rm(`${root}/dist`, { recursive: true, force: true });
+const range = packageJson.engines.node;
+const ancient = {
+  versions: { node: '0.0.0' },
+  version: 'v0.0.0',
+  execPath: '',
+  stderr: { write: () => true },
+};
+if (nodeVersionOk(ancient, 'build', range))
+  throw new Error(`package.json engines.node must read >=MAJOR.MINOR for the bins' check, not ${range}`);
+
+/** dist/<name>.js: the version check, then the program. */
+function binSource(name: string): string {
+  return [
+    '#!/usr/bin/env node',
+    `// ${name}: the Node version check (scripts/node-version.js), then the program. Written by scripts/build.ts.`,
+    nodeVersionOk.toString(),
+    `if (nodeVersionOk(process, ${JSON.stringify(name)}, ${JSON.stringify(range)})) await import('./chunks/${name}.js');`,
+    '',
+  ].join('\n');
+}
+
+// Not the whole directory: the bins are rewritten in place below (an npm link points at them).
+await rm(join(outdir, 'chunks'), { recursive: true, force: true });
+for (const name of Object.keys(entryPoints)) await rm(join(outdir, `${name}.js.map`), { force: true });
 const result = await build({
   absWorkingDir: root,
   entryPoints,
-  outdir: 'dist',
+  outdir,
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
+  // A package's ES module build before its CommonJS one (esbuild's default for node is the other
+  // way): jsonc-parser's UMD build requires its parts at run time, which a bundle cannot satisfy.
+  mainFields: ['module', 'main'],
   target: 'node22',
-  entryNames: '[name]',
+  entryNames: 'chunks/[name]',
   chunkNames: 'chunks/[name]-[hash]',
   outExtension: { '.js': '.js' },
   sourcemap: 'linked',
@@ -34,10 +74,19 @@ const result = await build({
   logLevel: 'warning',
   banner: {
     // Bundled CommonJS dependencies (vscode-jsonrpc) call require() for Node built-ins.
-    js: "#!/usr/bin/env node\nimport { createRequire as __santraCreateRequire } from 'node:module';\nconst require = __santraCreateRequire(import.meta.url);",
+    js: "import { createRequire as __santraCreateRequire } from 'node:module';\nconst require = __santraCreateRequire(import.meta.url);",
   },
 });
-const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'));
-for (const [file, output] of outputs) {
-  process.stderr.write(`  ${file.padEnd(44)} ${(output.bytes / 1024).toFixed(1).padStart(7)} KiB\n`);
+const sizes: [string, number][] = [];
+for (const name of Object.keys(entryPoints)) {
+  const bin = join(outdir, `${name}.js`);
+  const source = binSource(name);
+  await writeFile(bin, source);
+  await chmod(bin, 0o755); // whatever the umask, and over a bin an older build left without the bit
+  sizes.push([bin, Buffer.byteLength(source)]);
+}
+for (const [file, output] of Object.entries(result.metafile.outputs))
+  if (file.endsWith('.js')) sizes.push([resolve(root, file), output.bytes]);
+for (const [file, bytes] of sizes) {
+  process.stderr.write(`  ${relative(root, file).padEnd(44)} ${(bytes / 1024).toFixed(1).padStart(7)} KiB\n`);
 }

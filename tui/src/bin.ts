@@ -27,8 +27,9 @@ switch (command.action) {
     process.exitCode = EXIT.usage;
     break;
   case 'print': {
-    // Bundled, dist/santra.js and dist/santra-server.js are siblings. This must be computed here:
-    // the print machinery lives in a chunk in another directory.
+    // Bundled, this module and the server's are siblings, dist/chunks/santra{,-server}.js (the
+    // Node version was checked by dist/santra.js, so the server skips dist/santra-server.js's
+    // check). This must be computed here, in the bin module.
     const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
     // Start the server first, so it loads while this client loads the rest of itself (two cores,
     // two processes); with a prompt still to read from stdin, runPrint starts it instead.
@@ -52,6 +53,7 @@ switch (command.action) {
     break;
   }
   case 'list': {
+    // As for print: the server's module beside this one.
     const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
     const { runList } = await import('./print/list-command.ts');
     const code = await runList(command.options, { serverPath, clientVersion: packageJson.version });
