@@ -46,8 +46,16 @@ describe('parseCli', () => {
     [['stray'], {}, /Unexpected argument 'stray'/],
     [['--max-message-bytes', '0'], {}, /--max-message-bytes must be a positive integer, got "0"/],
     [['--max-concurrent-requests', 'lots'], {}, /--max-concurrent-requests must be a positive integer/],
-    [[], { SANTRA_LOG_LEVEL: 'loud' }, /santra-server: SANTRA_LOG_LEVEL must be error, warn, info or debug, got "loud"/],
-    [['--log-level', 'loud'], {}, /santra-server: --log-level must be error, warn, info or debug, got "loud"/],
+    [
+      [],
+      { SANTRA_LOG_LEVEL: 'loud' },
+      /santra-server: SANTRA_LOG_LEVEL must be error, warn, info or debug, got "loud"/,
+    ],
+    [
+      ['--log-level', 'loud'],
+      {},
+      /santra-server: --log-level must be error, warn, info or debug, got "loud"/,
+    ],
   ] as const) {
     test(`usage error: ${argv.join(' ') || JSON.stringify(env)}`, () => {
       const command = parseCli(argv, env);
