@@ -1,15 +1,30 @@
 /**
- * Routes a prompt before any model call, by rules a reader can check: a greeting gets one plain model
- * call, a general knowledge question gets one plain model call, and everything else goes to the
- * agent loop with its tools.
+ * Routes a prompt before any model call, by rules a reader can check: small talk gets one plain model
+ * call (`simple_chat`), a general knowledge question that clearly does not concern the user's project
+ * gets one plain model call (`direct_answer`), and everything else goes to the agent loop with its
+ * tools (`agent_task`).
  *
- * The rules lean towards `agent_task`: sending a question to the agent only costs a tool list the
- * model may ignore, while answering a project question without tools gives a wrong answer. So a
- * prompt is `simple_chat` only when every word is a greeting, `direct_answer` only when it reads as
- * a question and shows no sign of the project, and `agent_task` in every other case.
+ * Why questions about the project go to the agent. A question about this project must never be
+ * answered by a model that cannot look at it: "Where is the retry logic?" or "How is authentication
+ * implemented?" answered without tools is a confident guess about the user's own code, the failure
+ * users report most about coding assistants. Two fixes were possible: give `direct_answer` read-only
+ * tools (read, grep, find, list), or send such questions to the agent. We send them to the agent:
+ * it already reads, searches and lists, with the workspace note, the project's instructions and
+ * sub-agents for large questions; a tool-using direct route would be a second, weaker agent with its
+ * own prompt to keep in step, and would still depend on this classifier deciding "may concern the
+ * project". So `direct_answer` stays tool-less and is kept for what no file can change (what is a
+ * monad, how do I reverse a list in Python), and the agent answers the rest.
+ *
+ * When in doubt, the agent. A wrong `agent_task` costs a few tool calls the model may skip; a wrong
+ * `direct_answer` misleads the user about their own code. So `direct_answer` needs positive
+ * evidence of a general question (a named technology in scope, "a/an", a concept, a comparison, a
+ * definition) and no sign of the project; a question that names nothing general ("what is
+ * greet?", "why?") is `agent_task`. The labelled table in server/test/fixtures/routing-prompts.ts
+ * measures this (docs/routing.md has the numbers); its test allows no project prompt on a tool-less
+ * route. A client can always override: `mode` or `agent` in `prompt`, `--agent` on `santra -p`.
  *
  * Every check is a single pass over the text or over short tokens (long tokens and lines are
- * skipped), so a 100 KB paste is classified in linear time.
+ * skipped) with bounded look-ahead, so a 100 KB paste is classified in linear time.
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -25,7 +40,9 @@ const GREETINGS = [
   'all right', 'cool', 'great', 'nice', 'awesome', 'perfect', 'got it', 'gotcha', 'understood',
   'noted', 'bye', 'goodbye', 'good bye', 'bye bye', 'see you', 'see ya', 'cya', 'later', 'lol',
   'haha', 'wow', 'how are you', "how's it going", "what's up", 'whats up', 'wassup',
-  "you're welcome", 'no problem', 'np',
+  "you're welcome", 'no problem', 'np', 'good job', 'great job', 'nice work', 'well done',
+  'who are you', 'what can you do', 'what is your name', "what's your name",
+  'are you there', 'you there',
   // Other languages: greetings, thanks and goodbyes.
   'bonjour', 'bonsoir', 'salut', 'coucou', 'merci', 'merci beaucoup', 'au revoir', 'hola',
   'buenos días', 'buenas tardes', 'buenas noches', 'gracias', 'muchas gracias', 'adiós', 'ciao',
@@ -41,7 +58,7 @@ const GREETINGS = [
 const GREETING_COMPANIONS = new Set([
   'there', 'again', 'so', 'much', 'very', 'a', 'lot', 'all', 'everyone', 'guys', 'folks', 'friend',
   'buddy', 'mate', 'man', 'santra', 'bot', 'for', 'the', 'help', 'and', 'too', 'you', 'then', 'doing',
-  'today',
+  'today', 'that', 'it', 'worked', 'works', 'helped', 'looks', 'good',
 ]); // prettier-ignore
 
 /** Small talk is short; longer prompts skip the greeting check (which also bounds its cost). */
@@ -70,21 +87,173 @@ const LEAD_INS = new Set([
   'me', "let's", 'lets', 'let', 'us', 'try', 'quickly', 'first', 'next', 'finally', 'santra',
 ]); // prettier-ignore
 
-/** Openings of a general knowledge question (`direct_answer` when nothing points at the project). */
+/**
+ * Openings of a question. A question is `direct_answer` only with evidence that it is general and no
+ * sign of the project; the opener alone proves nothing ("How is authentication implemented?").
+ */
 const QUESTION_OPENERS = [
   'what is', 'what are', "what's", 'whats', 'what was', 'what were', 'what does', 'what do',
   'explain', 'describe', 'define', 'tell me', 'difference between', 'compare', 'how does', 'how do',
-  'how is', 'how can', 'how to', 'how would', 'why does', 'why do', 'why is', 'why are', 'who is',
-  'who was', 'who invented', 'when was', 'when did', 'which is', 'is there',
+  'how is', 'how can', 'how to', 'how would', 'how should', 'how many', 'how much', 'how are',
+  'why does', 'why do', 'why is', 'why are', 'why was', 'who is', 'who was', 'who invented',
+  'who created', 'when was', 'when did', 'which is', 'is there', 'are there', 'eli5', 'where',
+  'what happens',
 ]; // prettier-ignore
 
-/** Words that always point at something the user has in front of them ("this function"). */
-const CONTEXT_WORDS = new Set(['this', 'these', 'my', 'our']);
+/**
+ * Words that always point at something the user has in front of them ("this function", "how do
+ * we…", "…work here?").
+ */
+const CONTEXT_WORDS = new Set([
+  'this', 'these', 'my', 'our', 'ours', 'here', 'we', "we're", "we've", 'currently', 'existing',
+]); // prettier-ignore
 
-/** Nouns that, after "the", name the user's project ("run the tests", "in the repo"). */
+/** Nouns that, right after "the", name the user's project ("run the tests", "in the repo"). */
 const PROJECT_NOUNS = new Set([
-  'repo', 'repository', 'project', 'codebase', 'code', 'tests', 'build', 'workspace', 'branch',
-  'diff', 'commit', 'error', 'bug', 'logs', 'output', 'readme',
+  'repo', 'repository', 'project', 'codebase', 'code', 'tests', 'test', 'build', 'workspace',
+  'branch', 'diff', 'commit', 'error', 'errors', 'bug', 'bugs', 'logs', 'output', 'readme', 'app',
+  'api', 'server', 'client', 'frontend', 'backend', 'database', 'db', 'cli', 'ui', 'config',
+  'docs', 'pipeline', 'ci', 'migrations', 'schema', 'env', 'container', 'service', 'services',
+  'website', 'site', 'script', 'scripts', 'file', 'files', 'folder', 'directory', 'function',
+  'class', 'module', 'package', 'dependencies', 'deps', 'endpoint', 'endpoints',
+]); // prettier-ignore
+
+/** Words that describe the user's situation: a failure, or what they see ("I'm getting …"). */
+const TROUBLE_WORDS = new Set([
+  'fail', 'fails', 'failing', 'failed', 'crash', 'crashes', 'crashing', 'crashed', 'broken',
+  'breaks', 'hangs', 'hanging', 'freezes', 'frozen', 'flaky', 'throws', 'throwing', 'threw', 'raises',
+  'raising', 'segfault', 'segfaults', 'panics', 'panicking', 'getting', 'seeing', 'keeps', 'anymore',
+  'stuck', 'regression',
+]); // prettier-ignore
+
+/** Two-word phrases that describe a failure or the user's own actions. */
+const TROUBLE_PHRASES = [
+  "doesn't work", 'does not work', "isn't working", 'not working', 'stopped working', "won't start",
+  'times out', 'timed out', 'timing out', 'i ran', 'i tried', 'i changed', 'when i', 'after i',
+  'i keep', 'returns undefined', 'returns null', 'returns none', 'returns nan', 'return undefined',
+  'return null', 'return none', 'return nan', 'returning undefined', 'returning null',
+  'returning none',
+]; // prettier-ignore
+
+/**
+ * Words that hint at the project without proving it (a mechanism, "anywhere", "still"). A question
+ * holding one is `agent_task` unless a technology is named as its scope ("… in Rust").
+ */
+const HINT_WORDS = new Set([
+  'handling', 'logic', 'flow', 'flows', 'setup', 'architecture', 'layout',
+  'implementation', 'pipeline', 'wiring', 'workflow', 'configuration', 'anything', 'anywhere',
+  'somewhere', 'everywhere', 'still',
+]); // prettier-ignore
+
+/**
+ * Past participles that, after "is/are/get", ask how something is done in a particular system
+ * ("How is authentication implemented?", "Explain how sessions are stored").
+ */
+const PARTICIPLES = new Set([
+  'implemented', 'stored', 'handled', 'defined', 'configured', 'computed', 'calculated',
+  'validated', 'parsed', 'loaded', 'saved', 'persisted', 'initialized', 'initialised', 'registered',
+  'triggered', 'generated', 'built', 'structured', 'organized', 'organised', 'managed', 'cached',
+  'serialized', 'rendered', 'routed', 'wired', 'enforced', 'checked', 'invalidated', 'hashed',
+  'salted', 'encrypted', 'authenticated', 'authorized', 'propagated', 'evaluated', 'scheduled',
+  'formatted', 'counted', 'updated', 'created', 'deleted', 'sent', 'written', 'logged', 'tested',
+  'deployed', 'called', 'used', 'invoked', 'exported', 'imported', 'declared', 'located', 'kept',
+  'done', 'passed', 'set', 'read', 'handed', 'named', 'versioned', 'limited', 'applied', 'mapped',
+]); // prettier-ignore
+const AUXILIARIES = new Set(['is', 'are', 'was', 'were', 'be', 'been', 'being', 'get', 'gets', 'got']);
+
+/** Pronouns that, as the subject of a question, stand for something from the conversation. */
+const PRONOUNS = new Set(['it', 'that', 'they', 'those', 'them', 'he', 'she']);
+
+/** Last words of "what does X …?" that ask what a particular thing does ("what does greet return?"). */
+const BEHAVIOUR_VERBS = new Set([
+  'do', 'does', 'return', 'returns', 'run', 'contain', 'print', 'output', 'produce', 'need',
+  'use', 'call', 'expect', 'accept', 'log', 'say', 'check',
+]); // prettier-ignore
+
+/** Nouns that, after "which/what/any", ask about parts of the project ("which file…", "any tests?"). */
+const PART_NOUNS = new Set([
+  'file', 'files', 'function', 'functions', 'class', 'classes', 'module', 'modules', 'endpoint',
+  'endpoints', 'test', 'tests', 'route', 'routes', 'component', 'components', 'service',
+  'services', 'table', 'tables', 'method', 'methods', 'script', 'scripts', 'handler', 'handlers',
+  'dependencies', 'folder', 'folders', 'directory', 'directories', 'line', 'lines',
+]); // prettier-ignore
+
+/**
+ * Technologies, languages and tools. Named as a question's scope ("… in Python?", "… for
+ * PostgreSQL?") they make it general; named anywhere else they count as a hint of generality.
+ * Words that are also common English ("rest", "express") are left out, or only count as a scope.
+ */
+const TECHNOLOGIES = new Set([
+  'python', 'javascript', 'js', 'typescript', 'java', 'kotlin', 'scala', 'swift', 'c++', 'csharp',
+  'c#', 'go', 'golang', 'rust', 'ruby', 'php', 'perl', 'lua', 'haskell', 'elixir', 'erlang',
+  'clojure', 'ocaml', 'dart', 'julia', 'zig', 'sql', 'nosql', 'bash', 'zsh', 'powershell', 'css',
+  'html', 'wasm', 'webassembly', 'cobol', 'fortran', 'matlab', 'solidity', 'node', 'node.js',
+  'nodejs', 'deno', 'bun', 'react', 'vue', 'angular', 'svelte', 'next.js', 'nextjs', 'nuxt',
+  'django', 'flask', 'fastapi', 'rails', 'laravel', 'spring', 'nestjs', 'jquery', 'redux',
+  'graphql', 'grpc', 'jest', 'pytest', 'mocha', 'vitest', 'junit', 'webpack', 'vite', 'babel',
+  'eslint', 'prettier', 'npm', 'yarn', 'pnpm', 'pip', 'poetry', 'cargo', 'maven', 'gradle', 'git',
+  'github', 'gitlab', 'docker', 'kubernetes', 'k8s', 'helm', 'terraform', 'ansible', 'linux',
+  'unix', 'windows', 'macos', 'ubuntu', 'debian', 'postgres', 'postgresql', 'mysql', 'sqlite',
+  'redis', 'mongodb', 'mongo', 'kafka', 'rabbitmq', 'elasticsearch', 'nginx', 'aws', 's3', 'gcp',
+  'azure', 'http', 'https', 'http2', 'tcp', 'udp', 'ip', 'dns', 'tls', 'ssl', 'ssh', 'oauth',
+  'oauth2', 'jwt', 'cors', 'websocket', 'websockets', 'json', 'yaml', 'toml', 'xml', 'csv', 'regex',
+  'unicode', 'utf-8', 'ascii', 'numpy', 'pandas', 'pytorch', 'tensorflow', 'vim', 'neovim', 'emacs',
+  'vscode', 'curl', 'grep', 'sed', 'awk', 'jq', 'tmux', 'cron', 'systemd', 'raft', 'paxos', 'osi',
+  'llvm', 'gcc', 'clang', 'jvm', 'cpython', 'v8', 'openai', 'llm', 'llms', 'virtualenv', 'venv',
+  'conda', 'homebrew', 'brew', 'apt', 'youtube', 'linkedin', 'devops', 'intellij', 'jetbrains',
+  'wordpress', 'dynamodb', 'cloudflare', 'circleci', 'chatgpt', 'openapi', 'ipython', 'jupyter',
+]); // prettier-ignore
+/** One-letter or common words that name a language only as a scope ("in C", "in R", "in Express"). */
+const SCOPE_ONLY_TECHNOLOGIES = new Set(['c', 'r', 'express', 'rest', 'ts', 'lambda']);
+/** Words before a technology that make it the scope of the question. */
+const SCOPE_WORDS = new Set(['in', 'for', 'on', 'of', 'en', 'em', 'using', 'under', 'between', 'vs', 'than']);
+/** Words before a technology that make it a particular one of the user's ("the redis cache"). */
+const OWNING_WORDS = new Set(['the', 'this', 'that', 'my', 'our', 'your', 'their']);
+
+/** Words after "the" that say nothing about the project ("the best way", "the last commit"). */
+const NEUTRAL_AFTER_THE = new Set([
+  'same', 'first', 'last', 'latest', 'best', 'most', 'fastest', 'easiest', 'simplest', 'right',
+  'correct', 'proper', 'idiomatic', 'standard', 'recommended', 'usual', 'typical', 'common', 'main',
+  'other', 'next', 'previous', 'whole', 'general', 'basic', 'key', 'real', 'actual', 'official',
+]); // prettier-ignore
+/** Heads of general noun phrases after "the": named ones ("the CAP theorem") need a name before them. */
+const NAMED_HEADS = new Set([
+  'theorem', 'pattern', 'patterns', 'principle', 'principles', 'law', 'laws', 'algorithm',
+  'paradigm', 'language', 'problem', 'fallacy', 'conjecture', 'notation',
+]); // prettier-ignore
+/** Relational heads ("the difference between", "the history of") need a preposition after them. */
+const RELATIONAL_HEADS = new Set([
+  'difference', 'differences', 'history', 'meaning', 'definition', 'origin', 'origins', 'pros',
+  'advantages', 'disadvantages', 'benefits', 'tradeoffs', 'trade-offs', 'complexity', 'purpose',
+  'point', 'way', 'ways', 'inventor', 'creator', 'author', 'capital', 'population', 'speed', 'size',
+]); // prettier-ignore
+/** Things of the world, general whatever follows ("Why is the sky blue?"). */
+const WORLD_NOUNS = new Set(['sky', 'sun', 'moon', 'earth', 'world', 'universe', 'ocean', 'internet', 'web']);
+
+/** Words that ask for a definition or a comparison: general when nothing points at the project. */
+const DEFINITION_WORDS = new Set([
+  'mean', 'means', 'meaning', 'stand', 'stands', 'define', 'definition', 'vs', 'versus',
+  'difference', 'differences', 'compare', 'compared', 'pros', 'cons', 'eli5', 'generally',
+]); // prettier-ignore
+
+/** Openers of questions about people and dates ("who invented C?"): general when nothing else points home. */
+const FACT_OPENERS = [
+  'who is',
+  'who was',
+  'who invented',
+  'who created',
+  'who founded',
+  'when was',
+  'when did',
+];
+
+/** Endings of a single word that names a concept rather than a function ("memoization", "currying"). */
+const CONCEPT_SUFFIX = /(?:tion|sion|ism|ity|ness|ment|ance|ence|ics|ogy|phy|ing|ure|cy)$/;
+
+/** Creative requests with no project in them ("write a haiku about recursion"). */
+const CREATIVE_OPENERS = ['write a', 'write an', 'write me a', 'compose a', 'tell me a', 'tell me an'];
+const CREATIVE_NOUNS = new Set([
+  'poem', 'haiku', 'limerick', 'joke', 'story', 'song', 'essay', 'riddle', 'sonnet', 'tweet', 'fun',
 ]); // prettier-ignore
 
 /** Extensions that make `name.ext` a file name. One-letter ones other than c and h are too ambiguous. */
@@ -134,6 +303,10 @@ const TRACE_LINES: RegExp[] = [
   /^(?:Uncaught\s+)?[\w.$]*(?:Error|Exception)(?:\s*\[[\w-]+\])?: /, // TypeError: …, Error [ERR_X]: …
 ];
 
+/** System error codes that name a failure on the user's machine (ENOENT, ECONNREFUSED, ERESOLVE). */
+const ERROR_CODES =
+  /^E(?:CONN\w+|NOENT|ACCES|PERM|ADDRINUSE|RESOLVE|EXIST|ISDIR|NOTDIR|MFILE|PIPE|TIMEDOUT|NOTFOUND|INVAL|NOTEMPTY)$/;
+
 /** Lines that end or begin like code; two of them make a paste `agent_task`. */
 const CODE_LINE_ENDINGS = ['{', '}', ';'];
 const CODE_LINE_STARTS =
@@ -167,17 +340,30 @@ export function classifyPrompt(text: string): Classification {
   if (text.trim() === '') return { route: 'simple_chat', reason: 'empty prompt: nothing to work on' };
   const chat = greetingOnly(text);
   if (chat !== undefined) return { route: 'simple_chat', reason: chat };
-  const clauses = clauseSignals(text);
-  const agent = text.includes('```')
+  const agent = (reason: string): Classification => ({ route: 'agent_task', reason });
+  const evidence = text.includes('```')
     ? 'contains a code block'
-    : (traceOrCode(text) ?? fileMention(text) ?? inlineCode(text) ?? clauses.agent);
-  if (agent !== undefined) return { route: 'agent_task', reason: agent };
-  const question = clauses.question ?? endsWithQuestionMark(text);
-  if (question !== undefined) return { route: 'direct_answer', reason: question };
-  return {
-    route: 'agent_task',
-    reason: 'neither small talk nor a general question, so it may need the project',
-  };
+    : (traceOrCode(text) ?? fileMention(text) ?? inlineCode(text));
+  if (evidence !== undefined) return agent(evidence);
+  const signals = readSignals(text);
+  // "write a haiku about recursion" is an order, but not one about the project.
+  if (signals.creative !== undefined && signals.project === undefined && signals.hint === undefined) {
+    return { route: 'direct_answer', reason: signals.creative };
+  }
+  const project = signals.action ?? signals.project;
+  if (project !== undefined) return agent(project);
+  const question = signals.question ?? (endsWithQuestionMark(text) ? 'ends with "?"' : undefined);
+  if (question === undefined) {
+    return agent('neither small talk nor a general question, so it may need the project');
+  }
+  // A hint of the project decides, unless a technology is named as the question's scope.
+  if (signals.hint !== undefined && signals.scope === undefined) {
+    return agent(`may concern your project (${signals.hint})`);
+  }
+  const general = signals.scope ?? signals.general;
+  if (general === undefined)
+    return agent('a question that names nothing general: it may be about your project');
+  return { route: 'direct_answer', reason: `a general question (${question}; ${general})` };
 }
 
 const normalise = (s: string): string =>
@@ -243,7 +429,10 @@ const OPENING = new Set(['"', "'", '(', '[', '{', '<', '`']);
 const CLOSING = new Set(['"', "'", ')', ']', '}', '>', '`', ',', ';', '!', '?', '.', ':']);
 
 function fileMention(text: string): string | undefined {
+  let previous = '';
   for (const raw of text.split(/\s+/)) {
+    const article = previous === 'a' || previous === 'an';
+    previous = raw.toLowerCase();
     if (raw.length < 2 || raw.length > MAX_TOKEN) continue;
     let start = 0;
     let end = raw.length;
@@ -255,6 +444,8 @@ function fileMention(text: string): string | undefined {
       .replace(/['\u2019]s$/, '')
       .replace(/:\d+(?::\d+)?$/, '');
     const kind = pathKind(token);
+    // "a Dockerfile" is any Dockerfile, not the project's.
+    if (kind === 'file' && article && KNOWN_FILES.has(token.toLowerCase())) continue;
     if (kind !== undefined) return `mentions a ${kind} (${clip(token)})`;
   }
   return undefined;
@@ -265,6 +456,9 @@ function pathKind(token: string): 'file' | 'path' | 'URL' | undefined {
   if (/^[a-z][a-z0-9+.-]*:\/\/\S/i.test(token)) return 'URL';
   const lower = token.toLowerCase();
   if (KNOWN_FILES.has(lower)) return 'file';
+  // Dotfiles with a suffix: .env.example, .eslintrc.cjs (".NET" is a platform).
+  if (/^\.[a-z][\w-]*\.[\w.-]+$/i.test(token) || (/^\.[a-z][\w-]*rc$/i.test(token) && lower !== '.net'))
+    return 'file';
   if (!/^[\p{L}\p{N}_.@+~*\-/\\:$#%]+$/u.test(token)) return undefined;
   // Absolute, home-relative, dot-relative, Windows drive paths and globs.
   if (/^(?:\/|~\/|\.{1,2}[/\\]|[a-z]:[/\\])[\p{L}\p{N}_.@-]/iu.test(token)) return 'path';
@@ -317,38 +511,242 @@ function clauseTokens(text: string): string[] {
 const startsWith = (tokens: string[], at: number, phrase: string[]): boolean =>
   phrase.every((word, k) => tokens[at + k] === word);
 
+/** What the words of a prompt say; each field holds the first piece of evidence found, as a reason. */
+interface Signals {
+  /** The prompt concerns the project or the user's situation: `agent_task`. */
+  project?: string;
+  /** A clause opens with an order ("fix", "run"): `agent_task`. */
+  action?: string;
+  /** A creative request with nothing of the project in it. */
+  creative?: string;
+  /** The opener of a question ("what is"). */
+  question?: string;
+  /** A hint of the project that a technology named as the question's scope outweighs. */
+  hint?: string;
+  /** A technology named as the question's scope ("… in Python?"). */
+  scope?: string;
+  /** Evidence that a question is general: a technology, "a/an", a concept, a comparison. */
+  general?: string;
+}
+
+const TROUBLE_PHRASE_LIST = phrases(TROUBLE_PHRASES);
+const FACT_PHRASES = phrases(FACT_OPENERS);
+const CREATIVE_PHRASES = phrases(CREATIVE_OPENERS);
+const CONCEPT_OPENERS = phrases([
+  'what is',
+  'what are',
+  "what's",
+  'whats',
+  'explain',
+  'describe',
+  'define',
+  'tell me about',
+  'eli5',
+]);
+const ARTICLES = new Set(['a', 'an']);
+/** Words before "a/an" that make the noun phrase any one of its kind. */
+const ARTICLE_BEFORE = new Set([
+  'is', 'are', 'does', 'do', 'in', 'for', 'of', 'like', 'between', 'about', 'me', 'explain',
+  'describe', 'define', "what's", 'whats', 'eli5',
+]); // prettier-ignore
+/** How far a phrase check looks ahead: short, so every check is bounded. */
+const LOOKAHEAD = 12;
+
+const isTechnology = (word: string): boolean => TECHNOLOGIES.has(word);
+const isBoundary = (word: string | undefined): boolean => word === undefined || word === BOUNDARY;
+
 /**
- * Looks at every word for a reference to the user's project, and at every clause start (past
- * lead-ins like "please can you") for an action verb or a question opener.
+ * Reads every word once, with look-ahead bounded by LOOKAHEAD: references to the project, orders,
+ * question openers, hints of the project and evidence of a general question.
  */
-function clauseSignals(text: string): { agent?: string; question?: string } {
+function readSignals(text: string): Signals {
+  const signals: Signals = identifierSignals(text);
   const tokens = clauseTokens(text);
-  let question: string | undefined;
+  let auxiliary = false;
   for (let i = 0; i < tokens.length; i++) {
     const word = tokens[i] ?? '';
+    const previous = tokens[i - 1] ?? BOUNDARY;
     const next = tokens[i + 1] ?? BOUNDARY;
+    if (word === BOUNDARY) {
+      auxiliary = false;
+      clauseStart(tokens, i + 1, signals);
+      continue;
+    }
     if (CONTEXT_WORDS.has(word)) {
-      return { agent: `refers to your project (${quote(next === BOUNDARY ? word : `${word} ${next}`)})` };
+      signals.project ??= `refers to your project (${quote(isBoundary(next) ? word : `${word} ${next}`)})`;
     }
-    if (word === 'the' && PROJECT_NOUNS.has(next)) {
-      return { agent: `refers to your project (${quote(`the ${next}`)})` };
+    if (
+      (TROUBLE_WORDS.has(word) && !(word === 'getting' && next === 'started')) ||
+      (word === 'line' && /^\d+$/.test(next))
+    ) {
+      signals.project ??= `describes your situation (${quote(word === 'line' ? `line ${next}` : word)})`;
     }
-    if (word !== BOUNDARY) continue;
-    let at = i + 1;
-    while (LEAD_INS.has(tokens[at] ?? '') || GREETING_WORDS.has(tokens[at] ?? '')) at++;
-    const opening = tokens[at] ?? '';
-    if (ACTION_VERBS.has(opening)) return { agent: `asks for an action (${quote(opening)})` };
-    const opener = OPENER_PHRASES.find((phrase) => startsWith(tokens, at, phrase));
-    if (opener !== undefined) question ??= `a general question (${quote(opener.join(' '))})`;
+    const trouble = TROUBLE_PHRASE_LIST.find((phrase) => startsWith(tokens, i, phrase));
+    if (trouble !== undefined) signals.project ??= `describes your situation (${quote(trouble.join(' '))})`;
+    if (word === 'the') theSignals(tokens, i, signals);
+    if ((word === 'which' || word === 'what' || word === 'any') && PART_NOUNS.has(next)) {
+      signals.hint ??= quote(`${word} ${next}`);
+    }
+    if (HINT_WORDS.has(word)) signals.hint ??= quote(word);
+    if (AUXILIARIES.has(word)) auxiliary = true;
+    else if (auxiliary && PARTICIPLES.has(word)) signals.hint ??= quote(word);
+    if (word === 'how') howWorks(tokens, i, signals);
+    if (isTechnology(word) || SCOPE_ONLY_TECHNOLOGIES.has(word)) {
+      const after = tokens[i + 2];
+      const scoped =
+        SCOPE_WORDS.has(previous) &&
+        (isBoundary(next) || ((isTechnology(next) || /^\d[\d.x]*$/.test(next)) && isBoundary(after)));
+      if (scoped) signals.scope ??= `about ${word}`;
+      else if (isTechnology(word) && !OWNING_WORDS.has(previous)) signals.general ??= `names ${word}`;
+    }
+    // "what is a monad?", "bytes in a kilobyte": any one, not the project's ("add a provider" is not).
+    if (ARTICLES.has(word) && ARTICLE_BEFORE.has(previous))
+      signals.general ??= quote(`${previous} ${word} …`);
+    if (DEFINITION_WORDS.has(word))
+      signals.general ??= `asks for a definition or comparison (${quote(word)})`;
+    if (word === 'in' && (next === 'general' || next === 'theory')) signals.general ??= quote(`in ${next}`);
   }
-  return { question };
+  if (text.length <= MAX_GREETING_CHARS && /\d\s{0,3}[-+*/^%]\s{0,3}\d/.test(text))
+    signals.general ??= 'arithmetic';
+  return signals;
+}
+
+/** At the start of a clause, past lead-ins like "please can you": an order, an opener, a subject. */
+function clauseStart(tokens: string[], start: number, signals: Signals): void {
+  let at = start;
+  while (LEAD_INS.has(tokens[at] ?? '') || GREETING_WORDS.has(tokens[at] ?? '')) at++;
+  const opening = tokens[at] ?? '';
+  const creative = CREATIVE_PHRASES.find((phrase) => startsWith(tokens, at, phrase));
+  if (creative !== undefined && CREATIVE_NOUNS.has(tokens[at + creative.length] ?? '')) {
+    signals.creative ??= `a creative request (${quote(`${creative.join(' ')} ${tokens[at + creative.length]}`)})`;
+  }
+  if (ACTION_VERBS.has(opening)) signals.action ??= `asks for an action (${quote(opening)})`;
+  const opener = OPENER_PHRASES.find((phrase) => startsWith(tokens, at, phrase));
+  if (opener !== undefined) signals.question ??= quote(opener.join(' '));
+  if (opening === 'where') signals.hint ??= '"where"';
+  if ((opening === 'is' || opening === 'are') && tokens[at + 1] === 'there')
+    signals.hint ??= quote(`${opening} there`);
+  // A pronoun as the subject stands for something from the conversation ("how does it work?").
+  for (let k = at; k < at + 3 && !isBoundary(tokens[k]); k++) {
+    if (PRONOUNS.has(tokens[k] ?? '')) signals.hint ??= quote(tokens[k] ?? '');
+  }
+  // "what does greet return?" asks about one particular thing.
+  if (opening === 'what' && ['does', 'do', 'did'].includes(tokens[at + 1] ?? '')) {
+    let end = at + 2;
+    while (end < at + LOOKAHEAD && !isBoundary(tokens[end])) end++;
+    const last = tokens[end - 1] ?? '';
+    if (
+      isBoundary(tokens[end]) &&
+      end - 1 > at + 2 &&
+      BEHAVIOUR_VERBS.has(last) &&
+      !ARTICLES.has(tokens[at + 2] ?? '')
+    ) {
+      signals.hint ??= quote(`what ${tokens[at + 1]} … ${last}`);
+    }
+  }
+  if (FACT_PHRASES.some((phrase) => startsWith(tokens, at, phrase))) signals.general ??= 'a question of fact';
+  // "what is memoization?": a short subject that names a concept, not a function.
+  const concept = CONCEPT_OPENERS.find((phrase) => startsWith(tokens, at, phrase));
+  if (concept !== undefined) {
+    let from = at + concept.length;
+    if (ARTICLES.has(tokens[from] ?? '')) from++;
+    let end = from;
+    while (end < from + 4 && !isBoundary(tokens[end])) end++;
+    const last = tokens[end - 1] ?? '';
+    const subject = tokens.slice(from, end);
+    // A bare plural is a kind of thing only in "what are monads?"; "explain sessions" may be ours.
+    const plural = concept[0] === 'what' && concept[1] === 'are' && /[^s]s$/.test(last) && last.length > 3;
+    const conceptual = CONCEPT_SUFFIX.test(last) || plural;
+    if (
+      isBoundary(tokens[end]) &&
+      end > from &&
+      conceptual &&
+      !['how', 'what', 'why', 'the', 'where'].includes(subject[0] ?? '')
+    ) {
+      signals.general ??= `a concept (${quote(subject.join(' '))})`;
+    }
+  }
+}
+
+/**
+ * "the X": the project's own thing ("the parser", "the redis cache") unless X is neutral ("the
+ * best way"), a named or relational general head ("the CAP theorem", "the history of") or a
+ * technology on its own ("the regex for").
+ */
+function theSignals(tokens: string[], at: number, signals: Signals): void {
+  const first = tokens[at + 1] ?? BOUNDARY;
+  if (isBoundary(first)) return;
+  for (let k = at + 1; k <= at + 3 && !isBoundary(tokens[k]); k++) {
+    const word = tokens[k] ?? '';
+    const following = tokens[k + 1] ?? BOUNDARY;
+    if (
+      (NAMED_HEADS.has(word) && k > at + 1) ||
+      (RELATIONAL_HEADS.has(word) && ['of', 'between', 'in', 'to', 'for', 'and'].includes(following)) ||
+      WORLD_NOUNS.has(word)
+    ) {
+      signals.general ??= `a general subject (${quote(tokens.slice(at, k + 1).join(' '))})`;
+      return;
+    }
+  }
+  if (PROJECT_NOUNS.has(first)) {
+    signals.project ??= `refers to your project (${quote(`the ${first}`)})`;
+    return;
+  }
+  if (NEUTRAL_AFTER_THE.has(first)) return;
+  const second = tokens[at + 2] ?? BOUNDARY;
+  if (
+    (isTechnology(first) || SCOPE_ONLY_TECHNOLOGIES.has(first)) &&
+    (isBoundary(second) || SCOPE_WORDS.has(second))
+  )
+    return;
+  signals.project ??= `may refer to your project (${quote(`the ${first}`)})`;
+}
+
+/** "how does caching work?": a mechanism with no technology named, so perhaps the project's own. */
+function howWorks(tokens: string[], at: number, signals: Signals): void {
+  let from = at + 1;
+  if (['does', 'do', 'did'].includes(tokens[from] ?? '')) from++;
+  let end = from;
+  while (end < from + LOOKAHEAD && !isBoundary(tokens[end])) end++;
+  const last = tokens[end - 1] ?? '';
+  if (!isBoundary(tokens[end]) || end - 1 <= from || !['work', 'works', 'working'].includes(last)) return;
+  const subject = tokens.slice(from, end - 1);
+  if (subject.some((word) => isTechnology(word)) || ['a', 'an', 'i', 'you'].includes(subject[0] ?? ''))
+    return;
+  signals.hint ??= quote(`how ${subject.join(' ')} work`);
+}
+
+/** Words in code style, read with their case: `parse_args`, `greet()`, `useAuth`, `SessionStore`, ENOENT. */
+function identifierSignals(text: string): Signals {
+  const signals: Signals = {};
+  for (const raw of text.split(/\s+/)) {
+    if (raw.length > MAX_TOKEN) continue;
+    if (/^[\p{L}_$][\w$.]*\([^()]*\)/u.test(raw)) {
+      signals.project ??= `names code (${quote(raw.replace(/[.,;:!?]+$/, ''))})`;
+      return signals;
+    }
+  }
+  for (const [word] of text.matchAll(/[\p{L}\p{N}_$]+/gu)) {
+    if (word.length > MAX_TOKEN) continue;
+    if ((/_/.test(word) && /\p{L}/u.test(word)) || ERROR_CODES.test(word)) {
+      signals.project ??= `names code (${quote(word)})`;
+      return signals;
+    }
+    if (
+      (/^[a-z][a-z0-9]+[A-Z][A-Za-z0-9]*$/.test(word) || /^[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*$/.test(word)) &&
+      !TECHNOLOGIES.has(word.toLowerCase())
+    ) {
+      signals.hint ??= `names code (${quote(word)})`;
+    }
+  }
+  return signals;
 }
 
 // Trailing emoji, quotes, markup and spaces after the "?" ("really?? 🤔").
 const TRAILING = /^[\s"')\]*_\p{Extended_Pictographic}\p{M}\u200d]$/u;
 
 /** Walks back by hand: an end-anchored regex would be retried at every "?" of a long paste. */
-function endsWithQuestionMark(text: string): string | undefined {
+function endsWithQuestionMark(text: string): boolean {
   let end = text.length;
   for (;;) {
     const width = end >= 2 && /[\udc00-\udfff]/.test(text.charAt(end - 1)) ? 2 : 1;
@@ -356,5 +754,5 @@ function endsWithQuestionMark(text: string): string | undefined {
     if (char === '' || !TRAILING.test(char)) break;
     end -= width;
   }
-  return text.charAt(end - 1) === '?' ? 'a general question (ends with "?")' : undefined;
+  return text.charAt(end - 1) === '?';
 }
