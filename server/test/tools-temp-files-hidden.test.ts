@@ -39,14 +39,14 @@ async function run(tool: Tool, root: string, args: Record<string, unknown>, useR
 
 test('list_dir, find_file and grep_search (both searchers) do not show atomic-write temp files', async () => {
   const root = await workspace();
-  const listed = await run(listDirTool() as Tool, root, { path: '.' });
+  const listed = await run(listDirTool(), root, { path: '.' });
   assert.match(listed.output, /notes\.txt/);
-  const found = await run(findFileTool() as Tool, root, { pattern: '*' });
+  const found = await run(findFileTool(), root, { pattern: '*' });
   assert.match(found.output, /notes\.txt/);
-  const searchers = [false, ...((await findRipgrep()) === undefined ? [] : [true])];
+  const searchers = [false, ...(findRipgrep() === undefined ? [] : [true])];
   assert.equal(searchers.length, 2, 'rg is installed where the tests run (.ci/run installs it)');
   for (const useRipgrep of searchers) {
-    const grep = await run(grepSearchTool() as Tool, root, { pattern: 'needle' }, useRipgrep);
+    const grep = await run(grepSearchTool(), root, { pattern: 'needle' }, useRipgrep);
     assert.match(grep.output, /notes\.txt/, `rg: ${useRipgrep}`);
     for (const name of TEMPS)
       assert.ok(!grep.output.includes(name), `grep (rg: ${useRipgrep}) shows ${name}`);

@@ -196,7 +196,10 @@ function causes(error: unknown): Array<{ code?: string; message: string }> {
   let current: unknown = error;
   for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
     const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
-    out.push({ ...(typeof code === 'string' ? { code } : {}), message: String(message ?? '') });
+    out.push({
+      ...(typeof code === 'string' ? { code } : {}),
+      message: typeof message === 'string' ? message : '',
+    });
     current = cause;
   }
   return out;

@@ -3,7 +3,6 @@
  * `--agent`, from the server (model/list, agents/list), as a table or, with `--json`, as the
  * protocol's result.
  */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { ResultOf } from '#protocol';
 
 type ModelListResult = ResultOf<'model/list'>;
@@ -33,7 +32,7 @@ export async function runList(options: ListOptions, environment: ListEnvironment
     return EXIT.failure;
   }
   const session = new ServerSession({
-    server: server as ChildProcessWithoutNullStreams,
+    server,
     workspaceRoot: place.root,
     clientVersion: environment.clientVersion,
     capabilities: {},

@@ -97,6 +97,7 @@ export function cliHint(phase: Extract<Phase, { type: 'error' }>): string | unde
       return 'santra: `santra agents` lists the agents you can use (`--agent id`).';
     case 'max_turns':
       return 'santra: santra -p cannot continue a run yet; run it again with a narrower task, or raise agent.maxTurnsPerRun in the config.';
+    case undefined:
     default:
       return undefined;
   }
