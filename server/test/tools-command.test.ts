@@ -6,6 +6,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { runCommandTool } from '../src/tools/run-command.ts';
 import { tempWorkspace, testContext } from './helpers/tool-context.ts';
 
+/** The gate requests, without the inspection run_command attaches to a command. */
+const commandsAsked = (context: { gateRequests: ReadonlyArray<Record<string, unknown>> }) =>
+  context.gateRequests.map(({ inspection: _inspection, ...request }) => request);
+
 const tool = runCommandTool();
 
 /** True when `pid` no longer runs: gone, or a zombie nobody reaped (PID 1 in containers often does not). */
@@ -45,7 +49,7 @@ describe('run_command', () => {
     assert.match(result.output, /^Exit code 0 after [\d.]+ s\./);
     assert.match(result.output, new RegExp(`<stdout>\nhello\n${root}\n</stdout>`));
     assert.doesNotMatch(result.output, /<stderr>/);
-    assert.deepEqual(context.gateRequests, [{ kind: 'command', command: 'echo hello; pwd', cwd: root }]);
+    assert.deepEqual(commandsAsked(context), [{ kind: 'command', command: 'echo hello; pwd', cwd: root }]);
   });
 
   test('a non-zero exit is an error result that still carries stdout and stderr', async () => {
@@ -85,7 +89,7 @@ describe('run_command', () => {
     const context = await testContext(root);
     const result = await tool.execute({ command: 'pwd', cwd: 'sub/dir' }, context);
     assert.match(result.output, new RegExp(`in sub/dir\\.\n<stdout>\n${join(root, 'sub', 'dir')}\n`));
-    assert.deepEqual(context.gateRequests, [
+    assert.deepEqual(commandsAsked(context), [
       { kind: 'command', command: 'pwd', cwd: join(root, 'sub', 'dir') },
     ]);
   });
