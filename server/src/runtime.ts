@@ -51,6 +51,8 @@ interface Tooling {
   tools: Tool[];
   /** Every tool name, including those the config denies. */
   knownTools: string[];
+  /** Settings that do nothing (a misspelt tool in tools.policy…), shown with every prompt. */
+  warnings: string[];
 }
 
 /** The tools and the approval gate, loaded after `initialize` has been answered. */
@@ -97,7 +99,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     handlers: {
       async prompt(params, { signal }) {
         const { config, workspaceRoot, client, tooling } = ready();
-        const { toolContextFor, tools, knownTools } = await tooling();
+        const { toolContextFor, tools, knownTools, warnings } = await tooling();
         const run = runPrompt(
           {
             sessions,
@@ -123,6 +125,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             },
             stream,
             tools,
+            configWarnings: warnings,
             sendPhase: (phase) => client.phase(phase),
             redact: (text) => redactor.apply(text),
           },
@@ -197,9 +200,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const tooling = () => (loading ??= loadTools());
       setTimeout(() => void tooling().catch(() => {}), 25).unref();
       const loadTools = () =>
-        loadTooling().then(({ allTools, toolContexts }) => {
+        loadTooling().then(({ allTools, toolContexts, toolPolicyProblems }) => {
           const every = allTools();
+          const warnings = toolPolicyProblems(config.tools.policy, every, config.file);
+          for (const warning of warnings) log.warn(warning);
           return {
+            warnings,
             toolContextFor: toolContexts({
               workspace,
               files,
@@ -209,6 +215,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               config,
               configDir: configDir(options.env),
               env: options.env,
+              tools: every,
             }),
             // Tools the config denies are not offered at all; custom agents may still name them.
             tools: every.filter((tool) => config.tools.policy[tool.name] !== 'deny'),

@@ -11,7 +11,8 @@ import type { PromptDeps } from './agent/run-prompt.ts';
 import type { ResolvedConfig } from './config/config.ts';
 import type { ClientChannel } from './runtime-contract.ts';
 import { scrubEnvironment } from './tools/command-env.ts';
-import type { ToolContext } from './tools/types.ts';
+import { defaultToolPolicy } from './tools/tool-policy.ts';
+import type { Tool, ToolContext } from './tools/types.ts';
 import type { FileTracker } from './workspace/file-tracker.ts';
 import type { Workspace } from './workspace/workspace.ts';
 
@@ -24,26 +25,15 @@ export interface ToolContextDeps {
   config: ResolvedConfig;
   configDir: string;
   env: NodeJS.ProcessEnv;
+  /** Every tool, for the policy's defaults. */
+  tools: readonly Tool[];
 }
-
-/** Read-only tools never ask; everything else asks unless the config says otherwise. */
-const READ_ONLY_TOOLS = [
-  'read_file',
-  'list_dir',
-  'find_file',
-  'get_file_info',
-  'grep_search',
-  'git_status',
-  'git_diff',
-];
 
 export function toolContexts(deps: ToolContextDeps): PromptDeps['toolContextFor'] {
   const { config, workspace } = deps;
   const policy = createPolicy({
-    tools: {
-      ...Object.fromEntries(READ_ONLY_TOOLS.map((name) => [name, 'allow' as const])),
-      ...config.tools.policy,
-    },
+    // Read-only tools never ask (their kind says so); everything else asks unless the config says otherwise.
+    tools: { ...defaultToolPolicy(deps.tools), ...config.tools.policy },
     denyCommands: config.tools.denyCommands,
     askCommands: config.tools.askCommands,
     readOnlyCommands: config.tools.readOnlyCommands ?? DEFAULT_READ_ONLY,

@@ -5,3 +5,4 @@
  */
 export { allTools } from './tools/registry.ts';
 export { toolContexts } from './tool-context.ts';
+export { toolPolicyProblems } from './tools/tool-policy.ts';

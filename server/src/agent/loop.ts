@@ -20,7 +20,7 @@ import {
   type ProviderEndpoint,
   usesTextToolProtocol,
 } from '../providers/types.ts';
-import type { Tool, ToolContext, ToolResult } from '../tools/types.ts';
+import { PARALLEL_KINDS, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
 import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from './messages.ts';
 import { type CallKey, callKey, RunToolCalls } from './tool-call-ids.ts';
@@ -279,31 +279,52 @@ async function streamTurn(
   };
 }
 
+/**
+ * Runs a response's calls and returns their results in the order they were made. A run of
+ * consecutive calls whose tools only read (PARALLEL_KINDS) runs at once; anything else — an edit,
+ * a command, a question, an agent — runs alone, in order, so writes never overlap each other or a
+ * read the model placed after them.
+ */
 async function executeCalls(
   run: AgentRun,
   calls: ToolCallBlock[],
   turn: number,
   toolCalls: RunToolCalls,
 ): Promise<{ results: ToolResultBlock[]; final?: string }> {
-  const results: ToolResultBlock[] = [];
-  let final: string | undefined;
-  for (const [index, call] of calls.entries()) {
-    const result =
-      index >= run.limits.maxToolCallsPerResponse
-        ? refused(
+  const outcomes: ToolResult[] = [];
+  const one = (call: ToolCallBlock, index: number): Promise<ToolResult> =>
+    index >= run.limits.maxToolCallsPerResponse
+      ? Promise.resolve(
+          refused(
             `Not executed: at most ${run.limits.maxToolCallsPerResponse} tool calls are run per response. Make the remaining calls in your next response.`,
             'too_many_calls',
-          )
-        : await executeCall(run, call, callKey(run.agentId, turn, index), toolCalls);
+          ),
+        )
+      : executeCall(run, call, callKey(run.agentId, turn, index), toolCalls);
+  const parallel = (index: number) => {
+    const call = calls[index];
+    const kind = run.tools.find((tool) => tool.name === call?.name)?.kind;
+    return index < run.limits.maxToolCallsPerResponse && kind !== undefined && PARALLEL_KINDS.has(kind);
+  };
+  for (let index = 0; index < calls.length;) {
+    let end = index + 1;
+    if (parallel(index)) while (end < calls.length && parallel(end)) end++;
+    const batch = calls.slice(index, end);
+    outcomes.push(...(await Promise.all(batch.map((call, offset) => one(call, index + offset)))));
+    index = end;
+  }
+  let final: string | undefined;
+  const results = calls.map((call, index): ToolResultBlock => {
+    const result = outcomes[index] as ToolResult;
     if (result.final !== undefined) final = result.final;
-    results.push({
+    return {
       type: 'tool_result',
       toolCallId: call.id,
       toolName: call.name,
       output: result.output,
       isError: result.isError === true,
-    });
-  }
+    };
+  });
   return final === undefined ? { results } : { results, final };
 }
 

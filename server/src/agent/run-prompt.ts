@@ -41,6 +41,8 @@ export interface PromptDeps {
    * next prompt. `startDir`: where the user started, when the client says; default the root.
    */
   loadInstructions(startDir?: string): Promise<ProjectInstructions>;
+  /** Settings of the user's that do nothing, said at the start of every run until fixed. */
+  configWarnings?: readonly string[];
   swarm: SwarmSettings;
   stream: StreamFn;
   tools: readonly Tool[];
@@ -142,6 +144,8 @@ export async function runPrompt(
     const shared = [instructionsPrompt(instructions), workspaceNote(deps.workspaceRoot, startDir)]
       .filter((part) => part !== undefined)
       .join('\n\n');
+    for (const warning of deps.configWarnings ?? [])
+      emit({ type: 'status', level: 'warning', text: warning });
     for (const problem of custom.problems) {
       emit({
         type: 'status',

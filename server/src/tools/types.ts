@@ -8,8 +8,20 @@ import type { FileTracker } from '../workspace/file-tracker.ts';
 import type { ResolvedPath, Workspace } from '../workspace/workspace.ts';
 import type { CommandInspection } from '../approval/command-site.ts';
 
-/** Drives the approval policy and what may run in parallel. */
+/**
+ * What a tool does, and so how it is treated: `read` and `search` only look at the workspace and
+ * never ask (the default policy allows them); `edit` and `execute` go through the approval gate;
+ * `read`, `search` and `fetch` calls of one response may run in parallel, everything else runs in
+ * order. (tool-policy.ts derives the defaults from this, the loop the parallelism.)
+ */
 export type ToolKind = 'read' | 'edit' | 'execute' | 'search' | 'fetch' | 'agent' | 'interact';
+
+/** Kinds that only read the workspace: never asked about. */
+export const READ_ONLY_KINDS: ReadonlySet<ToolKind> = new Set(['read', 'search']);
+/** Kinds that may put a request to the user through the approval gate. */
+export const GATED_KINDS: ReadonlySet<ToolKind> = new Set(['edit', 'execute']);
+/** Kinds whose calls in one response may run at once: they change nothing. */
+export const PARALLEL_KINDS: ReadonlySet<ToolKind> = new Set(['read', 'search', 'fetch']);
 
 /** The outcome of asking the approval gate. Nothing gated happens unless `allowed`. */
 export type GateDecision =
