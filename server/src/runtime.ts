@@ -3,7 +3,12 @@
  * It knows nothing of JSON-RPC; the connection hands it typed params and an AbortSignal.
  */
 import { stat } from 'node:fs/promises';
-import type { InitializeParams, PhaseType, ProviderInfo } from '#protocol';
+import {
+  type InitializeParams,
+  type PhaseType,
+  PhaseType as PhaseTypeSchema,
+  type ProviderInfo,
+} from '#protocol';
 import { BUILTIN_AGENTS } from './agent/builtin-agents.ts';
 import { loadCustomAgents } from './agent/custom-agents.ts';
 import { loadProjectInstructions } from './agent/project-instructions.ts';
@@ -34,16 +39,8 @@ export interface RuntimeOptions {
   allowedDirs?: readonly string[];
 }
 
-const PHASE_TYPES: PhaseType[] = [
-  'status',
-  'text',
-  'thinking',
-  'tool_call',
-  'tool_result',
-  'section',
-  'error',
-  'complete',
-];
+/** Every phase type this server sends: all the protocol defines. */
+const PHASE_TYPES: PhaseType[] = [...PhaseTypeSchema.options];
 
 interface Tooling {
   toolContextFor: PromptDeps['toolContextFor'];

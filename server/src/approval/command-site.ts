@@ -14,6 +14,7 @@ import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { inspectRepository } from '../tools/git-hazards.ts';
 import { parseCommandLine, type ShellWord } from './shell-words.ts';
+import { errorCode } from '../errno.ts';
 
 export interface CommandSite {
   /** Real path of the directory the command runs in. */
@@ -112,7 +113,7 @@ async function realLocation(absolute: string): Promise<string | undefined> {
     try {
       return join(await realpath(path), ...missing);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') return undefined;
       const parent = dirname(path);
       if (parent === path) return absolute;

@@ -1,7 +1,8 @@
 /**
  * Retries, timeouts and a shared rate limiter around any StreamFn.
- * - A failed attempt is retried only while nothing visible has been produced: once text, thinking
- *   or a tool call has streamed, the failure ends the turn (the loop keeps the partial output).
+ * - A failed attempt is retried only while nothing visible has been produced: once text or
+ *   thinking has streamed, the failure ends the turn (the loop keeps the partial output). Partial
+ *   tool-call deltas do not count: the loop discards them, so such an attempt is retried.
  * - 429s honour the provider's wait headers, but never wait longer than `maxWaitMs` (the SDKs
  *   would sleep whatever the header says); a longer demand is reported instead of retried.
  * - Every agent of the process shares one limiter, so parallel agents hitting 429 wait out the
@@ -13,7 +14,7 @@ import type { ProviderFailure, StreamEvent, StreamFn } from './stream.ts';
 export interface ResilienceOptions {
   /** Retries after the first attempt. */
   maxRetries: number;
-  /** Base of the exponential backoff (with full jitter) when the provider gives no wait. */
+  /** Base of the exponential backoff (with equal jitter: half fixed, half random) when the provider gives no wait. */
   baseDelayMs: number;
   /** The longest single wait Santra accepts. */
   maxWaitMs: number;

@@ -9,6 +9,7 @@ import {
   resolveTarget,
 } from './file-helpers.ts';
 import { defineTool, toolError } from './types.ts';
+import { errorCode } from '../errno.ts';
 
 /** `delete_file {path}`: deletes one file after the user approves; never a directory. */
 export function deleteFileTool() {
@@ -23,7 +24,7 @@ export function deleteFileTool() {
       if ('error' in target) return target.error;
       try {
         const info = await lstat(target.absolute).catch((error: unknown) => {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+          if (errorCode(error) === 'ENOENT') return undefined;
           throw error;
         });
         if (info === undefined) return await notFoundResult(context, target);

@@ -9,6 +9,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { readEntry, withPinnedParent } from '../workspace/pinned-dir.ts';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
 import { type ToolContext, type ToolResult, toolError } from './types.ts';
+import { errorCode } from '../errno.ts';
 
 /** A resolved path, or the error to hand back to the model. */
 export type Resolution = ResolvedPath | { error: ToolResult };
@@ -35,7 +36,7 @@ export async function resolveTarget(
  */
 export function fsErrorResult(error: unknown, display: string): ToolResult {
   if (error instanceof PathError) return toolError(error.kind, error.message);
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errorCode(error);
   if (typeof code !== 'string') throw error;
   switch (code) {
     case 'ENOENT':
@@ -310,7 +311,7 @@ export async function checkEditable(
       return undefined;
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return notFoundResult(context, target);
+    if (errorCode(error) === 'ENOENT') return notFoundResult(context, target);
     return fsErrorResult(error, target.display);
   }
 }

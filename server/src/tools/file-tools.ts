@@ -9,7 +9,7 @@ import { strReplaceTool } from './str-replace.ts';
 import type { Tool } from './types.ts';
 import { writeFileTool } from './write-file.ts';
 
-/** The ten file tools, looking before changing: read and find, then edit, then create, move and delete. */
+/** The nine file tools, looking before changing: read and find, then edit, then create, move and delete. */
 export function fileTools(): Tool[] {
   return [
     readFileTool(),

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { fsErrorResult, notFoundResult, resolveTarget } from './file-helpers.ts';
 import { ancestorLayers, isIgnored, walk } from './file-walk.ts';
 import { defineTool, type ToolResult, toolError } from './types.ts';
+import { errorCode } from '../errno.ts';
 
 /** Paths one find_file call returns. */
 export const FIND_LIMIT = 200;
@@ -59,7 +60,7 @@ export function findFileTool() {
           );
         }
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return notFoundResult(context, base);
+        if (errorCode(error) === 'ENOENT') return notFoundResult(context, base);
         return fsErrorResult(error, base.display);
       }
 

@@ -14,6 +14,7 @@ import {
   splitLines,
 } from './file-helpers.ts';
 import { defineTool } from './types.ts';
+import { errorCode } from '../errno.ts';
 
 /** Lines are counted for text files up to this size. */
 const COUNT_LINES_BYTES = 1024 * 1024;
@@ -32,7 +33,7 @@ export function getFileInfoTool() {
       if ('error' in target) return target.error;
       try {
         const own = await lstat(target.absolute).catch((error: unknown) => {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+          if (errorCode(error) === 'ENOENT') return undefined;
           throw error;
         });
         if (own === undefined) return await notFoundResult(context, target);

@@ -7,6 +7,7 @@
 import { inspectRepository, unaskedGitEnvironment } from './git-hazards.ts';
 import { type ProcessOutcome, runProcess } from './run-process.ts';
 import { type ToolContext, type ToolResult, toolError } from './types.ts';
+import { errorCode } from '../errno.ts';
 
 const GIT_OPTIONS = [
   '--no-pager',
@@ -57,7 +58,7 @@ export async function runGit(
     const failure = gitFailure(outcome, args[0] ?? 'git', context);
     return failure === undefined ? outcome : { error: failure };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === 'ENOENT') {
       return {
         error: toolError(

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { formatSize, fsErrorResult, notFoundResult, resolveTarget } from './file-helpers.ts';
 import { ancestorLayers, isIgnored, walk, type WalkEntry } from './file-walk.ts';
 import { defineTool, toolError } from './types.ts';
+import { errorCode } from '../errno.ts';
 
 /** Entries one list_dir call shows. */
 export const LIST_LIMIT = 1000;
@@ -38,7 +39,7 @@ export function listDirTool() {
         // Fail on an unreadable directory here, rather than listing it as empty.
         await (await opendir(target.absolute)).close();
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return notFoundResult(context, target);
+        if (errorCode(error) === 'ENOENT') return notFoundResult(context, target);
         return fsErrorResult(error, target.display);
       }
       let layers = await ancestorLayers(context.workspace, target.absolute);

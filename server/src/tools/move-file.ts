@@ -11,6 +11,7 @@ import {
   resolveTarget,
 } from './file-helpers.ts';
 import { defineTool, refused, type ToolContext, type ToolResult, toolError } from './types.ts';
+import { errorCode } from '../errno.ts';
 
 /**
  * `move_file {from, to}`: moves or renames one file after the user approves, never over an
@@ -139,7 +140,7 @@ async function moveEntry(
   try {
     await rename(fromDir.entry(fromName), toDir.entry(toName));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    if (errorCode(error) !== 'EXDEV') throw error;
     // Another file system (an allowed directory elsewhere): copy without overwriting, then remove the source.
     await copyExclusive(fromDir.entry(fromName), toDir.entry(toName));
     await fromDir.verify();
@@ -200,7 +201,7 @@ async function lstatOrUndefined(absolute: string): Promise<Stats | undefined> {
   try {
     return await lstat(absolute);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errorCode(error) === 'ENOENT') return undefined;
     throw error;
   }
 }

@@ -17,6 +17,7 @@ import {
 } from './file-helpers.ts';
 import { O_NOFOLLOW, withPinnedParent } from '../workspace/pinned-dir.ts';
 import { defineTool, type ToolResult, toolError } from './types.ts';
+import { errorCode } from '../errno.ts';
 
 /** Bytes of file content one read_file call returns. */
 export const READ_LIMIT_BYTES = 40 * 1024;
@@ -68,7 +69,7 @@ export function readFileTool() {
                   () => false,
                   () => true,
                 ));
-              if ((error as NodeJS.ErrnoException).code === 'ELOOP' && dangling) return undefined;
+              if (errorCode(error) === 'ELOOP' && dangling) return undefined;
               throw error;
             });
             if (handle === undefined) return notFoundResult(context, target);
@@ -99,7 +100,7 @@ export function readFileTool() {
         if (!Buffer.isBuffer(read)) return read;
         bytes = read;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return notFoundResult(context, target);
+        if (errorCode(error) === 'ENOENT') return notFoundResult(context, target);
         if ((error as Error).name === 'AbortError') return toolError('cancelled', 'The run was cancelled.');
         return fsErrorResult(error, target.display);
       }

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readdir, rename, unlink } from 'node:fs/promises';
 import { O_NOFOLLOW, type PinnedDir } from './pinned-dir.ts';
+import { errorCode } from '../errno.ts';
 
 const TEMP = /^\.(?:.*\.)?santra-(?:(\d+)-)?[0-9a-f]{12}\.tmp$/s;
 /** A temp file whose writer is alive but took this long is stale anyway (the pid was reused). */
@@ -88,6 +89,6 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     // EPERM: it exists, as another user's process.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }

@@ -23,6 +23,7 @@ import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { PathError, type Workspace } from './workspace.ts';
+import { errorCode } from '../errno.ts';
 
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 /** 0 where the platform has no O_NOFOLLOW (Windows); callers lstat first there. */
@@ -238,7 +239,7 @@ async function openDirectory(path: string): Promise<FileHandle | 'missing' | 'no
   try {
     return await open(path, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === 'ENOENT') return 'missing';
     // Linux reports a link opened with O_DIRECTORY|O_NOFOLLOW as ENOTDIR, others as ELOOP.
     if (code === 'ENOTDIR' || code === 'ELOOP') return 'not_directory';
@@ -291,12 +292,12 @@ async function refuseComponent(
 }
 
 function missingAsUndefined(error: unknown): undefined {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  if (errorCode(error) === 'ENOENT') return undefined;
   throw error;
 }
 
 function ignoreExists(error: unknown): void {
-  if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  if (errorCode(error) !== 'EEXIST') throw error;
 }
 
 /**
@@ -312,7 +313,7 @@ export async function readEntry(dir: PinnedDir, name: string): Promise<Buffer | 
     // Non-blocking, so a FIFO put in the file's place cannot hang the open.
     handle = await open(path, constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'EMLINK') return undefined;
     throw error;
   }
