@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { findViolations, importSpecifiers } from '../dependency-rules.ts';
+import { tempDir } from '../temp-dirs.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 async function tree(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'santra-deps-'));
+  const dir = tempDir('santra-deps-');
   const all = {
     'package.json': JSON.stringify({ imports: { '#protocol': './protocol-spec/src/index.ts' } }),
     ...files,

@@ -1,7 +1,6 @@
 /** The generated files must match what the zod source renders, and the check must notice when not. */
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -14,12 +13,13 @@ import {
   splice,
   staleArtifacts,
 } from '../protocol-artifacts.ts';
+import { tempDir } from '../temp-dirs.ts';
 import { TOOLS_FILE } from '../tool-docs.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 async function copyOfRepo(): Promise<string> {
-  const copy = await mkdtemp(join(tmpdir(), 'santra-drift-'));
+  const copy = tempDir('santra-drift-');
   for (const path of [
     'protocol-spec/schema',
     'protocol-spec/examples',

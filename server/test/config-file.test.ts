@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { tempDir } from '../../scripts/temp-dirs.ts';
 import { ConfigError, loadConfig, updateConfigFile } from '../src/config/config.ts';
 
 async function modeOf(path: string): Promise<number> {
@@ -10,7 +10,7 @@ async function modeOf(path: string): Promise<number> {
 }
 
 async function freshHome(): Promise<{ dir: string; file: string; env: NodeJS.ProcessEnv }> {
-  const root = await mkdtemp(join(tmpdir(), 'santra-config-file-'));
+  const root = tempDir('santra-config-file-');
   const dir = join(root, 'nested', 'santra');
   return { dir, file: join(dir, 'config.json'), env: { HOME: root, SANTRA_HOME: dir } };
 }

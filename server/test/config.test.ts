@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { tempDir } from '../../scripts/temp-dirs.ts';
 import {
   ConfigError,
   configDir,
@@ -14,7 +14,7 @@ import { PRESETS } from '../src/providers/presets.ts';
 
 /** A fresh directory used as HOME and SANTRA_HOME, so nothing reads the real home. */
 async function sandbox(): Promise<{ dir: string; file: string; env: NodeJS.ProcessEnv }> {
-  const dir = await mkdtemp(join(tmpdir(), 'santra-config-'));
+  const dir = tempDir('santra-config-');
   return { dir, file: join(dir, 'config.json'), env: { HOME: dir, SANTRA_HOME: dir } };
 }
 

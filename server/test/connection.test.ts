@@ -3,9 +3,6 @@
  * server-to-client requests, shutdown and end of input, with a runtime built for the test.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
 import {
@@ -18,13 +15,14 @@ import {
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
 import type { ApproveParams, PromptResult } from '#protocol';
+import { tempDir } from '../../scripts/temp-dirs.ts';
 import { type ConnectionEnd, serve } from '../src/connection/connection.ts';
 import { FrameParser } from '../src/connection/framing.ts';
 import { createLogger } from '../src/log.ts';
 import { ProtocolFault } from '../src/protocol-fault.ts';
 import type { ClientChannel, Runtime } from '../src/runtime-contract.ts';
 
-const workspace = mkdtempSync(join(tmpdir(), 'santra-conn-'));
+const workspace = tempDir('santra-conn-');
 const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 const result = (output: string): PromptResult => ({
   runId: 'r',

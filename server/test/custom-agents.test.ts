@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
+import { tempDir } from '../../scripts/temp-dirs.ts';
 import {
   type AgentProblem,
   DEFAULT_AGENT_TOOLS,
@@ -35,7 +35,7 @@ function agent(id: string, extra: Record<string, unknown> = {}): Record<string, 
 
 /** A fresh workspace under a fresh parent (so tests can place files "outside" it). */
 async function workspace(files: Record<string, unknown> = {}): Promise<{ parent: string; root: string }> {
-  const parent = await mkdtemp(join(tmpdir(), 'santra-agents-'));
+  const parent = tempDir('santra-agents-');
   const root = join(parent, 'ws');
   await mkdir(join(root, '.agents'), { recursive: true });
   for (const [name, body] of Object.entries(files)) {
@@ -125,7 +125,7 @@ describe('loadCustomAgents: valid files', () => {
   });
 
   test('no .agents directory (or a file named .agents) means no agents and no problems', async () => {
-    const parent = await mkdtemp(join(tmpdir(), 'santra-agents-'));
+    const parent = tempDir('santra-agents-');
     assert.deepEqual(await load(parent), { agents: [], problems: [] });
     await writeFile(join(parent, '.agents'), 'not a directory');
     assert.deepEqual(await load(parent), { agents: [], problems: [] });
@@ -356,7 +356,7 @@ describe('loadCustomAgents: invalid files are reported and skipped', () => {
   });
 
   test('a .agents directory that links outside the workspace is refused file by file', async () => {
-    const parent = await mkdtemp(join(tmpdir(), 'santra-agents-'));
+    const parent = tempDir('santra-agents-');
     await mkdir(join(parent, 'ws'));
     await mkdir(join(parent, 'shared'));
     await writeFile(join(parent, 'shared', 'a.json'), JSON.stringify(agent('shared')));

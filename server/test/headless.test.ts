@@ -5,8 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
@@ -15,6 +13,7 @@ import {
   type FakeTurn,
   startFakeProvider,
 } from '../../conformance-tests/src/fake-providers/index.ts';
+import { tempDir } from '../../scripts/temp-dirs.ts';
 import { CANARY_KEY } from './helpers/run.ts';
 
 const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
@@ -26,8 +25,8 @@ after(async () => {
 async function santra(turns: FakeTurn[], args: string[]) {
   const fake = await startFakeProvider('anthropic', turns);
   fakes.push(fake);
-  const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
-  const cwd = mkdtempSync(join(tmpdir(), 'santra-ws-'));
+  const home = tempDir('santra-home-');
+  const cwd = tempDir('santra-ws-');
   const child = spawn(process.execPath, [SANTRA, ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],

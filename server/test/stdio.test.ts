@@ -4,15 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadExamples } from '../../scripts/examples.ts';
+import { tempDir } from '../../scripts/temp-dirs.ts';
 import { frame, type Json, SERVER_BIN, WireClient } from './helpers/wire.ts';
 
-const workspace = mkdtempSync(join(tmpdir(), 'santra-stdio-'));
+const workspace = tempDir('santra-stdio-');
 const clients: WireClient[] = [];
 
 function start(args: string[] = []): WireClient {
@@ -41,7 +41,7 @@ describe('santra-server over stdio', () => {
       readFileSync(join(root, 'README.md'), 'utf8').includes(README_COMMAND),
       'README still has this command',
     );
-    const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
+    const home = tempDir('santra-home-');
     for (let run = 0; run < 3; run++) {
       const piped = spawnSync('bash', ['-c', README_COMMAND], {
         cwd: root,

@@ -3,13 +3,12 @@
  * fake server (tui/test/fixtures/fake-server.ts) over real pipes.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { tempDir } from '../../scripts/temp-dirs.ts';
 import { type Json, PrintRun, processGone, runPrint } from './helpers/print-run.ts';
 
-const workspace = mkdtempSync(join(tmpdir(), 'santra-print-ws-'));
+const workspace = tempDir('santra-print-ws-');
 const inWorkspace = ['--cwd', workspace];
 
 describe('santra -p output formats', () => {

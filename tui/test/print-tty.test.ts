@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { tempDir } from '../../scripts/temp-dirs.ts';
 import { FAKE_SERVER, SANTRA_BIN } from './helpers/print-run.ts';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -24,7 +24,7 @@ after(() => {
 
 /** Starts santra in a fresh tmux session; returns a handle to read the pane and type into it. */
 function startInTerminal(scenario: string, args: string[] = []) {
-  const dir = mkdtempSync(join(tmpdir(), 'santra-tty-'));
+  const dir = tempDir('santra-tty-');
   const name = `s${++sessions}`;
   const files = { stdout: join(dir, 'stdout'), code: join(dir, 'code'), log: join(dir, 'fake.log') };
   const command = [

@@ -3,8 +3,7 @@
  * the real SDKs in between.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import {
@@ -13,6 +12,7 @@ import {
   type FakeTurn,
   startFakeProvider,
 } from '../../../conformance-tests/src/fake-providers/index.ts';
+import { removeTempDir, tempDir } from '../../../scripts/temp-dirs.ts';
 import { type Json, WireClient } from './wire.ts';
 
 /** A custom agent with every tool but the agent-control ones. */
@@ -77,7 +77,7 @@ export async function harness(
   init: { capabilities?: Json; args?: string[]; generalist?: boolean } = {},
 ): Promise<Harness> {
   const fake = await startFakeProvider(api, turns);
-  const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
+  const home = tempDir('santra-home-');
   const santraHome = join(home, 'santra');
   if (config !== undefined) {
     mkdirSync(santraHome, { recursive: true, mode: 0o700 });
@@ -100,7 +100,7 @@ export async function harness(
     ...providerEnv,
     ...env,
   });
-  const workspace = mkdtempSync(join(tmpdir(), 'santra-ws-'));
+  const workspace = tempDir('santra-ws-');
   let id = 100;
   const generalist = init.generalist !== false;
   if (generalist) {
@@ -108,9 +108,21 @@ export async function harness(
     mkdirSync(join(workspace, '.agents'), { recursive: true });
     writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(TESTER));
   }
-  const initialized = await client.initialize(workspace, id++, init.capabilities ?? {});
-  if (initialized.error !== undefined)
-    throw new Error(`initialize failed: ${JSON.stringify(initialized.error)}`);
+  /** Ends the server first, so that nothing writes into the directories once they are removed. */
+  const close = async () => {
+    client.child.kill('SIGKILL');
+    await client.exited;
+    await fake.close();
+    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
+  };
+  try {
+    const initialized = await client.initialize(workspace, id++, init.capabilities ?? {});
+    if (initialized.error !== undefined)
+      throw new Error(`initialize failed: ${JSON.stringify(initialized.error)}`);
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return {
     client,
     fake,
@@ -132,10 +144,7 @@ export async function harness(
       }
       return { response, phases };
     },
-    async close() {
-      client.child.kill('SIGKILL');
-      await fake.close();
-    },
+    close,
   };
 }
 

@@ -2,9 +2,6 @@
  * A real ToolContext over a temp directory, for tool tests: a real Workspace and FileTracker,
  * and an approval gate that records every request and answers from a script (default: allow).
  */
-import { mkdtemp, realpath } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type {
   ApprovalGate,
   FileChangeRequest,
@@ -15,6 +12,7 @@ import type {
 } from '../../src/tools/types.ts';
 import { FileTracker } from '../../src/workspace/file-tracker.ts';
 import { Workspace } from '../../src/workspace/workspace.ts';
+import { tempDir } from '../../../scripts/temp-dirs.ts';
 
 export type GateRequest =
   { kind: 'file_change'; request: FileChangeRequest } | { kind: 'command'; command: string; cwd: string };
@@ -33,8 +31,9 @@ export interface TestContext extends ToolContext {
   abort(): void;
 }
 
+/** A fresh temp directory (real path), removed when the test file's process exits. */
 export async function tempWorkspace(prefix = 'santra-tools-'): Promise<string> {
-  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+  return tempDir(prefix);
 }
 
 export const TEST_SETTINGS: ToolSettings = {

@@ -5,10 +5,9 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeTempDir, tempDir } from '../../../scripts/temp-dirs.ts';
 import { FrameParser } from '../../src/connection/framing.ts';
 
 export const SERVER_BIN = fileURLToPath(new URL('../../../dist/santra-server.js', import.meta.url));
@@ -34,9 +33,10 @@ export class WireClient {
   /**
    * `env` is all the server sees besides PATH and a throwaway HOME and SANTRA_HOME: no provider
    * keys or config of the machine running the tests leak in, and nothing touches the real home.
+   * That HOME is removed once the server has exited.
    */
   constructor(args: string[] = [], env: NodeJS.ProcessEnv = {}) {
-    const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
+    const home = tempDir('santra-home-');
     this.child = spawn(process.execPath, [SERVER_BIN, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {
@@ -72,6 +72,7 @@ export class WireClient {
       code: code as number | null,
       signal: signal as NodeJS.Signals | null,
     }));
+    void this.exited.then(() => removeTempDir(home));
   }
 
   readonly #handlers = new Map<string, (params: Json) => unknown>();

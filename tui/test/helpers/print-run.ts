@@ -3,10 +3,10 @@
  * fake server and its message log in a temp file.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../../../scripts/temp-dirs.ts';
 
 export const SANTRA_BIN = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 export const FAKE_SERVER = fileURLToPath(new URL('../fixtures/fake-server.ts', import.meta.url));
@@ -38,7 +38,7 @@ export class PrintRun {
   readonly #waiters: Array<() => void> = [];
 
   constructor(args: string[], options: RunOptions = {}) {
-    this.logFile = join(mkdtempSync(join(tmpdir(), 'santra-print-log-')), 'fake.log');
+    this.logFile = join(tempDir('santra-print-log-'), 'fake.log');
     this.child = spawn(process.execPath, [SANTRA_BIN, ...args], {
       cwd: options.cwd,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
