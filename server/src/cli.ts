@@ -38,8 +38,10 @@ Options:
   --max-concurrent-requests <n>  most client requests in flight at once (default ${DEFAULT_MAX_CONCURRENT_REQUESTS})
   --log-level <level>            error, warn, info or debug, written to stderr (default warn;
                                  SANTRA_LOG_LEVEL sets it too)
-  --auto-approve                 allow every file change and command without asking the client
-                                 (writes to Santra's config and .git internals are still refused)
+  --auto-approve                 allow every file change and command without asking the client,
+                                 except protected locations (.git/, .santra/, .agents/, Santra's
+                                 config, shell start-up files): those are still put to the client
+                                 as protected approvals, and refused when it cannot answer
   --allow-dir <dir>              let tools read and write <dir> outside the workspace (repeatable)
   -v, --version                  print the package and protocol versions
   -h, --help                     print this help

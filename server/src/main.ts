@@ -57,7 +57,7 @@ export async function runStdioServer(settings: ServerSettings): Promise<void> {
 
   if (settings.autoApprove) {
     process.stderr.write(
-      'santra-server: WARNING: --auto-approve: every file change and command will run WITHOUT asking the user.\n',
+      'santra-server: WARNING: --auto-approve: every file change and command will run WITHOUT asking the user (except protected locations: .git/, .santra/, .agents/, the config, shell start-up files).\n',
     );
   }
   const runtime = createRuntime({

@@ -265,4 +265,14 @@ describe('first contact', () => {
       JSON.stringify(warnings(phases)),
     );
   });
+
+  test('OPENAI_BASE_URL without a model: Santra asks for the model that server serves, not a preset default', async () => {
+    const h = await start('openai', [{ text: 'never' }], { SANTRA_MODEL: '', OPENAI_API_KEY: '' });
+    const { phases } = await h.prompt({ text: 'hi' });
+    assert.match(
+      String(errorsOf(phases)[0]?.message),
+      /^OpenAI is set to http:\/\/127\.0\.0\.1:\d+\/v1, and Santra cannot know which model that server serves\. Name it: SANTRA_MODEL=<model>/,
+    );
+    assert.equal(h.fake.requests.length, 0);
+  });
 });

@@ -17,6 +17,15 @@ export function isConfigured(endpoint: ProviderEndpoint | undefined): boolean {
 }
 
 export function selectModel(config: ResolvedConfig, ref: string): ModelSelection {
+  const elsewhere =
+    config.defaultProvider === undefined ? undefined : config.providers[config.defaultProvider];
+  if (ref === '' && elsewhere !== undefined) {
+    return {
+      ok: false,
+      code: 'model_unavailable',
+      message: `${elsewhere.name} is set to ${elsewhere.baseUrl}, and Santra cannot know which model that server serves. Name it: SANTRA_MODEL=<model> (e.g. SANTRA_MODEL=qwen2.5-coder for Ollama), or "model" in ${config.file}.`,
+    };
+  }
   if (ref === '') {
     return {
       ok: false,

@@ -226,7 +226,10 @@ function firstConfiguredModel(
       (!provider.needsKey && (mentioned || config.defaultProvider === provider.id));
     if (!usable) continue;
     const preset = PRESETS.find((candidate) => candidate.id === provider.id);
-    const model = preset?.defaultModel ?? config.providerModels[provider.id]?.[0];
+    // `openai` pointed elsewhere (OPENAI_BASE_URL at Ollama, vLLM…) serves that server's models,
+    // not OpenAI's default: only a model the file lists for it can be assumed.
+    const redirected = provider.id === 'openai' && new URL(provider.baseUrl).hostname !== 'api.openai.com';
+    const model = (redirected ? undefined : preset?.defaultModel) ?? config.providerModels[provider.id]?.[0];
     if (model !== undefined) return `${provider.id}/${model}`;
   }
   return '';

@@ -13,7 +13,9 @@ const SpawnRequest = z.object({
   task: z
     .string()
     .min(1)
-    .describe('A self-contained task: the agent sees only this and the context you give.'),
+    .describe(
+      "The task. Besides it and `context`, the agent sees the conversation so far as text (the user's messages and what you wrote), but not your tool calls or their results: put what it needs from those in `context`.",
+    ),
   context: z
     .string()
     .optional()

@@ -84,7 +84,10 @@ Options:
   --cwd <dir>                  the workspace the agent works in (default: the project the current
                                directory is in — the nearest directory above it with .git — or,
                                outside a repository, the current directory)
-  --approve-all                approve every file change and command without asking
+  --approve-all                approve every file change and command without asking, except
+                               protected locations (.git/, .santra/, .agents/, Santra's config,
+                               shell start-up files), which are still asked (or rejected without
+                               a terminal)
   --verbose                    show tool calls, results and status lines, and the server's log, on stderr
   -v, --version                print the version
   -h, --help                   print this help

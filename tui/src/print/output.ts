@@ -78,11 +78,11 @@ export function parsePhase(raw: unknown): Phase | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** The one-line message for an `error` phase, as shown on stderr. */
+/** The message for an `error` phase, as shown on stderr: on one line, but never cut (it says what to do). */
 export function errorLine(phase: Extract<Phase, { type: 'error' }>): string {
   const details = [phase.provider, phase.httpStatus, phase.code].filter((part) => part !== undefined);
   const where = details.length > 0 ? ` (${details.join(' ')})` : '';
-  return `santra: error${agentLabel(phase)}: ${oneLine(phase.message)}${where}`;
+  return `santra: error${agentLabel(phase)}: ${oneLine(phase.message, MAX_ERROR_LINE)}${where}`;
 }
 
 /**
@@ -108,7 +108,9 @@ export function verboseLine(phase: Phase): string | undefined {
   const who = agentLabel(phase);
   switch (phase.type) {
     case 'status':
-      return `${phase.level === 'warning' ? '!' : '·'}${who} ${oneLine(phase.text)}`;
+      return phase.level === 'warning'
+        ? `!${who} ${oneLine(phase.text, MAX_ERROR_LINE)}`
+        : `·${who} ${oneLine(phase.text)}`;
     case 'tool_call':
       return `→${who} ${oneLine(phase.summary ?? `${phase.toolName} ${JSON.stringify(phase.args)}`)}`;
     case 'tool_result':
@@ -166,11 +168,13 @@ export function statusLine(result: PromptResult, sawErrorPhase: boolean): string
 }
 
 const MAX_LINE = 200;
+/** Errors and warnings explain what to do; they are cut only when absurdly long. */
+const MAX_ERROR_LINE = 2000;
 
 /** Collapses whitespace runs (newlines included) and cuts the text to fit one terminal line. */
-export function oneLine(text: string): string {
+export function oneLine(text: string, max = MAX_LINE): string {
   const line = visible(text).replace(/\s+/g, ' ').trim();
-  return line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line;
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /**
