@@ -38,6 +38,21 @@ function play(format: OutputFormat, phases: unknown[], end: PromptResult | null 
 }
 
 describe('output formats', () => {
+  test("text: breakLine ends the answer's line once (a stderr line follows on its own line), then the answer goes on", () => {
+    let out = '';
+    const output = createOutput('text', (chunk) => (out += chunk));
+    output.phase(text('Let me look.'), parsePhase(text('Let me look.')));
+    output.breakLine();
+    output.breakLine();
+    output.phase(text('Done.'), parsePhase(text('Done.')));
+    output.finish();
+    assert.equal(out, 'Let me look.\nDone.\n');
+    let json = '';
+    const quiet = createOutput('json', (chunk) => (json += chunk));
+    quiet.breakLine();
+    assert.equal(json, '');
+  });
+
   test("text: the root agent's text only, then one final newline", () => {
     const phases = [text('Hel'), text('SUB', sub), { ...root, seq: 9, type: 'new_kind' }, text('lo')];
     assert.equal(play('text', phases), 'Hello\n');

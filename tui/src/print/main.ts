@@ -31,7 +31,13 @@ export async function runPrint(options: PrintOptions, environment: PrintEnvironm
 
 async function run(options: PrintOptions, environment: PrintEnvironment): Promise<number> {
   const { stdin, stdout, stderr } = process;
-  const say = (line: string) => stderr.write(`${line}\n`);
+  // On one terminal, a line on stderr must not continue the answer's line on stdout.
+  const shared = stdout.isTTY === true && stderr.isTTY === true;
+  let breakLine = () => {};
+  const say = (line: string) => {
+    if (shared) breakLine();
+    stderr.write(`${line}\n`);
+  };
   stdout.on('error', () => {}); // A reader that went away (| head) must not crash the run.
 
   // The newline that echo and heredocs end with is not part of the prompt.
@@ -67,6 +73,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     say(color ? `\u001b[1;31m${warning}\u001b[0m` : warning);
   }
   const output = createOutput(options.outputFormat, (text) => stdout.write(text));
+  breakLine = () => output.breakLine();
   let sawErrorPhase = false;
   // What stderr shows beside the answer: errors and warnings (retries, skipped files) always; on a
   // terminal also a line per tool call and sub-agent, and the cost at the end; --verbose shows all.

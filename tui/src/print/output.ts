@@ -13,6 +13,8 @@ export interface Output {
   result(result: PromptResult): void;
   /** Called at the end, whether or not a result came; calling it again does nothing. */
   finish(): void;
+  /** Ends the answer's current line, so a line on stderr sharing the terminal starts on its own. */
+  breakLine(): void;
 }
 
 /** Creates the writer for `format`; `write` puts text on stdout. */
@@ -25,12 +27,14 @@ export function createOutput(format: OutputFormat, write: (text: string) => void
         phase: () => {},
         result: (result) => write(`${JSON.stringify(result)}\n`),
         finish: () => {},
+        breakLine: () => {},
       };
     case 'stream-json':
       return {
         phase: (raw) => write(`${JSON.stringify(raw)}\n`),
         result: (result) => write(`${JSON.stringify({ type: 'result', ...result })}\n`),
         finish: () => {},
+        breakLine: () => {},
       };
     default: {
       const exhaustive: never = format;
@@ -66,6 +70,10 @@ function textOutput(write: (text: string) => void): Output {
       emit(`${answer}\n`);
     },
     finish: () => {
+      if (!atLineStart) write('\n');
+      atLineStart = true;
+    },
+    breakLine: () => {
       if (!atLineStart) write('\n');
       atLineStart = true;
     },
