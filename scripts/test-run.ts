@@ -5,13 +5,23 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { tempLeftovers } from './check-temp-leftovers.ts';
 
+// The tests get a temp folder of their own (TMPDIR, which os.tmpdir() and the programs they start
+// honour), so another run on the same machine can neither count as theirs nor hide theirs.
+const own = mkdtempSync(join(tmpdir(), 'test-run-'));
 const started = Date.now();
-const tests = spawn(process.execPath, ['--test', ...process.argv.slice(2)], { stdio: 'inherit' });
+const tests = spawn(process.execPath, ['--test', ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: { ...process.env, TMPDIR: own },
+});
 const [code, signal] = (await once(tests, 'exit')) as [number | null, NodeJS.Signals | null];
 
-const leftovers = await tempLeftovers(started);
+const leftovers = await tempLeftovers(started, own);
+rmSync(own, { recursive: true, force: true });
 if (leftovers.length > 0) {
   console.error(
     `\nThe tests left ${leftovers.length} temp entries behind; each test must remove what it creates:`,

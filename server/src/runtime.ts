@@ -20,8 +20,8 @@ import type { Logger, Redactor } from './log.ts';
 import { ProtocolFault } from './protocol-fault.ts';
 import { CATALOG } from './providers/catalog.ts';
 import { withOutputBound } from './providers/output-bound.ts';
+import { streamByApi } from './providers/registry.ts';
 import { RateLimiter, type ResilienceOptions, withResilience } from './providers/resilience.ts';
-import type { StreamFn } from './providers/stream.ts';
 import type { ClientChannel, Runtime } from './runtime-contract.ts';
 import type { Tool } from './tools/types.ts';
 import { FileTracker } from './workspace/file-tracker.ts';
@@ -54,18 +54,6 @@ interface Tooling {
 
 /** The tools and the approval gate, loaded after `initialize` has been answered. */
 const loadTooling = () => import('./tooling.ts');
-
-/**
- * One entry point for every wire API. The SDKs are loaded on the first model call, not at
- * start-up: together they weigh more than the rest of the server.
- */
-const streamByApi: StreamFn = async function* (endpoint, request) {
-  const stream =
-    endpoint.api === 'anthropic'
-      ? (await import('./providers/anthropic.ts')).streamAnthropic
-      : (await import('./providers/openai.ts')).streamOpenAI;
-  yield* stream(endpoint, request);
-};
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { log, redactor } = options;

@@ -1,0 +1,18 @@
+/**
+ * The stream function of each wire API, loaded on the first model call: the SDKs weigh more than
+ * the rest of the server together, and a server that only answers `initialize` never needs them.
+ * A `Record` over WireApi, so a new API is a compile error here until it has its stream function.
+ */
+import type { StreamFn } from './stream.ts';
+import type { WireApi } from './types.ts';
+
+const LOADERS: Record<WireApi, () => Promise<StreamFn>> = {
+  anthropic: async () => (await import('./anthropic.ts')).streamAnthropic,
+  openai: async () => (await import('./openai.ts')).streamOpenAI,
+};
+
+/** One entry point for every wire API: the endpoint's `api` picks the stream function. */
+export const streamByApi: StreamFn = async function* (endpoint, request) {
+  const stream = await LOADERS[endpoint.api]();
+  yield* stream(endpoint, request);
+};
