@@ -88,7 +88,9 @@ function childEnv(homeDir: string, baseUrl: string): NodeJS.ProcessEnv {
     SANTRA_HOME: homeDir,
     OPENAI_API_KEY: 'sk-bench',
     OPENAI_BASE_URL: baseUrl,
-    SANTRA_MODEL: 'openai/gpt-4o',
+    // A model whose maximum output can hold the 888,895-character answer: Santra stops a response
+    // past the model's maximum (providers/output-bound.ts), and gpt-4o's 16k tokens are 327K characters.
+    SANTRA_MODEL: 'openai/gpt-5',
   };
 }
 
