@@ -3,20 +3,17 @@
  * and never silence while Santra waits or retries.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
 import { connectionFailure } from '../src/providers/failures.ts';
-import { CANARY_KEY, suiteHarnesses } from './helpers/run.ts';
+import { runSantra, santraEnv, suiteHarnesses } from './helpers/run.ts';
 import type { Json } from './helpers/wire.ts';
 
 const start = suiteHarnesses();
-const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
 const dirs: string[] = [];
 after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -126,28 +123,8 @@ describe('first contact', () => {
     ]);
     const home = mkdtempSync(join(tmpdir(), 'santra-home-'));
     dirs.push(home);
-    const env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      SANTRA_HOME: join(home, 'santra'),
-      ANTHROPIC_API_KEY: CANARY_KEY,
-      ANTHROPIC_BASE_URL: fake.url,
-      SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-      SANTRA_RETRY_BASE_MS: '1',
-    };
-    const run = async (args: string[]) => {
-      const child = spawn(process.execPath, [SANTRA, ...args], {
-        cwd: home,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-      return { code, stdout, stderr };
-    };
+    const env = { ...santraEnv(home, fake.url), SANTRA_RETRY_BASE_MS: '1' };
+    const run = (args: string[]) => runSantra(args, { cwd: home, env });
     try {
       const retried = await run(['-p', 'hi']);
       assert.equal(retried.code, 0, retried.stderr);
@@ -181,24 +158,8 @@ describe('first contact', () => {
         toolNames: ['read_file'],
       }),
     );
-    const env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      SANTRA_HOME: join(home, 'santra'),
-      ANTHROPIC_API_KEY: CANARY_KEY,
-    };
-    const run = async (args: string[]) => {
-      // From a subdirectory: the project (the directory with .git above) is the workspace.
-      const child = spawn(process.execPath, [SANTRA, ...args], {
-        cwd: join(home, 'repo/src'),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env,
-      });
-      let stdout = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-      return { code, stdout };
-    };
+    // From a subdirectory: the project (the directory with .git above) is the workspace.
+    const run = (args: string[]) => runSantra(args, { cwd: join(home, 'repo/src'), env: santraEnv(home) });
     const models = await run(['models', '--json']);
     assert.equal(models.code, 0);
     const list = JSON.parse(models.stdout) as { current: string; models: Array<{ ref: string }> };

@@ -4,20 +4,18 @@
  * terminal (tmux).
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import {
   type FakeProvider,
   type FakeTurn,
   startFakeProvider,
 } from '../../conformance-tests/src/fake-providers/index.ts';
-import { CANARY_KEY } from './helpers/run.ts';
+import { runSantra, SANTRA_BIN as SANTRA, santraEnv } from './helpers/run.ts';
 
-const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
 const socket = `santra-protected-${process.pid}`;
 const tmux = (...args: string[]) =>
   execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
@@ -64,31 +62,17 @@ async function setUp() {
       toolNames: ['write_file', 'task_completed'],
     }),
   );
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: join(root, 'home'),
-    SANTRA_HOME: join(root, 'home/santra'),
-    ANTHROPIC_API_KEY: CANARY_KEY,
-    ANTHROPIC_BASE_URL: fake.url,
-    SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-    NO_COLOR: '1',
-  };
+  const env = { ...santraEnv(join(root, 'home'), fake.url), NO_COLOR: '1' };
   return { fake, root, workspace, env };
 }
 
 describe('santra -p and protected locations', () => {
   test('--approve-all without a terminal: other writes are allowed, the hook is rejected', async () => {
     const { workspace, env } = await setUp();
-    const child = spawn(
-      process.execPath,
-      [SANTRA, '-p', 'write the files', '--agent', 'writer', '--approve-all', '--cwd', workspace],
-      { stdio: ['ignore', 'pipe', 'pipe'], env },
+    const { code, stdout, stderr } = await runSantra(
+      ['-p', 'write the files', '--agent', 'writer', '--approve-all', '--cwd', workspace],
+      { cwd: workspace, env },
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 0, stderr);
     assert.match(stdout, /all done/);
     assert.equal(readFileSync(join(workspace, 'one.txt'), 'utf8'), '1');
@@ -107,7 +91,7 @@ describe('santra -p and protected locations', () => {
     const command = [
       'env',
       '-i',
-      ...Object.entries(env).map(([key, value]) => `${key}=${quote(value)}`),
+      ...Object.entries(env).map(([key, value]) => `${key}=${quote(value ?? '')}`),
       quote(process.execPath),
       quote(SANTRA),
       '-p',

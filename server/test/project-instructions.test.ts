@@ -4,11 +4,9 @@
  * checking what every agent's system prompt carries and what the user is told.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import {
   type FakeProvider,
@@ -23,7 +21,7 @@ import {
   loadProjectInstructions,
 } from '../src/agent/project-instructions.ts';
 import { configDir } from '../src/config/config.ts';
-import { CANARY_KEY, suiteHarnesses } from './helpers/run.ts';
+import { runSantra, santraEnv, suiteHarnesses } from './helpers/run.ts';
 import type { Json } from './helpers/wire.ts';
 
 const made: string[] = [];
@@ -322,8 +320,6 @@ describe('instructions end to end', () => {
   });
 });
 
-const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
-
 describe('santra -p', () => {
   const fakes: FakeProvider[] = [];
   after(async () => {
@@ -333,24 +329,7 @@ describe('santra -p', () => {
   async function santra(cwd: string, home: string, args: string[]) {
     const fake = await startFakeProvider('anthropic', [{ text: 'ok' }]);
     fakes.push(fake);
-    const child = spawn(process.execPath, [SANTRA, ...args], {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        SANTRA_HOME: join(home, 'santra'),
-        ANTHROPIC_API_KEY: CANARY_KEY,
-        ANTHROPIC_BASE_URL: fake.url,
-        SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-      },
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.stdout.resume();
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stderr } = await runSantra(args, { cwd, env: santraEnv(home, fake.url) });
     return { code, stderr, fake };
   }
 

@@ -3,8 +3,11 @@
  * the real SDKs in between.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import {
   type FakeApi,
@@ -173,4 +176,41 @@ export function suiteHarnesses(): typeof harness {
     open.push(h);
     return h;
   };
+}
+
+/** The built client. */
+export const SANTRA_BIN = fileURLToPath(new URL('../../../dist/santra.js', import.meta.url));
+
+/**
+ * The environment of a `santra` run against a fake Anthropic provider: its own home and config
+ * directory, the canary key, and only PATH from this process.
+ */
+export function santraEnv(home: string, providerUrl?: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    SANTRA_HOME: join(home, 'santra'),
+    ANTHROPIC_API_KEY: CANARY_KEY,
+    ...(providerUrl === undefined
+      ? {}
+      : { ANTHROPIC_BASE_URL: providerUrl, SANTRA_MODEL: 'anthropic/claude-sonnet-4-5' }),
+  };
+}
+
+/** Runs the built `santra` with stdin closed, to its exit; what it wrote on stdout and stderr. */
+export async function runSantra(
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SANTRA_BIN, ...args], {
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
 }
