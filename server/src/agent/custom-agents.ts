@@ -8,7 +8,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod';
 import { parseJsonc } from '../config/jsonc.ts';
-import { errorCode } from '../errno.ts';
+import { describeFsError, errorCode } from '../errno.ts';
 
 /** An agent the runtime can run or spawn: a built-in one or one read from `.agents/`. */
 export interface AgentDefinition {
@@ -290,18 +290,4 @@ function unknownToolMessage(name: string, knownTools: ReadonlySet<string>): stri
   const guess = closest(name, known);
   if (guess !== undefined) return `unknown tool ${shown}, did you mean "${guess}"?`;
   return `unknown tool ${shown} (known tools: ${known.join(', ')})`;
-}
-
-function describeFsError(code: string | undefined): string {
-  switch (code) {
-    case 'EACCES':
-    case 'EPERM':
-      return `permission denied (${code}); fix its permissions`;
-    case 'ELOOP':
-      return 'too many levels of symbolic links (ELOOP); fix or remove the link';
-    case undefined:
-      return 'unknown error';
-    default:
-      return `error ${code}`;
-  }
 }

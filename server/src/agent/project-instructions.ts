@@ -14,7 +14,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { errorCode } from '../errno.ts';
+import { describeFsError, errorCode } from '../errno.ts';
 import { PathError, Workspace } from '../workspace/workspace.ts';
 import type { AgentEvent } from './events.ts';
 
@@ -271,18 +271,4 @@ export function instructionsStatus(instructions: ProjectInstructions): AgentEven
     });
   }
   return events;
-}
-
-function describeFsError(code: string | undefined): string {
-  switch (code) {
-    case 'EACCES':
-    case 'EPERM':
-      return `permission denied (${code}); fix its permissions`;
-    case 'ELOOP':
-      return 'too many levels of symbolic links (ELOOP)';
-    case undefined:
-      return 'unknown error';
-    default:
-      return `error ${code}`;
-  }
 }
