@@ -228,7 +228,7 @@ function firstConfiguredModel(
     const preset = PRESETS.find((candidate) => candidate.id === provider.id);
     // `openai` pointed elsewhere (OPENAI_BASE_URL at Ollama, vLLM…) serves that server's models,
     // not OpenAI's default: only a model the file lists for it can be assumed.
-    const redirected = provider.id === 'openai' && new URL(provider.baseUrl).hostname !== 'api.openai.com';
+    const redirected = config.defaultProvider === provider.id;
     const model = (redirected ? undefined : preset?.defaultModel) ?? config.providerModels[provider.id]?.[0];
     if (model !== undefined) return `${provider.id}/${model}`;
   }
