@@ -10,8 +10,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { compilePattern } from '../server/src/tools/grep-pattern.ts';
-import { findRipgrep, ripgrepFlags } from '../server/src/tools/grep-ripgrep.ts';
+import { compilePattern } from '../server/src/tools/grep/pattern.ts';
+import { findRipgrep, ripgrepFlags } from '../server/src/tools/grep/ripgrep.ts';
 import { grepSearchTool } from '../server/src/tools/grep-search.ts';
 import type { ToolContext } from '../server/src/tools/types.ts';
 import { FileTracker } from '../server/src/workspace/file-tracker.ts';

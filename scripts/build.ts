@@ -2,7 +2,7 @@
  * Bundles the three programs into dist/ with esbuild (run through scripts/build.js, which checks the
  * Node version first). Each program is a small bin module, dist/chunks/<name>.js, that answers
  * --version/--help at once and imports the rest on demand (more chunks), so start-up only pays for
- * what it uses.
+ * what it uses. The code of a worker thread is an entry point too, without a bin.
  *
  * dist/<name>.js, what package.json's "bin" names, is a few lines written here: the Node version
  * check of node-version.js, then `await import('./chunks/<name>.js')`. It has no static import, so
@@ -25,8 +25,16 @@ const outdir = values.outdir === undefined ? join(root, 'dist') : resolve(values
 
 export const entryPoints = {
   santra: 'tui/src/bin.ts',
-  'santra-server': 'server/src/bin.ts',
+  'santra-server': 'server/src/entry/bin.ts',
   'santra-conformance': 'conformance-tests/src/bin.ts',
+};
+
+/**
+ * Worker threads, each an entry point of its own (no bin): dist/chunks/<name>.js, found by the
+ * module that starts it beside its own chunk (server/src/approval/diff-worker.ts).
+ */
+const workerEntryPoints = {
+  'diff-worker-thread': 'server/src/approval/diff-worker-thread.ts',
 };
 
 const range = packageJson.engines.node;
@@ -55,7 +63,7 @@ await rm(join(outdir, 'chunks'), { recursive: true, force: true });
 for (const name of Object.keys(entryPoints)) await rm(join(outdir, `${name}.js.map`), { force: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints,
+  entryPoints: { ...entryPoints, ...workerEntryPoints },
   outdir,
   bundle: true,
   splitting: true,

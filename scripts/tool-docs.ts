@@ -5,10 +5,11 @@
  */
 import * as z from 'zod';
 import { allTools } from '../server/src/tools/registry.ts';
+import type { ToolKind } from '../server/src/tools/types.ts';
 
 export const TOOLS_FILE = 'docs/tools.md';
 
-const APPROVAL: Record<string, string> = {
+const APPROVAL: Record<ToolKind, string> = {
   read: 'never asked',
   search: 'never asked',
   fetch: 'not gated: read-only network access (tools.policy can deny it)',
@@ -16,6 +17,7 @@ const APPROVAL: Record<string, string> = {
   execute: 'asked, with the exact command and cwd, unless every part is on the read-only allowlist',
   interact: 'not gated',
   agent: 'not gated',
+  think: 'not gated (shown as thinking)',
 };
 
 export function renderToolDocs(): string {
@@ -30,9 +32,7 @@ export function renderToolDocs(): string {
     '',
     '| tool | kind | approval |',
     '| --- | --- | --- |',
-    ...tools.map(
-      (tool) => `| [\`${tool.name}\`](#${tool.name}) | ${tool.kind} | ${APPROVAL[tool.kind] ?? ''} |`,
-    ),
+    ...tools.map((tool) => `| [\`${tool.name}\`](#${tool.name}) | ${tool.kind} | ${APPROVAL[tool.kind]} |`),
     '',
   ];
   for (const tool of tools) {

@@ -156,6 +156,8 @@ describe('fake providers', () => {
           stream: true,
         })
         .withResponse();
+      // Lower bounds only, here and below: a busy machine makes the fake later, never earlier (Node
+      // starts a timer from the current time, and the slack covers its millisecond rounding).
       assert.ok(performance.now() - started >= 290, 'headers arrived before the delay');
       assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8');
       await response.body?.cancel();

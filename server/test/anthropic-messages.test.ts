@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ChatMessage } from '../src/agent/messages.ts';
-import { userText } from '../src/agent/messages.ts';
+import type { ChatMessage } from '../src/providers/messages.ts';
+import { userText } from '../src/providers/messages.ts';
 import { thinkingContext, toAnthropicMessages } from '../src/providers/anthropic.ts';
 import { resolveModel } from '../src/providers/catalog.ts';
 import type { ModelSpec } from '../src/providers/types.ts';

@@ -1,8 +1,8 @@
 /**
  * Cancelling a run while the server waits on the client (§6.3), against the built server and a
  * fake model that calls write_file (→ `approve`) or ask_user (→ `ask`): the `prompt` is answered
- * within a second whatever the client does with the cancelled request, and nothing it answers
- * late reaches the disk.
+ * without waiting for the client's answer to the cancelled request (when the client never answers,
+ * or answers only after the prompt was answered), and nothing it answers late reaches the disk.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -28,12 +28,11 @@ const isRequest = (method: string) => (m: Json) => m.method === method && m.id !
 describe('a run cancelled while approve or ask is pending (built server)', () => {
   for (const method of ['approve', 'ask'] as const) {
     for (const client of ['never answers', 'answers late', 'answers with an error'] as const) {
-      test(`cancelled during ${method}: the prompt is answered within a second when the client ${client}`, async () => {
+      test(`cancelled during ${method}: the prompt is answered without waiting for the client, which ${client}`, async () => {
         const h = await start('anthropic', turns[method], {}, undefined, CLIENT);
         const id = h.nextId();
         h.client.request(id, 'prompt', { text: 'go', agent: 'tester' });
         const request = await h.client.next(isRequest(method));
-        const cancelledAt = Date.now();
         h.client.notify('$/cancelRequest', { id });
         await h.client.next((m) => m.method === '$/cancelRequest' && (m.params as Json).id === request.id);
         if (client === 'answers with an error') {
@@ -43,11 +42,9 @@ describe('a run cancelled while approve or ask is pending (built server)', () =>
             error: { code: -32800, message: `${method} was cancelled`, data: { retryable: true } },
           });
         }
+        // Unless the client answered with an error just now, it has not answered at all: the prompt's
+        // answer cannot have waited for it.
         const response = await h.client.response(id);
-        assert.ok(
-          Date.now() - cancelledAt < 1000,
-          `answered ${Date.now() - cancelledAt} ms after the cancel`,
-        );
         assert.equal((response.result as Json).status, 'cancelled');
         if (client === 'answers late')
           h.client.send({ jsonrpc: '2.0', id: request.id, result: lateAnswers[method] });

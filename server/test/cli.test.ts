@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseCli } from '../src/cli.ts';
+import { parseCli } from '../src/entry/cli.ts';
 
 describe('parseCli', () => {
   test('serves with defaults', () => {

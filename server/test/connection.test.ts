@@ -18,9 +18,9 @@ import type { ApproveParams, PromptResult } from '#protocol';
 import { tempDir } from '../../scripts/temp-dirs.ts';
 import { type ConnectionEnd, serve } from '../src/connection/connection.ts';
 import { FrameParser } from '../src/connection/framing.ts';
-import { createLogger } from '../src/log.ts';
-import { ProtocolFault } from '../src/protocol-fault.ts';
-import type { ClientChannel, Runtime } from '../src/runtime-contract.ts';
+import { createLogger } from '../src/support/log.ts';
+import { ProtocolFault } from '../src/support/protocol-fault.ts';
+import type { ClientChannel, Runtime } from '../src/runtime/contract.ts';
 
 const workspace = tempDir('santra-conn-');
 const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -381,7 +381,6 @@ describe('cancelling a run that waits on the client (§6.3)', () => {
         await response('init');
         send({ jsonrpc: '2.0', id: 1, method: 'prompt', params: { text: method } });
         const request = await fromServer(method);
-        const cancelledAt = Date.now();
         send({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 1 } });
         await fromServer('$/cancelRequest', (m) => (m.params as Raw).id === request.id);
         if (client === 'answers with an error') {
@@ -392,8 +391,9 @@ describe('cancelling a run that waits on the client (§6.3)', () => {
           });
         }
         const answer = await response(1);
-        assert.ok(Date.now() - cancelledAt < 1000, 'the cancelled run ends within a second');
         assert.equal((answer.result as PromptResult).status, 'cancelled');
+        // The wait on the client ended with the run's own abort, not with anything the client sent.
+        assert.deepEqual(events, [`${method} sent`, `${method} failed: prompt cancelled`]);
         if (client === 'answers late') send({ jsonrpc: '2.0', id: request.id, result: answers[method] });
         send({ jsonrpc: '2.0', id: 2, method: 'prompt', params: { text: 'still serving' } });
         assert.deepEqual((await response(2)).result, result('still serving'));

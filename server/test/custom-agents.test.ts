@@ -1,27 +1,26 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { tempDir } from '../../scripts/temp-dirs.ts';
 import {
   type AgentProblem,
-  DEFAULT_AGENT_TOOLS,
+  defaultAgentTools,
   type LoadedAgents,
   loadCustomAgents,
   MAX_AGENT_FILE_BYTES,
 } from '../src/agent/custom-agents.ts';
 
-const KNOWN_TOOLS = [
-  'read_file',
-  'grep_search',
-  'find_file',
-  'list_dir',
-  'write_file',
-  'run_command',
-  'task_completed',
-  'set_output',
-];
+import { errorCode } from '../src/support/errno.ts';
+import { allTools } from '../src/tools/registry.ts';
+import type { Tool } from '../src/tools/types.ts';
+
+const KNOWN_TOOLS: readonly Pick<Tool, 'name' | 'kind'>[] = allTools();
+const DEFAULT_AGENT_TOOLS = defaultAgentTools(KNOWN_TOOLS);
 const BUILT_IN_IDS = ['general', 'explorer'];
+const run = promisify(execFile);
 
 function agent(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -46,8 +45,11 @@ async function workspace(files: Record<string, unknown> = {}): Promise<{ parent:
   return { parent, root };
 }
 
-function load(root: string, knownTools: readonly string[] = KNOWN_TOOLS): Promise<LoadedAgents> {
-  return loadCustomAgents(root, { knownTools, builtInIds: BUILT_IN_IDS });
+function load(
+  root: string,
+  tools: readonly Pick<Tool, 'name' | 'kind'>[] = KNOWN_TOOLS,
+): Promise<LoadedAgents> {
+  return loadCustomAgents(root, { tools, builtInIds: BUILT_IN_IDS });
 }
 
 /** Asserts the valid `keep` agent still loaded and returns the problems. */
@@ -108,10 +110,13 @@ describe('loadCustomAgents: valid files', () => {
       '.agents/a.json': agent('plain'),
       '.agents/b.json': agent('twice', { toolNames: ['read_file', 'list_dir', 'read_file'] }),
     });
-    const known = KNOWN_TOOLS.filter((name) => name !== 'set_output');
+    const known = KNOWN_TOOLS.filter((tool) => tool.name !== 'set_output');
     const result = await load(root, known);
     assert.deepEqual(result.problems, []);
-    assert.deepEqual(result.agents[0]?.toolNames, DEFAULT_AGENT_TOOLS.slice(0, -1));
+    assert.deepEqual(
+      result.agents[0]?.toolNames,
+      DEFAULT_AGENT_TOOLS.filter((name) => name !== 'set_output'),
+    );
     assert.deepEqual(result.agents[1]?.toolNames, ['read_file', 'list_dir']);
   });
 
@@ -312,7 +317,9 @@ describe('loadCustomAgents: invalid files are reported and skipped', () => {
       {
         file: '.agents/tools.json',
         field: 'toolNames[3]',
-        message: `unknown tool "frobnicate" (known tools: ${[...KNOWN_TOOLS].sort().join(', ')})`,
+        message: `unknown tool "frobnicate" (known tools: ${KNOWN_TOOLS.map((tool) => tool.name)
+          .sort()
+          .join(', ')})`,
       },
     ]);
   });
@@ -373,18 +380,94 @@ describe('loadCustomAgents: invalid files are reported and skipped', () => {
     assertOneProblem(problems, '.agents/gone.json', undefined, /symbolic link to a file that does not exist/);
   });
 
-  test('an unreadable file', { skip: process.getuid?.() === 0 && 'root can read any file' }, async () => {
+  test('an unreadable file (EACCES): the file and the fix are named; the others load', async () => {
     const { root } = await workspace({
       '.agents/keep.json': agent('keep'),
       '.agents/locked.json': agent('locked'),
     });
     await chmod(join(root, '.agents', 'locked.json'), 0o000);
-    const problems = problemsBeside(await load(root));
+    const problems = problemsBeside(await loadAsItsOwner(root, '.agents/locked.json'));
     assertOneProblem(
       problems,
       '.agents/locked.json',
       undefined,
-      /^cannot be read: permission denied \(EACCES\)/,
+      /^cannot be read: permission denied \(EACCES\); fix its permissions$/,
+    );
+  });
+});
+
+/**
+ * `load(root)` by a process that the permissions of `file` (relative to root) apply to. Root, which
+ * CI runs as, reads a file whatever its mode (CAP_DAC_OVERRIDE), so then the loader runs in a
+ * child that setpriv (util-linux) has stripped of that capability and of CAP_DAC_READ_SEARCH. The
+ * child is still root, so it reaches what root owns (the node binary, the temp dirs, mode 0700),
+ * which the user `nobody` could not; but for a file of mode 0 the kernel answers EACCES, as it
+ * does for any user.
+ */
+async function loadAsItsOwner(root: string, file: string): Promise<LoadedAgents> {
+  const path = join(root, file);
+  const readable = await readFile(path).then(
+    () => true,
+    (error: unknown) => {
+      assert.equal(errorCode(error), 'EACCES', `reading ${path}`);
+      return false;
+    },
+  );
+  if (!readable) return load(root);
+  const module = new URL('../src/agent/custom-agents.ts', import.meta.url).href;
+  const tools = KNOWN_TOOLS.map(({ name, kind }) => ({ name, kind }));
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { loadCustomAgents } from ${JSON.stringify(module)};
+    let readable = true;
+    try { readFileSync(${JSON.stringify(path)}); } catch { readable = false; }
+    const result = await loadCustomAgents(${JSON.stringify(root)}, {
+      tools: ${JSON.stringify(tools)},
+      builtInIds: ${JSON.stringify(BUILT_IN_IDS)},
+    });
+    process.stdout.write(JSON.stringify({ readable, result }));`;
+  const drop = '-dac_override,-dac_read_search';
+  const child = await run('setpriv', [
+    `--inh-caps=${drop}`,
+    `--bounding-set=${drop}`,
+    '--',
+    process.execPath,
+    '--input-type=module',
+    '-e',
+    script,
+  ]).catch((error: unknown) => {
+    throw new Error(
+      `this process reads files whatever their mode (root), so the test needs setpriv (util-linux) to run the loader without that override: ${String(error)}`,
+    );
+  });
+  const { readable: childCouldRead, result } = JSON.parse(child.stdout) as {
+    readable: boolean;
+    result: LoadedAgents;
+  };
+  assert.equal(childCouldRead, false, `setpriv ${drop} left the child able to read ${path}`);
+  return result;
+}
+
+describe('the default tools of an agent file that names none', () => {
+  test('are the tools whose kind only reads, and the ways to finish: nothing that edits, runs or asks', () => {
+    const byName = new Map(KNOWN_TOOLS.map((tool) => [tool.name, tool.kind]));
+    const defaults = defaultAgentTools(KNOWN_TOOLS);
+    for (const tool of KNOWN_TOOLS)
+      if (tool.kind === 'read' || tool.kind === 'search') assert.ok(defaults.includes(tool.name), tool.name);
+    for (const name of defaults)
+      assert.ok(
+        ['read', 'search'].includes(byName.get(name) ?? '') ||
+          ['task_completed', 'set_output'].includes(name),
+        `${name} (${byName.get(name)}) is not read-only`,
+      );
+    assert.ok(defaults.includes('task_completed') && defaults.includes('set_output'));
+  });
+
+  test('follow a tool kind: a new read-only tool is a default without a list to update', () => {
+    const extra = [...KNOWN_TOOLS, { name: 'read_notes', kind: 'read' as const }];
+    assert.ok(defaultAgentTools(extra).includes('read_notes'));
+    assert.ok(
+      !defaultAgentTools([...KNOWN_TOOLS, { name: 'rm_rf', kind: 'execute' as const }]).includes('rm_rf'),
     );
   });
 });

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { computeDiff, computeDiffAsync } from '../src/approval/diff.ts';
+import { suiteHarnesses } from './helpers/run.ts';
+import type { Json } from './helpers/wire.ts';
 
 const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}\n`).join('');
 const diffModule = fileURLToPath(new URL('../src/approval/diff.ts', import.meta.url));
+
+const start = suiteHarnesses();
 
 /** The same lines in another order: no cheap bound rules the diff out, so it searches until its timeout. */
 function shuffled(text: string): string {
@@ -78,5 +84,35 @@ describe('computeDiffAsync', () => {
     clearTimeout(timer);
     assert.equal(code, 0, `the child exited with ${String(code)} (killed after 30 s if it hung): ${stderr}`);
     assert.equal(stdout, '[1,true][2,true]');
+  });
+
+  test('the built server diffs a big file change in its worker thread (dist/chunks/diff-worker-thread.js)', async () => {
+    const big = numbered(20_000); // over 64 KiB: the search goes to the worker
+    const changed = big.replace('line 10\n', 'ten\n').replace('line 15000\n', 'line 15000\nadded\n');
+    const h = await start(
+      'anthropic',
+      [
+        { toolCalls: [{ id: 't1', name: 'write_file', args: { path: 'big.txt', content: changed } }] },
+        { text: 'done' },
+      ],
+      {},
+      undefined,
+      { capabilities: { approve: true, diffs: true } },
+    );
+    writeFileSync(join(h.workspace, 'big.txt'), big);
+    const shown: Json[] = [];
+    h.client.handle('approve', (params) => {
+      shown.push(params.diff as Json);
+      return { decision: 'allow' };
+    });
+    const { response } = await h.prompt({ text: 'edit it' });
+    assert.equal((response.result as Json).status, 'completed');
+    assert.equal(readFileSync(join(h.workspace, 'big.txt'), 'utf8'), changed);
+    const diff = shown[0];
+    assert.deepEqual([diff?.added, diff?.removed, diff?.replacement], [2, 1, false]);
+    assert.equal(diff?.unifiedDiff, computeDiff('big.txt', big, changed).unifiedDiff);
+    // The diff would be the same on the main thread; only this warning tells that the worker
+    // could not start (its file missing from dist/, or not found from the chunk that starts it).
+    assert.doesNotMatch(h.client.stderr, /SANTRA_DIFF_WORKER|diffs on the main thread/);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { groupDigits } from '../src/text/numbers.ts';
+import { groupDigits } from '../src/support/numbers.ts';
 
 test('groupDigits groups thousands and leaves small numbers and fractions alone', () => {
   assert.equal(groupDigits(0), '0');

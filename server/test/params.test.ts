@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { ApproveResult, InitializeParams, PromptParams } from '#protocol';
 import { parseParams } from '../src/connection/params.ts';
 import { negotiateVersion } from '../src/connection/version-negotiation.ts';
-import { ProtocolFault } from '../src/protocol-fault.ts';
+import { ProtocolFault } from '../src/support/protocol-fault.ts';
 
 function faultOf(fn: () => unknown): ProtocolFault {
   try {

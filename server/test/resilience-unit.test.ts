@@ -78,6 +78,8 @@ describe('withResilience', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const second = collect(withResilience(b.fn, limiter, fast)(endpoint, request()));
     await Promise.all([first, second]);
+    // Lower bounds: the limiter lets a call through only once the clock has passed the window's
+    // end, so a busy machine can make these later, never earlier.
     assert.ok(
       (b.calls[0] as number) - started >= 290,
       `the second agent called after ${(b.calls[0] as number) - started} ms`,
@@ -150,24 +152,35 @@ describe('withResilience', () => {
     );
   });
 
-  test('cancelling during a backoff ends at once as cancelled', async () => {
+  test('cancelling during a backoff ends at once as cancelled', async (t) => {
+    // The clock stands still (mocked timers), so the 20 s backoff cannot run out during the test:
+    // only the cancel can end it.
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const controller = new AbortController();
-    const { fn } = scripted([
+    const { fn, calls } = scripted([
       async function* () {
         yield failure('server', { status: 503, retryAfterMs: 20_000 });
       },
     ]);
-    const started = Date.now();
-    setTimeout(() => controller.abort(), 30);
-    const events = await collect(
-      withResilience(fn, new RateLimiter(), { ...fast, maxWaitMs: 20_000 })(
-        endpoint,
-        request(controller.signal),
-      ),
-    );
-    // The backoff is 20 s; a cancelled one ends long before (the bound is loose for busy machines).
-    assert.ok(Date.now() - started < 5000, 'did not sleep out the backoff');
-    const last = events.at(-1);
+    const stream = withResilience(fn, new RateLimiter(), { ...fast, maxWaitMs: 20_000 })(
+      endpoint,
+      request(controller.signal),
+    )[Symbol.asyncIterator]();
+    const retrying = await stream.next();
+    assert.equal(!retrying.done && retrying.value.type === 'retrying' && retrying.value.delayMs, 20_000);
+    const next = stream.next(); // the generator goes on into its backoff
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    // Aborting settles the backoff through promise jobs alone, which all run before the next
+    // setImmediate; a backoff that ignored the signal would still be waiting for its timer.
+    const settled = await Promise.race([
+      next,
+      new Promise<'still waiting'>((resolve) => setImmediate(() => resolve('still waiting'))),
+    ]);
+    assert.notEqual(settled, 'still waiting', 'the cancelled backoff is still waiting out its 20 s');
+    const last = settled === 'still waiting' ? undefined : settled.value;
     assert.equal(last?.type === 'error' && last.failure.kind, 'cancelled');
+    assert.equal((await stream.next()).done, true);
+    assert.equal(calls.length, 1, 'no attempt after the cancel');
   });
 });

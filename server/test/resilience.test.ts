@@ -159,19 +159,26 @@ describe('failures that are not retried', () => {
 });
 
 describe('cancellation and configuration', () => {
-  test('cancelling a prompt mid-stream answers promptly with status cancelled; the session goes on', async () => {
-    const h = await start('anthropic', [
-      { text: Array.from({ length: 200 }, (_, i) => `w${i} `), chunkDelayMs: 50 },
-      { text: 'next prompt works' },
-    ]);
+  test('cancelling a prompt mid-stream answers with status cancelled; the session goes on', async () => {
+    // The stream never ends by itself: after two text deltas it stalls with the connection open, and
+    // Santra's timeouts are set past the test's wait. Only aborting the model's stream ends the run.
+    const h = await start(
+      'anthropic',
+      [
+        {
+          // message_start, content_block_start, ping, then two text deltas; then nothing more.
+          text: ['partial ', 'answer ', 'never sent'],
+          fault: { kind: 'stall', afterEvents: 5 },
+        },
+        { text: 'next prompt works' },
+      ],
+      { SANTRA_TIMEOUT_IDLE_MS: '600000', SANTRA_TIMEOUT_TOTAL_MS: '600000' },
+    );
     const id = h.nextId();
     h.client.request(id, 'prompt', { text: 'write a lot' });
     await h.client.next((m) => m.method === 'phase' && (m.params as Json).type === 'text');
-    const cancelledAt = Date.now();
     h.client.notify('$/cancelRequest', { id });
     const response = await h.client.response(id);
-    // The stream would run 10 s more; the bound is loose for busy machines.
-    assert.ok(Date.now() - cancelledAt < 5000, 'answered long before the stream would end');
     assert.equal(outcome(response).status, 'cancelled');
     const complete = h.client.messages.find(
       (m) => m.method === 'phase' && (m.params as Json).type === 'complete',

@@ -210,13 +210,19 @@ describe('the swarm', () => {
   });
 
   test('cancelling the run stops every agent', async () => {
+    // The reader's stream never ends by itself: after two text deltas it stalls with the connection
+    // open, and Santra's timeouts are set past the test's wait. Only aborting it ends the run.
     const h = await start(
       'anthropic',
       [
         turn('orchestrator', call('o1', 'spawn_agent', { agentId: 'reader', task: 'Read slowly' })),
-        turn('reader', { text: Array.from({ length: 400 }, (_, i) => `word${i} `), chunkDelayMs: 50 }),
+        turn('reader', {
+          // message_start, content_block_start, ping, then two text deltas; then nothing more.
+          text: ['partial ', 'answer ', 'never sent'],
+          fault: { kind: 'stall', afterEvents: 5 },
+        }),
       ],
-      {},
+      { SANTRA_TIMEOUT_IDLE_MS: '600000', SANTRA_TIMEOUT_TOTAL_MS: '600000' },
       undefined,
       APPROVER,
     );
@@ -228,11 +234,8 @@ describe('the swarm', () => {
         (m.params as Json).agentId === 'reader-1' &&
         (m.params as Json).type === 'text',
     );
-    const cancelledAt = Date.now();
     h.client.notify('$/cancelRequest', { id });
     const response = await h.client.response(id);
-    // The reader would stream 20 s more; the bound is loose for busy machines.
-    assert.ok(Date.now() - cancelledAt < 5000);
     assert.equal((response.result as Json).status, 'cancelled');
     const completes = h.client.messages.filter(
       (m) => m.method === 'phase' && (m.params as Json).type === 'complete',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { removedVariables, scrubEnvironment } from '../src/tools/command-env.ts';
+import { removedVariables, scrubEnvironment } from '../src/tools/commands/env.ts';
 import { runCommandTool } from '../src/tools/run-command.ts';
 import { scratchDir } from './helpers/gated-context.ts';
 import { tempWorkspace, testContext } from './helpers/tool-context.ts';

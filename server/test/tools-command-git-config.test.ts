@@ -12,7 +12,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DEFAULT_READ_ONLY } from '../src/approval/command-allowlist.ts';
-import { runsProgram, unaskedGitEnvironment } from '../src/tools/git-hazards.ts';
+import { runsProgram, unaskedGitEnvironment } from '../src/approval/git-hazards.ts';
 import { gitDiffTool } from '../src/tools/git-diff.ts';
 import { gitStatusTool } from '../src/tools/git-status.ts';
 import { runCommandTool } from '../src/tools/run-command.ts';

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { commandTools } from '../src/tools/command-tools.ts';
+import { commandTools } from '../src/tools/groups/commands.ts';
 import { gitDiffTool } from '../src/tools/git-diff.ts';
 import { gitStatusTool } from '../src/tools/git-status.ts';
 import { tempWorkspace, testContext } from './helpers/tool-context.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { OutputCapture, splitBudget } from '../src/tools/output-capture.ts';
+import { OutputCapture, splitBudget } from '../src/tools/commands/output-capture.ts';
 
 function capture(limit: number, ...chunks: Array<string | Buffer>): OutputCapture {
   const result = new OutputCapture(limit);

@@ -3,7 +3,7 @@ import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, test } from 'node:test';
-import type { FileChangeRequest, GateDecision } from '../src/tools/types.ts';
+import type { FileChangeRequest, GateDecision } from '../src/approval/gate.ts';
 import { run } from './helpers/file-tools.ts';
 import { type TestContext, tempWorkspace, testContext } from './helpers/tool-context.ts';
 

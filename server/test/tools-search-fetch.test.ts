@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { isPublicAddress } from '../src/tools/guarded-fetch.ts';
+import { isPublicAddress } from '../src/tools/web/guarded-fetch.ts';
 import { type WebFetchOptions, webFetchTool } from '../src/tools/web-fetch.ts';
 import { tempWorkspace, testContext } from './helpers/tool-context.ts';
 

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { compilePattern } from '../src/tools/grep-pattern.ts';
-import { findRipgrep } from '../src/tools/grep-ripgrep.ts';
+import { compilePattern } from '../src/tools/grep/pattern.ts';
+import { findRipgrep } from '../src/tools/grep/ripgrep.ts';
 import { grepSearchTool } from '../src/tools/grep-search.ts';
 import { tempWorkspace, testContext } from './helpers/tool-context.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { findRipgrep } from '../src/tools/grep-ripgrep.ts';
+import { findRipgrep } from '../src/tools/grep/ripgrep.ts';
 import { grepSearchTool } from '../src/tools/grep-search.ts';
 import { tempWorkspace, testContext } from './helpers/tool-context.ts';
 

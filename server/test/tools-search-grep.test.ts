@@ -8,7 +8,7 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { grepSearchTool } from '../src/tools/grep-search.ts';
-import { findRipgrep } from '../src/tools/grep-ripgrep.ts';
+import { findRipgrep } from '../src/tools/grep/ripgrep.ts';
 import type { ToolResult } from '../src/tools/types.ts';
 import { tempWorkspace, testContext } from './helpers/tool-context.ts';
 

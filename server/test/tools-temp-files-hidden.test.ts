@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { findFileTool } from '../src/tools/find-file.ts';
 import { grepSearchTool } from '../src/tools/grep-search.ts';
-import { findRipgrep } from '../src/tools/grep-ripgrep.ts';
+import { findRipgrep } from '../src/tools/grep/ripgrep.ts';
 import { listDirTool } from '../src/tools/list-dir.ts';
 import type { Tool } from '../src/tools/types.ts';
 import { tempWorkspace, testContext } from './helpers/tool-context.ts';

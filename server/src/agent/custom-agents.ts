@@ -3,12 +3,13 @@
  * Loading never fails as a whole: each bad file becomes a problem naming the file, the field and
  * what was expected, and the good files still load, so one typo does not cost the user every agent.
  */
-import { closest } from '../text/suggest.ts';
+import { closest } from '../support/suggest.ts';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod';
 import { parseJsonc } from '../config/jsonc.ts';
-import { describeFsError, errorCode } from '../errno.ts';
+import { describeFsError, errorCode } from '../support/errno.ts';
+import { READ_ONLY_KINDS, type Tool } from '../tools/types.ts';
 
 /** An agent the runtime can run or spawn: a built-in one or one read from `.agents/`. */
 export interface AgentDefinition {
@@ -38,15 +39,18 @@ export interface LoadedAgents {
   problems: AgentProblem[];
 }
 
-/** Read-only tools plus the ways to finish, so an agent that names no tools cannot change anything. */
-export const DEFAULT_AGENT_TOOLS: readonly string[] = [
-  'read_file',
-  'grep_search',
-  'find_file',
-  'list_dir',
-  'task_completed',
-  'set_output',
-];
+/** The ways an agent gives its answer. */
+const FINISHING_TOOLS: readonly string[] = ['task_completed', 'set_output'];
+
+/**
+ * The tools of an agent file that names none: every tool whose kind only reads, plus the ways to
+ * finish, so such an agent cannot change anything.
+ */
+export function defaultAgentTools(tools: readonly Pick<Tool, 'name' | 'kind'>[]): string[] {
+  return tools
+    .filter((tool) => READ_ONLY_KINDS.has(tool.kind) || FINISHING_TOOLS.includes(tool.name))
+    .map((tool) => tool.name);
+}
 
 /** Agent files are a few KB of prompt; anything far larger is a mistake, not an agent. */
 export const MAX_AGENT_FILE_BYTES = 256 * 1024;
@@ -98,7 +102,11 @@ function agentSchema(knownTools: ReadonlySet<string>, builtInIds: ReadonlySet<st
  */
 export async function loadCustomAgents(
   workspaceRoot: string,
-  options: { knownTools: readonly string[]; builtInIds: readonly string[] },
+  options: {
+    /** Every tool the runtime has (the config may deny some; agents may still name them). */
+    tools: readonly Pick<Tool, 'name' | 'kind'>[];
+    builtInIds: readonly string[];
+  },
 ): Promise<LoadedAgents> {
   const dir = join(workspaceRoot, AGENTS_DIR);
   let names: string[];
@@ -118,10 +126,9 @@ export async function loadCustomAgents(
     };
   }
 
-  const knownTools = new Set(options.knownTools);
+  const knownTools = new Set(options.tools.map((tool) => tool.name));
   const schema = agentSchema(knownTools, new Set(options.builtInIds));
-  // Defaults the runtime does not offer would make every default agent invalid; leave them out.
-  const defaultTools = DEFAULT_AGENT_TOOLS.filter((name) => knownTools.has(name));
+  const defaultTools = defaultAgentTools(options.tools);
   const root = await realpath(workspaceRoot).catch(() => workspaceRoot);
   const agents = new Map<string, AgentDefinition>();
   const problems: AgentProblem[] = [];

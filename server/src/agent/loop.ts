@@ -6,7 +6,6 @@
  */
 import type { RunStatus, Usage } from '#protocol';
 import * as z from 'zod';
-import { TextProtocolParser, type TextProtocolEvent } from '../providers/text-protocol/parser.ts';
 import {
   addUsage,
   EMPTY_USAGE,
@@ -14,15 +13,18 @@ import {
   type StreamFn,
   type ToolDefinition,
 } from '../providers/stream.ts';
+import type { Effort, ModelSpec, ProviderEndpoint } from '../providers/types.ts';
+import type { SessionApprovals } from '../approval/gate.ts';
 import {
-  type Effort,
-  type ModelSpec,
-  type ProviderEndpoint,
-  usesTextToolProtocol,
-} from '../providers/types.ts';
-import { PARALLEL_KINDS, type Tool, type ToolContext, type ToolResult } from '../tools/types.ts';
+  type AgentControl,
+  PARALLEL_KINDS,
+  type Tool,
+  type ToolContextSource,
+  type ToolResult,
+  UNLISTED_KINDS,
+} from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
-import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from './messages.ts';
+import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from '../providers/messages.ts';
 import { type CallKey, callKey, RunToolCalls } from './tool-call-ids.ts';
 
 export interface AgentLimits {
@@ -38,8 +40,12 @@ export interface AgentLimits {
 export interface AgentRun {
   agentId: string;
   runId: string;
-  /** The context a tool call runs in (workspace, approval gate, client questions…). */
-  toolContext(call: { id: string; name: string }, emit: (event: AgentEvent) => void): ToolContext;
+  /** Builds the context a tool call runs in (workspace, approval gate, client questions…). */
+  toolContext: ToolContextSource;
+  /** What the user allowed for the session (allow-all). */
+  approvals: SessionApprovals;
+  /** The swarm's control of agents, for the agent tools; absent outside a swarm. */
+  agents?: AgentControl;
   endpoint: ProviderEndpoint;
   model: ModelSpec;
   system: string;
@@ -91,8 +97,8 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     const result = await streamTurn(run, definitions, turn, toolCalls);
     usage = addUsage(usage, result.usage);
     if (result.failure !== undefined) {
-      if (result.text !== '')
-        run.messages.push({ role: 'assistant', content: [{ type: 'text', text: result.text }] });
+      if (result.shown !== '')
+        run.messages.push({ role: 'assistant', content: [{ type: 'text', text: result.shown }] });
       if (result.failure.kind === 'cancelled' || run.signal.aborted)
         return finish(run, 'cancelled', result.shown, usage, turn);
       run.emit({
@@ -139,10 +145,8 @@ function finish(run: AgentRun, status: RunStatus, text: string, usage: Usage, tu
 
 interface TurnResult {
   content: AssistantBlock[];
-  /** The answer text as the user saw it (markup removed). */
+  /** The answer text as the user saw it (markup removed; kept in history when the turn fails). */
   shown: string;
-  /** The raw text streamed so far (kept in history when the turn fails). */
-  text: string;
   usage: Usage;
   failure?: ProviderFailure;
 }
@@ -155,57 +159,7 @@ async function streamTurn(
   toolCalls: RunToolCalls,
 ): Promise<TurnResult> {
   run.emit({ type: 'turn_start' });
-  // Tool calls come only from the channel the model was asked to use: markup in a native-tool
-  // model's prose (quoted from a file or a web page) is text, never a call.
-  const newParser = () =>
-    new TextProtocolParser({
-      idPrefix: `${run.agentId}_t${turn}`,
-      toolCalls: usesTextToolProtocol(run.model),
-    });
-  let parser = newParser();
   let shown = '';
-  let text = '';
-  let textCalls: ToolCallBlock[] = [];
-  const handle = (event: TextProtocolEvent) => {
-    switch (event.type) {
-      case 'text':
-        shown += event.text;
-        run.emit({ type: 'text', text: event.text });
-        break;
-      case 'thinking':
-        run.emit({ type: 'thinking', text: event.text });
-        break;
-      case 'status':
-        run.emit({ type: 'status', text: event.text });
-        break;
-      case 'next':
-        run.emit({ type: 'status', text: `Next: ${event.text}` });
-        break;
-      case 'tool_call':
-        textCalls.push({
-          type: 'tool_call',
-          id: event.id,
-          name: event.name,
-          args: event.args,
-          argsText: JSON.stringify(event.args),
-        });
-        break;
-      case 'tool_call_error':
-        textCalls.push({
-          type: 'tool_call',
-          id: event.id,
-          name: event.name ?? 'unknown',
-          args: {},
-          argsText: event.raw,
-          argsError: event.message,
-        });
-        break;
-      default: {
-        const exhaustive: never = event;
-        throw new Error(`unknown text protocol event ${JSON.stringify(exhaustive)}`);
-      }
-    }
-  };
   const request = {
     model: run.model,
     system: run.system,
@@ -220,11 +174,14 @@ async function streamTurn(
   for await (const event of run.stream(run.endpoint, request)) {
     switch (event.type) {
       case 'text_delta':
-        text += event.text;
-        for (const parsed of parser.push(event.text)) handle(parsed);
+        shown += event.text;
+        run.emit({ type: 'text', text: event.text });
         break;
       case 'thinking_delta':
         run.emit({ type: 'thinking', text: event.text });
+        break;
+      case 'status':
+        run.emit({ type: 'status', text: event.text });
         break;
       case 'tool_call_delta':
         break;
@@ -241,24 +198,12 @@ async function streamTurn(
           level: 'warning',
           text: `${event.failure.message} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}; giving up within ${formatDuration(event.giveUpWithinMs)} if it keeps failing).`,
         });
-        // Nothing visible was produced, so the retry starts from a clean slate.
-        parser = newParser();
-        text = '';
-        textCalls = [];
         break;
       case 'error':
-        for (const parsed of parser.end())
-          if (parsed.type !== 'tool_call' && parsed.type !== 'tool_call_error') handle(parsed);
-        return { content: [], shown, text, usage: EMPTY_USAGE, failure: event.failure };
-      case 'done': {
-        for (const parsed of parser.end()) handle(parsed);
+        return { content: [], shown, usage: EMPTY_USAGE, failure: event.failure };
+      case 'done':
         // Ids are made unique before anything (phases, approvals, history) uses them.
-        const native = usesTextToolProtocol(run.model)
-          ? event.content.filter((block) => block.type !== 'tool_call')
-          : event.content;
-        const content = toolCalls.assign([...native, ...textCalls]);
-        return { content, shown, text, usage: event.usage };
-      }
+        return { content: toolCalls.assign(event.content), shown, usage: event.usage };
       default: {
         const exhaustive: never = event;
         throw new Error(`unknown stream event ${JSON.stringify(exhaustive)}`);
@@ -268,7 +213,6 @@ async function streamTurn(
   return {
     content: [],
     shown,
-    text,
     usage: EMPTY_USAGE,
     failure: {
       kind: 'incomplete',
@@ -340,10 +284,11 @@ async function executeCall(
 ): Promise<ToolResult> {
   const tool = run.tools.find((candidate) => candidate.name === call.name);
   const summary = `${call.name} ${summarizeArgs(call.args)}`.trim();
-  if (tool?.name !== 'think')
+  const listed = tool === undefined || !UNLISTED_KINDS.has(tool.kind);
+  if (listed)
     run.emit({ type: 'tool_call', toolCallId: call.id, toolName: call.name, args: call.args, summary });
   const result = await resultOf(run, tool, call, key, toolCalls);
-  if (tool?.name !== 'think') {
+  if (listed) {
     run.emit({
       type: 'tool_result',
       toolCallId: call.id,
@@ -389,10 +334,16 @@ async function resultOf(
   if (!toolCalls.claim(key))
     return refused(`Not executed again: tool call ${call.id} has already run.`, 'duplicate_call');
   try {
-    return await tool.execute(
-      parsed.data,
-      run.toolContext(call, (event) => run.emit(event)),
-    );
+    const context = run.toolContext({
+      runId: run.runId,
+      agentId: run.agentId,
+      call,
+      signal: run.signal,
+      approvals: run.approvals,
+      emit: (event) => run.emit(event),
+      ...(run.agents === undefined ? {} : { agents: run.agents }),
+    });
+    return await tool.execute(parsed.data, context);
   } catch (error) {
     return refused(
       `The tool failed: ${error instanceof Error ? error.message : String(error)}`,

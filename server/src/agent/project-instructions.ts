@@ -14,7 +14,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { describeFsError, errorCode } from '../errno.ts';
+import { describeFsError, errorCode } from '../support/errno.ts';
 import { PathError, Workspace } from '../workspace/workspace.ts';
 import type { AgentEvent } from './events.ts';
 

@@ -8,21 +8,21 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Phase, PromptParams, PromptResult } from '#protocol';
 import type { ResolvedConfig } from '../config/config.ts';
-import { ProtocolFault } from '../protocol-fault.ts';
-import { groupDigits } from '../text/numbers.ts';
+import { ProtocolFault } from '../support/protocol-fault.ts';
+import { groupDigits } from '../support/numbers.ts';
 import { costUsd } from '../providers/catalog.ts';
 import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
-import type { Tool } from '../tools/types.ts';
+import type { Tool, ToolContextSource } from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
 import { BUILTIN_AGENTS, DIRECT_PROMPT } from './builtin-agents.ts';
 import { type Classification, classifyPrompt, type Route } from './classifier.ts';
 import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
-import { userText } from './messages.ts';
+import { userText } from '../providers/messages.ts';
 import { selectModel } from './model-selection.ts';
 import { ANSWER_KEPT, type AgentIdentity, PhaseStream } from './phase-stream.ts';
 import { instructionsPrompt, instructionsStatus, type ProjectInstructions } from './project-instructions.ts';
 import type { Session, SessionStore } from './sessions.ts';
-import { runSwarm, type SwarmRun, type SwarmSettings } from './swarm.ts';
+import { runSwarm, type SwarmSettings } from './swarm.ts';
 import { workspaceNote } from './system-prompt.ts';
 import { fitText } from './wire-text.ts';
 
@@ -32,8 +32,8 @@ export interface PromptDeps {
   /** The connection's default model (from initialize or model/set). */
   defaultModel: string | undefined;
   workspaceRoot: string;
-  /** Builds the context tool calls of this run execute in. */
-  toolContextFor(run: { runId: string; session: Session; signal: AbortSignal }): SwarmRun['toolContext'];
+  /** Builds the context a tool call executes in (runtime/tool-context.ts). */
+  toolContext: ToolContextSource;
   /** Custom agents from the workspace's .agents/ (read for every agent task, so edits apply at once). */
   loadAgents(): Promise<LoadedAgents>;
   /**
@@ -154,7 +154,6 @@ export async function runPrompt(
       });
     }
     session.messages.push(userText(params.text));
-    const toolContext = deps.toolContextFor({ runId, session, signal: controller.signal });
     const outcome = await runSwarm(
       {
         runId,
@@ -174,7 +173,8 @@ export async function runPrompt(
         signal: controller.signal,
         systemPrompt: (definition) => `${definition.systemPrompt}\n\n${shared}`,
         emit: emitAs,
-        toolContext,
+        toolContext: deps.toolContext,
+        approvals: session.approvals,
       },
       root,
       session.messages,

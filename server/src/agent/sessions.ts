@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Usage } from '#protocol';
 import { EMPTY_USAGE } from '../providers/stream.ts';
 import { SessionApprovals } from '../approval/gate.ts';
-import type { ChatMessage } from './messages.ts';
+import type { ChatMessage } from '../providers/messages.ts';
 
 export interface Session {
   readonly id: string;

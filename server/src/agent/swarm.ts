@@ -10,11 +10,12 @@ import type { RunStatus, Usage } from '#protocol';
 import type { StreamFn } from '../providers/stream.ts';
 import { addUsage, EMPTY_USAGE } from '../providers/stream.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
-import type { SpawnRequest, SpawnResult, Tool, ToolContext } from '../tools/types.ts';
+import type { SessionApprovals } from '../approval/gate.ts';
+import type { SpawnRequest, SpawnResult, Tool, ToolContextSource } from '../tools/types.ts';
 import type { AgentDefinition } from './custom-agents.ts';
 import type { AgentEvent } from './events.ts';
 import { type AgentLimits, runAgent } from './loop.ts';
-import type { ChatMessage } from './messages.ts';
+import type { ChatMessage } from '../providers/messages.ts';
 import { RunToolCalls } from './tool-call-ids.ts';
 import type { AgentIdentity } from './phase-stream.ts';
 
@@ -40,11 +41,10 @@ export interface SwarmRun {
   /** Appends what every agent's system prompt shares (workspace, date). */
   systemPrompt(definition: AgentDefinition): string;
   emit(agent: AgentIdentity, event: AgentEvent): void;
-  toolContext(
-    agent: AgentIdentity,
-    call: { id: string; name: string },
-    emit: (event: AgentEvent) => void,
-  ): ToolContext;
+  /** Builds a tool call's context (runtime/tool-context.ts). */
+  toolContext: ToolContextSource;
+  /** What the user allowed for the session (allow-all). */
+  approvals: SessionApprovals;
 }
 
 export interface SwarmOutcome {
@@ -88,23 +88,22 @@ export async function runSwarm(
       emit,
       toolCalls,
       control,
-      toolContext: (call, callEmit) => ({
-        ...swarm.toolContext(identity, call, callEmit),
-        agents: {
-          spawn: (requests) => spawnAll(identity, history, depth, requests, signal),
-          setOutput: (output) => {
-            control.output = output;
-          },
-          setMessages: (replacement) => {
-            control.messages = withTrailingUser(
-              replacement.map((m) => ({
-                role: m.role,
-                content: [{ type: 'text' as const, text: m.content }],
-              })),
-            );
-          },
+      toolContext: swarm.toolContext,
+      approvals: swarm.approvals,
+      agents: {
+        spawn: (requests) => spawnAll(identity, history, depth, requests, signal),
+        setOutput: (output) => {
+          control.output = output;
         },
-      }),
+        setMessages: (replacement) => {
+          control.messages = withTrailingUser(
+            replacement.map((m) => ({
+              role: m.role,
+              content: [{ type: 'text' as const, text: m.content }],
+            })),
+          );
+        },
+      },
     });
     usage = addUsage(usage, outcome.usage);
     return outcome;

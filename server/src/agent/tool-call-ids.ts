@@ -12,7 +12,7 @@
  *   agent) or in the agent's history. The replacement is written into the history on both sides
  *   (the call and its result), so the conversation the provider sees stays consistent.
  */
-import type { AssistantBlock, ChatMessage, ToolCallBlock } from './messages.ts';
+import type { AssistantBlock, ChatMessage, ToolCallBlock } from '../providers/messages.ts';
 
 /** Who made a call: the agent, its n-th model response in this run, and the call's position in it. */
 export type CallKey = `${string}#${number}#${number}`;

@@ -12,9 +12,9 @@
 import { constants } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { inspectRepository } from '../tools/git-hazards.ts';
+import { inspectRepository } from './git-hazards.ts';
 import { parseCommandLine, type ShellWord } from './shell-words.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 
 export interface CommandSite {
   /** Real path of the directory the command runs in. */

@@ -7,9 +7,43 @@
  * the diff was computed from, and run_command runs the string that was shown.
  */
 import type { ApproveParams, ApproveResult } from '#protocol';
-import type { ApprovalGate, FileChangeRequest, GateDecision } from '../tools/types.ts';
+import type { ResolvedPath } from '../workspace/workspace.ts';
+import type { CommandInspection } from './command-site.ts';
 import { computeDiffAsync, visibleControlChars } from './diff.ts';
 import type { PolicyVerdict, ToolPolicy } from './policy.ts';
+
+/** The outcome of asking the approval gate. Nothing gated happens unless `allowed`. */
+export type GateDecision =
+  | { allowed: true }
+  | {
+      allowed: false;
+      /** rejected/feedback: the user said no; denied: the policy; unavailable: no client can approve; cancelled: the run ended. */
+      reason: 'rejected' | 'feedback' | 'denied' | 'unavailable' | 'cancelled';
+      /** What the model is told. */
+      message: string;
+    };
+
+export interface FileChangeRequest {
+  path: ResolvedPath;
+  operation: 'create' | 'modify' | 'delete' | 'move';
+  /** Current content; undefined when the file does not exist. */
+  oldContent: string | undefined;
+  /** Content to write; undefined for a deletion. */
+  newContent: string | undefined;
+  /** For a move: where the file goes. */
+  destination?: ResolvedPath;
+}
+
+/**
+ * The approval gate. It lives in the server, so no client can forget it: it applies the policy
+ * (deny → ask → allow, allow-all for the session, protected paths always asked), shows the exact
+ * payload — the diff of the file change, the command and its cwd — and binds the decision to it.
+ */
+export interface ApprovalGate {
+  fileChange(request: FileChangeRequest): Promise<GateDecision>;
+  /** `inspection`: run_command's look at where the command runs; without it nothing runs unasked. */
+  command(request: { command: string; cwd: string; inspection?: CommandInspection }): Promise<GateDecision>;
+}
 
 /**
  * What the user allowed for a whole session. Allow-all is the server's state: once given, later

@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from './config-error.ts';
 import { parseJsonc } from './jsonc.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 import { type SantraConfig, validateConfig } from './schema.ts';
 
 const FILE_NAME = 'config.json';

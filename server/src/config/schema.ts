@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { findPreset } from '../providers/presets.ts';
 import { EFFORTS } from '../providers/types.ts';
-import { closest } from '../text/suggest.ts';
+import { closest } from '../support/suggest.ts';
 import { ConfigError } from './config-error.ts';
 
 const httpUrl = z.url({

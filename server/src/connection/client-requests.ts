@@ -8,7 +8,7 @@
  */
 
 import type { Message } from 'vscode-jsonrpc/node';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../support/log.ts';
 import type { MessageId, ResponseEnvelope } from './envelope.ts';
 
 interface Pending {

@@ -24,9 +24,9 @@ import {
   PROTOCOL_VERSION,
   type ServerCapabilities,
 } from '#protocol';
-import type { Logger } from '../log.ts';
-import { ProtocolFault } from '../protocol-fault.ts';
-import type { ClientChannel, Runtime, RuntimeRequestName } from '../runtime-contract.ts';
+import type { Logger } from '../support/log.ts';
+import { ProtocolFault } from '../support/protocol-fault.ts';
+import type { ClientChannel, Runtime, RuntimeRequestName } from '../runtime/contract.ts';
 import { ClientRequests } from './client-requests.ts';
 import { DEFAULT_FRAMING_LIMITS, type FramingLimits } from './framing.ts';
 import { answeringWriter, type ErrorResponse, errorResponse, GatedMessageReader } from './gate.ts';

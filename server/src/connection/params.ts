@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { ProtocolFault } from '../protocol-fault.ts';
+import { ProtocolFault } from '../support/protocol-fault.ts';
 
 export interface ParamIssue {
   /** Dotted path from the params root, e.g. `params.clientInfo.name` or `params.options[0].label`. */

@@ -1,5 +1,5 @@
 import { isCompatibleVersion, SUPPORTED_PROTOCOL_VERSIONS } from '#protocol';
-import { ProtocolFault } from '../protocol-fault.ts';
+import { ProtocolFault } from '../support/protocol-fault.ts';
 
 /**
  * Picks the version to speak with a client asking for `requested`: the newest supported version

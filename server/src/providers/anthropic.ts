@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Usage } from '#protocol';
-import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
+import type { AssistantBlock, ChatMessage } from './messages.ts';
 import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import { appendMerged, responseBody, sseBatches, StreamReportedError } from './sse.ts';

@@ -8,7 +8,7 @@
  */
 import OpenAI from 'openai';
 import type { Usage } from '#protocol';
-import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
+import type { AssistantBlock, ChatMessage } from './messages.ts';
 import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';

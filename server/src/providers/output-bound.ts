@@ -7,7 +7,7 @@
  * (plus the thinking budget) and the model's own maximum, at CHARS_PER_TOKEN, plus a margin.
  * Time is bounded by resilience.ts (`totalMs` per attempt).
  */
-import { groupDigits } from '../text/numbers.ts';
+import { groupDigits } from '../support/numbers.ts';
 import type { ModelRequest, StreamEvent, StreamFn } from './stream.ts';
 
 /** Real tokens average about 4 characters; long runs of spaces or symbols reach 16 and more. */

@@ -3,7 +3,9 @@
  * the rest of the server together, and a server that only answers `initialize` never needs them.
  * A `Record` over WireApi, so a new API is a compile error here until it has its stream function.
  */
+import { withOutputBound } from './output-bound.ts';
 import type { StreamFn } from './stream.ts';
+import { readTextMarkup } from './text-protocol/stream.ts';
 import type { WireApi } from './types.ts';
 
 const LOADERS: Record<WireApi, () => Promise<StreamFn>> = {
@@ -12,7 +14,14 @@ const LOADERS: Record<WireApi, () => Promise<StreamFn>> = {
 };
 
 /** One entry point for every wire API: the endpoint's `api` picks the stream function. */
-export const streamByApi: StreamFn = async function* (endpoint, request) {
+const streamByApi: StreamFn = async function* (endpoint, request) {
   const stream = await LOADERS[endpoint.api]();
   yield* stream(endpoint, request);
 };
+
+/**
+ * A model call as the agent reads it, whatever the API: bounded in size as the wire delivers it
+ * (output-bound.ts), then with its text read for markup, so tool calls come out of the stream
+ * whichever channel the model used (text-protocol/stream.ts).
+ */
+export const streamModel: StreamFn = readTextMarkup(withOutputBound(streamByApi));

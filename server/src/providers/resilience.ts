@@ -1,8 +1,9 @@
 /**
  * Retries, timeouts and a shared rate limiter around any StreamFn.
- * - A failed attempt is retried only while nothing visible has been produced: once text or
- *   thinking has streamed, the failure ends the turn (the loop keeps the partial output). Partial
- *   tool-call deltas do not count: the loop discards them, so such an attempt is retried.
+ * - A failed attempt is retried only while nothing visible has been produced: once text, thinking
+ *   or a status line of the model's has streamed, the failure ends the turn (the loop keeps the
+ *   partial output). Partial tool calls do not count — native deltas and `<tool_call>` markup
+ *   alike are discarded on failure — so such an attempt is retried.
  * - 429s honour the provider's wait headers, but never wait longer than `maxWaitMs` (the SDKs
  *   would sleep whatever the header says); a longer demand is reported instead of retried.
  * - Every agent of the process shares one limiter, so parallel agents hitting 429 wait out the
@@ -103,8 +104,9 @@ export function withResilience(
           failure = event.failure;
           break;
         }
-        // Only what the user has seen forbids a retry; partial tool-call deltas are discarded by the loop.
-        if (event.type === 'text_delta' || event.type === 'thinking_delta') visible = true;
+        // Only what the user has seen forbids a retry; partial tool calls are discarded.
+        if (event.type === 'text_delta' || event.type === 'thinking_delta' || event.type === 'status')
+          visible = true;
         yield event;
       }
       if (failure === undefined) return;

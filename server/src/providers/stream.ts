@@ -1,5 +1,5 @@
 import type { Usage } from '#protocol';
-import type { AssistantBlock, ChatMessage } from '../agent/messages.ts';
+import type { AssistantBlock, ChatMessage } from './messages.ts';
 import type { Effort, ModelSpec, ProviderEndpoint } from './types.ts';
 
 /** A tool as offered to a model: its JSON Schema comes from the tool's zod schema. */
@@ -58,6 +58,8 @@ export interface ProviderFailure {
 export type StreamEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'thinking_delta'; text: string }
+  /** A progress line the model wrote (`<status>` markup, text-protocol/stream.ts). */
+  | { type: 'status'; text: string }
   | { type: 'tool_call_delta'; id: string; name: string; argsDelta: string }
   | { type: 'done'; content: AssistantBlock[]; stopReason: StopReason; usage: Usage }
   | { type: 'error'; failure: ProviderFailure }

@@ -1,15 +1,15 @@
 import { lstat } from 'node:fs/promises';
 import * as z from 'zod';
-import { applyFileChange } from './file-change.ts';
+import { applyFileChange } from './files/change.ts';
 import {
   formatSize,
   fsErrorResult,
   MAX_TEXT_FILE_BYTES,
   notFoundResult,
   resolveTarget,
-} from './file-helpers.ts';
+} from './files/helpers.ts';
 import { defineTool, toolError } from './types.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 
 /** `delete_file {path}`: deletes one file after the user approves; never a directory. */
 export function deleteFileTool() {

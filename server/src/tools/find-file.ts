@@ -2,10 +2,10 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix } from 'node:path';
 import picomatch from 'picomatch';
 import * as z from 'zod';
-import { fsErrorResult, notFoundResult, resolveTarget } from './file-helpers.ts';
-import { ancestorLayers, isIgnored, walk } from './file-walk.ts';
+import { fsErrorResult, notFoundResult, resolveTarget } from './files/helpers.ts';
+import { ancestorLayers, isIgnored, walk } from './files/walk.ts';
 import { defineTool, type ToolResult, toolError } from './types.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 
 /** Paths one find_file call returns. */
 export const FIND_LIMIT = 200;

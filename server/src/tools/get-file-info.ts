@@ -12,9 +12,9 @@ import {
   resolveTarget,
   SNIFF_BYTES,
   splitLines,
-} from './file-helpers.ts';
+} from './files/helpers.ts';
 import { defineTool } from './types.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 
 /** Lines are counted for text files up to this size. */
 const COUNT_LINES_BYTES = 1024 * 1024;

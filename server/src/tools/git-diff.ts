@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
-import { runGit, unsafeRepository } from './git.ts';
+import { runGit, unsafeRepository } from './commands/git.ts';
 import { defineTool, toolError } from './types.ts';
 
 /** `git_diff {path?, staged?}`: the unified diff of the workspace's changes, read-only, no approval. */

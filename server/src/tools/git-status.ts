@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import * as z from 'zod';
-import { repositoryRoot, runGit, unsafeRepository } from './git.ts';
+import { repositoryRoot, runGit, unsafeRepository } from './commands/git.ts';
 import { defineTool, toolError } from './types.ts';
 
 /** `git_status {}`: the branch and the changed files of the workspace, read-only, no approval. */

@@ -1,17 +1,17 @@
 /**
  * `grep_search {pattern, path?, filePattern?, caseInsensitive?}`: regex search of file contents,
  * through ripgrep when it is on PATH (and `settings.useRipgrep`), else the built-in searcher.
- * Both give the same lines in the same order: the pattern is translated for each (grep-pattern.ts),
+ * Both give the same lines in the same order: the pattern is translated for each (grep/pattern.ts),
  * ripgrep gets flags that match the built-in file selection, and the results are sorted here.
  */
 import { readFile, stat } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import * as z from 'zod';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
-import { type GrepRequest, searchBuiltin } from './grep-builtin.ts';
-import { MatchCollector, MAX_FILE_BYTES, MAX_LINE_CHARS, MAX_MATCHES } from './grep-matches.ts';
-import { compilePattern } from './grep-pattern.ts';
-import { findRipgrep, searchRipgrep } from './grep-ripgrep.ts';
+import { type GrepRequest, searchBuiltin } from './grep/builtin.ts';
+import { MatchCollector, MAX_FILE_BYTES, MAX_LINE_CHARS, MAX_MATCHES } from './grep/matches.ts';
+import { compilePattern } from './grep/pattern.ts';
+import { findRipgrep, searchRipgrep } from './grep/ripgrep.ts';
 import { defineTool, type ToolContext, type ToolResult, toolError } from './types.ts';
 
 const DESCRIPTION = `Search file contents with a regular expression; returns matching lines as "path:line: text", sorted by path then line number.

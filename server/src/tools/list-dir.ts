@@ -1,9 +1,9 @@
 import { lstat, opendir, readlink, stat } from 'node:fs/promises';
 import * as z from 'zod';
-import { formatSize, fsErrorResult, notFoundResult, resolveTarget } from './file-helpers.ts';
-import { ancestorLayers, isIgnored, walk, type WalkEntry } from './file-walk.ts';
+import { formatSize, fsErrorResult, notFoundResult, resolveTarget } from './files/helpers.ts';
+import { ancestorLayers, isIgnored, walk, type WalkEntry } from './files/walk.ts';
 import { defineTool, toolError } from './types.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 
 /** Entries one list_dir call shows. */
 export const LIST_LIMIT = 1000;

@@ -9,9 +9,9 @@ import {
   MAX_TEXT_FILE_BYTES,
   notFoundResult,
   resolveTarget,
-} from './file-helpers.ts';
+} from './files/helpers.ts';
 import { defineTool, refused, type ToolContext, type ToolResult, toolError } from './types.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 
 /**
  * `move_file {from, to}`: moves or renames one file after the user approves, never over an

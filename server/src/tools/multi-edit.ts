@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { applyEdit } from './file-change.ts';
-import { checkEditable, fsErrorResult, resolveTarget } from './file-helpers.ts';
-import { isMatchFailure, replaceUnique } from './text-match.ts';
+import { applyEdit } from './files/change.ts';
+import { checkEditable, fsErrorResult, resolveTarget } from './files/helpers.ts';
+import { isMatchFailure, replaceUnique } from './files/text-match.ts';
 import { defineTool, toolError } from './types.ts';
 
 const Edit = z.object({

@@ -14,10 +14,10 @@ import {
   numberWidth,
   resolveTarget,
   splitLines,
-} from './file-helpers.ts';
+} from './files/helpers.ts';
 import { O_NOFOLLOW, withPinnedParent } from '../workspace/pinned-dir.ts';
 import { defineTool, type ToolResult, toolError } from './types.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 
 /** Bytes of file content one read_file call returns. */
 export const READ_LIMIT_BYTES = 40 * 1024;

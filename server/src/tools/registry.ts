@@ -4,9 +4,9 @@
  */
 import { agentControlTools } from './agent-control.ts';
 import { askUserTool } from './ask-user.ts';
-import { commandTools } from './command-tools.ts';
-import { fileTools } from './file-tools.ts';
-import { searchTools } from './search-tools.ts';
+import { commandTools } from './groups/commands.ts';
+import { fileTools } from './groups/files.ts';
+import { searchTools } from './groups/search.ts';
 import { taskCompletedTool } from './task-completed.ts';
 import { thinkTool } from './think.ts';
 import { todoWriteTool } from './todo-write.ts';

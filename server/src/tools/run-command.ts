@@ -2,9 +2,9 @@ import { stat } from 'node:fs/promises';
 import * as z from 'zod';
 import { inspectCommand } from '../approval/command-site.ts';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
-import { unaskedGitEnvironment } from './git-hazards.ts';
-import type { CapturedText } from './output-capture.ts';
-import { type ProcessOutcome, runProcess } from './run-process.ts';
+import { unaskedGitEnvironment } from '../approval/git-hazards.ts';
+import type { CapturedText } from './commands/output-capture.ts';
+import { type ProcessOutcome, runProcess } from './commands/run-process.ts';
 import { defineTool, refused, type ToolContext, toolError, type ToolResult } from './types.ts';
 
 /**

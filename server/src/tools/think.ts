@@ -5,7 +5,7 @@ import { defineTool } from './types.ts';
 export function thinkTool() {
   return defineTool({
     name: 'think',
-    kind: 'interact',
+    kind: 'think',
     description:
       'Think step by step before acting: weigh options, plan the next steps, or check your work. The content is shown to the user as your reasoning; nothing else happens.',
     parameters: z.object({ content: z.string().min(1).describe('Your reasoning.') }),

@@ -3,7 +3,7 @@
  * allowed without asking, and a `tools.policy` entry that names no tool, or says `ask` for a tool
  * that never asks, is reported instead of silently doing nothing.
  */
-import { closest } from '../text/suggest.ts';
+import { closest } from '../support/suggest.ts';
 import { GATED_KINDS, READ_ONLY_KINDS, type Tool } from './types.ts';
 
 export type ToolPolicySetting = 'allow' | 'ask' | 'deny';

@@ -5,16 +5,18 @@
  */
 import type * as z from 'zod';
 import type { FileTracker } from '../workspace/file-tracker.ts';
-import type { ResolvedPath, Workspace } from '../workspace/workspace.ts';
-import type { CommandInspection } from '../approval/command-site.ts';
+import type { Workspace } from '../workspace/workspace.ts';
+import type { ApprovalGate, GateDecision, SessionApprovals } from '../approval/gate.ts';
 
 /**
  * What a tool does, and so how it is treated: `read` and `search` only look at the workspace and
  * never ask (the default policy allows them); `edit` and `execute` go through the approval gate;
  * `read`, `search` and `fetch` calls of one response may run in parallel, everything else runs in
- * order. (tool-policy.ts derives the defaults from this, the loop the parallelism.)
+ * order; a `think` call is shown as the model's thinking, not as a tool call. (tool-policy.ts
+ * derives the policy defaults from this, the loop the parallelism and what is shown, custom-agents.ts
+ * an agent's default tools, scripts/tool-docs.ts the approval column of docs/tools.md.)
  */
-export type ToolKind = 'read' | 'edit' | 'execute' | 'search' | 'fetch' | 'agent' | 'interact';
+export type ToolKind = 'read' | 'edit' | 'execute' | 'search' | 'fetch' | 'agent' | 'interact' | 'think';
 
 /** Kinds that only read the workspace: never asked about. */
 export const READ_ONLY_KINDS: ReadonlySet<ToolKind> = new Set(['read', 'search']);
@@ -22,39 +24,8 @@ export const READ_ONLY_KINDS: ReadonlySet<ToolKind> = new Set(['read', 'search']
 export const GATED_KINDS: ReadonlySet<ToolKind> = new Set(['edit', 'execute']);
 /** Kinds whose calls in one response may run at once: they change nothing. */
 export const PARALLEL_KINDS: ReadonlySet<ToolKind> = new Set(['read', 'search', 'fetch']);
-
-/** The outcome of asking the approval gate. Nothing gated happens unless `allowed`. */
-export type GateDecision =
-  | { allowed: true }
-  | {
-      allowed: false;
-      /** rejected/feedback: the user said no; denied: the policy; unavailable: no client can approve; cancelled: the run ended. */
-      reason: 'rejected' | 'feedback' | 'denied' | 'unavailable' | 'cancelled';
-      /** What the model is told. */
-      message: string;
-    };
-
-export interface FileChangeRequest {
-  path: ResolvedPath;
-  operation: 'create' | 'modify' | 'delete' | 'move';
-  /** Current content; undefined when the file does not exist. */
-  oldContent: string | undefined;
-  /** Content to write; undefined for a deletion. */
-  newContent: string | undefined;
-  /** For a move: where the file goes. */
-  destination?: ResolvedPath;
-}
-
-/**
- * The approval gate. It lives in the server, so no client can forget it: it applies the policy
- * (deny → ask → allow, allow-all for the session, protected paths always asked), shows the exact
- * payload — the diff of the file change, the command and its cwd — and binds the decision to it.
- */
-export interface ApprovalGate {
-  fileChange(request: FileChangeRequest): Promise<GateDecision>;
-  /** `inspection`: run_command's look at where the command runs; without it nothing runs unasked. */
-  command(request: { command: string; cwd: string; inspection?: CommandInspection }): Promise<GateDecision>;
-}
+/** Kinds whose calls are not shown as tool calls: what they show (thinking) is the call. */
+export const UNLISTED_KINDS: ReadonlySet<ToolKind> = new Set(['think']);
 
 export interface Question {
   prompt: string;
@@ -108,6 +79,24 @@ export interface ToolContext {
   settings: ToolSettings;
   agents?: AgentControl;
 }
+
+/** Who a tool call runs for: everything its context is built from besides the server's own state. */
+export interface ToolCallScope {
+  runId: string;
+  agentId: string;
+  call: { id: string; name: string };
+  /** Aborted when the run is cancelled. */
+  signal: AbortSignal;
+  /** What the user allowed for the session (allow-all). */
+  approvals: SessionApprovals;
+  /** Shows the call's thinking and status lines. */
+  emit: (event: { type: 'thinking' | 'status'; text: string }) => void;
+  /** The swarm's control of agents, for the agent tools; absent outside a swarm. */
+  agents?: AgentControl;
+}
+
+/** Builds a tool call's context. One constructor (runtime/tool-context.ts); the loop calls it. */
+export type ToolContextSource = (scope: ToolCallScope) => ToolContext;
 
 export interface ToolSettings {
   /** Default and maximum `run_command` timeout. */

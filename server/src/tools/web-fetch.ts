@@ -1,13 +1,13 @@
 /**
- * `web_fetch {url}`: a web page as readable text. HTML is converted (html-to-text.ts), other text
- * types are returned as they are, binary types refused. The fetch itself (guarded-fetch.ts) keeps
+ * `web_fetch {url}`: a web page as readable text. HTML is converted (web/html-to-text.ts), other text
+ * types are returned as they are, binary types refused. The fetch itself (web/guarded-fetch.ts) keeps
  * to public addresses unless the user allows private ones, and to a deadline and a download cap.
  */
 import * as z from 'zod';
-import { type AddressPolicy, type FetchedPage, guardedFetch } from './guarded-fetch.ts';
-import { htmlToText } from './html-to-text.ts';
+import { type AddressPolicy, type FetchedPage, guardedFetch } from './web/guarded-fetch.ts';
+import { htmlToText } from './web/html-to-text.ts';
 import { defineTool, type ToolResult, toolError } from './types.ts';
-import { groupDigits } from '../text/numbers.ts';
+import { groupDigits } from '../support/numbers.ts';
 
 /** Limits and address policy; the defaults are what the model is told. Tests shorten and loosen them. */
 export interface WebFetchOptions extends AddressPolicy {

@@ -4,8 +4,8 @@
  * as a numbered list of title, URL and snippet. Without a backend the model is told how the user
  * can set one up. The API base URLs are injectable so tests can point them at 127.0.0.1.
  */
+import { decodeHTML } from 'entities';
 import * as z from 'zod';
-import { decodeEntities } from './html-entities.ts';
 import { defineTool, type ToolResult, type ToolSettings, toolError } from './types.ts';
 
 export interface WebSearchOptions {
@@ -195,7 +195,7 @@ function hitsFrom(results: unknown, snippetField: string): SearchHit[] {
 /** Snippets arrive with <strong> and entities; the model reads plain text. */
 function plain(value: unknown): string {
   if (typeof value !== 'string') return '';
-  return decodeEntities(value.replace(/<[^>]*>/g, ''))
+  return decodeHTML(value.replace(/<[^>]*>/g, ''))
     .replace(/\s+/g, ' ')
     .trim();
 }

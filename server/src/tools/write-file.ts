@@ -1,13 +1,13 @@
 import { lstat, stat } from 'node:fs/promises';
 import * as z from 'zod';
-import { applyFileChange } from './file-change.ts';
+import { applyFileChange } from './files/change.ts';
 import {
   blockedParent,
   formatSize,
   fsErrorResult,
   MAX_TEXT_FILE_BYTES,
   resolveTarget,
-} from './file-helpers.ts';
+} from './files/helpers.ts';
 import { defineTool, toolError } from './types.ts';
 
 /**

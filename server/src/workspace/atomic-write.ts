@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readdir, rename, unlink } from 'node:fs/promises';
 import { O_NOFOLLOW, type PinnedDir } from './pinned-dir.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 
 const TEMP = /^\.(?:.*\.)?santra-(?:(\d+)-)?[0-9a-f]{12}\.tmp$/s;
 /** A temp file whose writer is alive but took this long is stale anyway (the pid was reused). */

@@ -23,7 +23,7 @@ import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { PathError, type Workspace } from './workspace.ts';
-import { errorCode } from '../errno.ts';
+import { errorCode } from '../support/errno.ts';
 
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 /** 0 where the platform has no O_NOFOLLOW (Windows); callers lstat first there. */

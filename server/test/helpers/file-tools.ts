@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileTools } from '../../src/tools/file-tools.ts';
+import { fileTools } from '../../src/tools/groups/files.ts';
 import type { ToolResult } from '../../src/tools/types.ts';
 import type { TestContext } from './tool-context.ts';
 

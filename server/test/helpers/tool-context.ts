@@ -2,14 +2,8 @@
  * A real ToolContext over a temp directory, for tool tests: a real Workspace and FileTracker,
  * and an approval gate that records every request and answers from a script (default: allow).
  */
-import type {
-  ApprovalGate,
-  FileChangeRequest,
-  GateDecision,
-  Question,
-  ToolContext,
-  ToolSettings,
-} from '../../src/tools/types.ts';
+import type { ApprovalGate, FileChangeRequest, GateDecision } from '../../src/approval/gate.ts';
+import type { Question, ToolContext, ToolSettings } from '../../src/tools/types.ts';
 import { FileTracker } from '../../src/workspace/file-tracker.ts';
 import { Workspace } from '../../src/workspace/workspace.ts';
 import { tempDir } from '../../../scripts/temp-dirs.ts';

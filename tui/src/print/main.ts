@@ -59,7 +59,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     say(
       overridden
         ? `santra: SANTRA_SERVER=${process.env.SANTRA_SERVER}: no such file`
-        : `santra: santra-server was not found at ${serverPath}; run npm run build, or point SANTRA_SERVER at a server (e.g. server/src/bin.ts)`,
+        : `santra: santra-server was not found at ${serverPath}; run npm run build, or point SANTRA_SERVER at a server (e.g. server/src/entry/bin.ts)`,
     );
     return EXIT.failure;
   }

@@ -5,16 +5,16 @@
  * and each is computed on the result of the one before. If the file changed on disk meanwhile (the
  * user, another program), the change is recomputed and asked again rather than clobbering it.
  *
- * The file is read and written through its pinned parent directory (`pinned-dir.ts`), re-walked
+ * The file is read and written through its pinned parent directory (`workspace/pinned-dir.ts`), re-walked
  * from the workspace root after the approval: a directory swapped for a symbolic link meanwhile
  * is refused, never followed out of the workspace.
  */
 import { unlink } from 'node:fs/promises';
-import { atomicWriteIn } from '../workspace/atomic-write.ts';
-import { type PinnedDir, readEntry, withPinnedParent } from '../workspace/pinned-dir.ts';
-import type { ResolvedPath } from '../workspace/workspace.ts';
+import { atomicWriteIn } from '../../workspace/atomic-write.ts';
+import { type PinnedDir, readEntry, withPinnedParent } from '../../workspace/pinned-dir.ts';
+import type { ResolvedPath } from '../../workspace/workspace.ts';
 import { CHANGED_DURING_APPROVAL } from './text-match.ts';
-import { refused, type ToolContext, type ToolResult, toolError } from './types.ts';
+import { refused, type ToolContext, type ToolResult, toolError } from '../types.ts';
 
 /** The new content (undefined deletes the file), or an error for the model. */
 export type Produce = (

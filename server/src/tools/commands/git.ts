@@ -1,13 +1,13 @@
 /**
  * Running git for the read-only git tools: the program itself (no shell), in the workspace root,
  * with the scrubbed environment, no pager, no colour, no prompts, and never a program the
- * repository names: what can be overridden is (git-hazards.ts), and a repository whose
+ * repository names: what can be overridden is (approval/git-hazards.ts), and a repository whose
  * configuration would still run one (a clean filter, a diff driver) is refused before git runs.
  */
-import { inspectRepository, unaskedGitEnvironment } from './git-hazards.ts';
+import { inspectRepository, unaskedGitEnvironment } from '../../approval/git-hazards.ts';
 import { type ProcessOutcome, runProcess } from './run-process.ts';
-import { type ToolContext, type ToolResult, toolError } from './types.ts';
-import { errorCode } from '../errno.ts';
+import { type ToolContext, type ToolResult, toolError } from '../types.ts';
+import { errorCode } from '../../support/errno.ts';
 
 const GIT_OPTIONS = [
   '--no-pager',

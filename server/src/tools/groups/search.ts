@@ -1,8 +1,8 @@
 /** The search and fetch tools: grep_search over the workspace, web_fetch and web_search. */
-import { grepSearchTool } from './grep-search.ts';
-import type { Tool } from './types.ts';
-import { type WebFetchOptions, webFetchTool } from './web-fetch.ts';
-import { type WebSearchOptions, webSearchTool } from './web-search.ts';
+import { grepSearchTool } from '../grep-search.ts';
+import type { Tool } from '../types.ts';
+import { type WebFetchOptions, webFetchTool } from '../web-fetch.ts';
+import { type WebSearchOptions, webSearchTool } from '../web-search.ts';
 
 export interface SearchToolsOptions {
   /** Address policy and limits of web_fetch (e.g. `allowPrivateNetwork` from the user's config). */

@@ -4,9 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import { PROTOCOL_VERSION } from '#protocol/version';
-import { DEFAULT_FRAMING_LIMITS } from './connection/framing.ts';
-import { isLogLevel, type LogLevel } from './log.ts';
-import { SANTRA_VERSION } from './version.ts';
+import { DEFAULT_FRAMING_LIMITS } from '../connection/framing.ts';
+import { isLogLevel, type LogLevel } from '../support/log.ts';
+import { SANTRA_VERSION } from '../support/version.ts';
 
 export const EXIT_USAGE = 2;
 

@@ -6,10 +6,10 @@
 import { isUtf8 } from 'node:buffer';
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { readEntry, withPinnedParent } from '../workspace/pinned-dir.ts';
-import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
-import { type ToolContext, type ToolResult, toolError } from './types.ts';
-import { errorCode } from '../errno.ts';
+import { readEntry, withPinnedParent } from '../../workspace/pinned-dir.ts';
+import { PathError, type ResolvedPath } from '../../workspace/workspace.ts';
+import { type ToolContext, type ToolResult, toolError } from '../types.ts';
+import { errorCode } from '../../support/errno.ts';
 
 /** A resolved path, or the error to hand back to the model. */
 export type Resolution = ResolvedPath | { error: ToolResult };

@@ -9,24 +9,23 @@ import {
   PhaseType as PhaseTypeSchema,
   type ProviderInfo,
 } from '#protocol';
-import { BUILTIN_AGENTS } from './agent/builtin-agents.ts';
-import { loadCustomAgents } from './agent/custom-agents.ts';
-import { loadProjectInstructions } from './agent/project-instructions.ts';
-import { openSession, type PromptDeps, runPrompt } from './agent/run-prompt.ts';
-import { isConfigured, listModels, selectModel } from './agent/model-selection.ts';
-import { SessionStore } from './agent/sessions.ts';
-import { ConfigError, configDir, loadConfig, type ResolvedConfig } from './config/config.ts';
-import type { Logger, Redactor } from './log.ts';
-import { ProtocolFault } from './protocol-fault.ts';
-import { CATALOG } from './providers/catalog.ts';
-import { withOutputBound } from './providers/output-bound.ts';
-import { streamByApi } from './providers/registry.ts';
-import { RateLimiter, type ResilienceOptions, withResilience } from './providers/resilience.ts';
-import type { ClientChannel, Runtime } from './runtime-contract.ts';
-import type { Tool } from './tools/types.ts';
-import { FileTracker } from './workspace/file-tracker.ts';
-import { Workspace } from './workspace/workspace.ts';
-import { SANTRA_VERSION } from './version.ts';
+import { BUILTIN_AGENTS } from '../agent/builtin-agents.ts';
+import { loadCustomAgents } from '../agent/custom-agents.ts';
+import { loadProjectInstructions } from '../agent/project-instructions.ts';
+import { openSession, runPrompt } from '../agent/run-prompt.ts';
+import { isConfigured, listModels, selectModel } from '../agent/model-selection.ts';
+import { SessionStore } from '../agent/sessions.ts';
+import { ConfigError, configDir, loadConfig, type ResolvedConfig } from '../config/config.ts';
+import type { Logger, Redactor } from '../support/log.ts';
+import { ProtocolFault } from '../support/protocol-fault.ts';
+import { CATALOG } from '../providers/catalog.ts';
+import { streamModel } from '../providers/registry.ts';
+import { RateLimiter, type ResilienceOptions, withResilience } from '../providers/resilience.ts';
+import type { ClientChannel, Runtime } from './contract.ts';
+import type { Tool, ToolContextSource } from '../tools/types.ts';
+import { FileTracker } from '../workspace/file-tracker.ts';
+import { Workspace } from '../workspace/workspace.ts';
+import { SANTRA_VERSION } from '../support/version.ts';
 
 export interface RuntimeOptions {
   log: Logger;
@@ -43,11 +42,11 @@ export interface RuntimeOptions {
 const PHASE_TYPES: PhaseType[] = [...PhaseTypeSchema.options];
 
 interface Tooling {
-  toolContextFor: PromptDeps['toolContextFor'];
+  toolContext: ToolContextSource;
   /** The tools offered. */
   tools: Tool[];
-  /** Every tool name, including those the config denies. */
-  knownTools: string[];
+  /** Every tool, including those the config denies. */
+  every: Tool[];
   /** Settings that do nothing (a misspelt tool in tools.policy…), shown with every prompt. */
   warnings: string[];
 }
@@ -58,7 +57,7 @@ const loadTooling = () => import('./tooling.ts');
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { log, redactor } = options;
   const sessions = new SessionStore();
-  const stream = withResilience(withOutputBound(streamByApi), new RateLimiter(), options.resilience);
+  const stream = withResilience(streamModel, new RateLimiter(), options.resilience);
   const files = new FileTracker();
   const runs = new Set<Promise<unknown>>();
   let state:
@@ -84,17 +83,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     handlers: {
       async prompt(params, { signal }) {
         const { config, workspaceRoot, client, tooling } = ready();
-        const { toolContextFor, tools, knownTools, warnings } = await tooling();
+        const { toolContext, tools, every, warnings } = await tooling();
         const run = runPrompt(
           {
             sessions,
             config,
             defaultModel,
             workspaceRoot,
-            toolContextFor,
+            toolContext,
             loadAgents: () =>
               loadCustomAgents(workspaceRoot, {
-                knownTools,
+                tools: every,
                 builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
               }),
             loadInstructions: (startDir) =>
@@ -134,7 +133,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       async 'agents/list'() {
         const { workspaceRoot, tooling } = ready();
         const custom = await loadCustomAgents(workspaceRoot, {
-          knownTools: (await tooling()).knownTools,
+          tools: (await tooling()).every,
           builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
         });
         return {
@@ -191,7 +190,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           for (const warning of warnings) log.warn(warning);
           return {
             warnings,
-            toolContextFor: toolContexts({
+            toolContext: toolContexts({
               workspace,
               files,
               client,
@@ -204,7 +203,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             }),
             // Tools the config denies are not offered at all; custom agents may still name them.
             tools: every.filter((tool) => config.tools.policy[tool.name] !== 'deny'),
-            knownTools: every.map((tool) => tool.name),
+            every,
           };
         });
       state = { config, workspaceRoot: workspace.root, client, tooling };

@@ -1,16 +1,16 @@
 /**
  * The built-in searcher, for machines without ripgrep: the same files and lines ripgrep finds
- * with the flags grep-ripgrep.ts gives it. It runs on the main thread with synchronous reads
+ * with the flags ripgrep.ts gives it. It runs on the main thread with synchronous reads
  * (from the page cache these cost microseconds, far less than a thread-pool round trip each) and
  * yields to the event loop every few milliseconds and every few hundred files, so the server
  * keeps answering while a large tree is searched.
  */
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GrepPattern } from './grep-pattern.ts';
-import { addsRules, childLevel, type IgnoreLevel, isIgnored, rootLevel } from './grep-ignore.ts';
-import { MAX_FILE_BYTES, type MatchCollector } from './grep-matches.ts';
-import { isAtomicWriteTemp } from '../workspace/atomic-write.ts';
+import type { GrepPattern } from './pattern.ts';
+import { addsRules, childLevel, type IgnoreLevel, isIgnored, rootLevel } from './ignore.ts';
+import { MAX_FILE_BYTES, type MatchCollector } from './matches.ts';
+import { isAtomicWriteTemp } from '../../workspace/atomic-write.ts';
 
 const TOO_LARGE = Symbol('too large');
 

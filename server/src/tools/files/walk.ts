@@ -7,8 +7,8 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isInside, type Workspace } from '../workspace/workspace.ts';
-import { isAtomicWriteTemp } from '../workspace/atomic-write.ts';
+import { isInside, type Workspace } from '../../workspace/workspace.ts';
+import { isAtomicWriteTemp } from '../../workspace/atomic-write.ts';
 
 /** The rules of one ignore file, which apply to paths relative to `dir`. */
 export interface IgnoreLayer {

@@ -7,8 +7,8 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { GrepRequest } from './grep-builtin.ts';
-import { MAX_FILE_BYTES, MAX_LINE_CHARS } from './grep-matches.ts';
+import type { GrepRequest } from './builtin.ts';
+import { MAX_FILE_BYTES, MAX_LINE_CHARS } from './matches.ts';
 
 let cached: { path: string | undefined; rg: string | undefined } | undefined;
 

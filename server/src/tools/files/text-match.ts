@@ -3,7 +3,7 @@
  * once. When it does not, the message says how often it occurred and where, or where the
  * closest match is, so the model can fix its next call without reading the whole file again.
  */
-import { numberedLine, numberWidth } from './file-helpers.ts';
+import { numberedLine, numberWidth } from './helpers.ts';
 
 /** A successful replacement. */
 export interface Replaced {

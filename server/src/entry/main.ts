@@ -4,11 +4,11 @@
  */
 import { Console } from 'node:console';
 import type { ServerSettings } from './cli.ts';
-import { serve } from './connection/connection.ts';
-import { DEFAULT_FRAMING_LIMITS } from './connection/framing.ts';
-import { createLogger, Redactor } from './log.ts';
-import type { ResilienceOptions } from './providers/resilience.ts';
-import { createRuntime } from './runtime.ts';
+import { serve } from '../connection/connection.ts';
+import { DEFAULT_FRAMING_LIMITS } from '../connection/framing.ts';
+import { createLogger, Redactor } from '../support/log.ts';
+import type { ResilienceOptions } from '../providers/resilience.ts';
+import { createRuntime } from '../runtime/runtime.ts';
 
 /** Exit code when the server itself fails unexpectedly. */
 export const EXIT_INTERNAL_ERROR = 4;

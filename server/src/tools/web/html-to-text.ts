@@ -1,11 +1,12 @@
 /**
  * HTML to readable text for the model: scripts, styles, navigation and other non-content dropped,
  * block elements on their own lines, headings as `#` lines, list items as `-` / `1.`, table cells
- * separated by ` | `, preformatted text kept as is, entities decoded, and links as `text (url)`
- * when the URL adds something. A forgiving scanner, not a full HTML parser: it never throws and
- * runs in one pass over the input.
+ * separated by ` | `, preformatted text kept as is (indent, blank lines), character references
+ * decoded (by the `entities` package, as a browser does), and links as `text (url)` when the URL
+ * adds something. A forgiving scanner, not a full HTML parser: it never throws and runs in one
+ * pass over the input.
  */
-import { decodeEntities } from './html-entities.ts';
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
 
 export interface HtmlText {
   title: string | undefined;
@@ -61,8 +62,15 @@ const TOKEN =
   /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)|<[!?][^>]*>?|<(\/?)([A-Za-z][A-Za-z0-9:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
 const ATTRIBUTE = /([^\s"'=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
 
+// A line break of preformatted text while the text is built: finish() tidies the white space
+// around real line breaks (trailing spaces, runs of blank lines), and must leave these alone.
+// NUL is never content: htmlToText replaces the input's NULs first, as an HTML parser does.
+const PRE_BREAK = '\0';
+
 /** The page's title and its text. `baseUrl` resolves relative links. */
-export function htmlToText(html: string, baseUrl?: string): HtmlText {
+export function htmlToText(page: string, baseUrl?: string): HtmlText {
+  // What an HTML parser does before anything else: CR LF and CR become LF, NUL becomes U+FFFD.
+  const html = page.replace(/\r\n?/g, '\n').replaceAll('\0', '\ufffd');
   const writer = new TextWriter(baseUrl);
   let title: string | undefined;
   let dropped: { name: string; depth: number } | undefined;
@@ -85,7 +93,7 @@ export function htmlToText(html: string, baseUrl?: string): HtmlText {
       const end = endTag(name, html, at);
       if (dropped === undefined) {
         const content = html.slice(at, end.start);
-        if (name === 'title') title ??= collapse(decodeEntities(content)).trim() || undefined;
+        if (name === 'title') title ??= collapse(decodeHTML(content)).trim() || undefined;
         else if (name === 'textarea' || name === 'xmp' || name === 'plaintext') writer.text(content, true);
       }
       at = TOKEN.lastIndex = end.after;
@@ -127,7 +135,8 @@ function collapse(text: string): string {
 function attribute(attributes: string, wanted: string): string | undefined {
   ATTRIBUTE.lastIndex = 0;
   for (let match = ATTRIBUTE.exec(attributes); match !== null; match = ATTRIBUTE.exec(attributes)) {
-    if (match[1]?.toLowerCase() === wanted) return decodeEntities(match[2] ?? match[3] ?? match[4] ?? '');
+    if (match[1]?.toLowerCase() === wanted)
+      return decodeHTMLAttribute(match[2] ?? match[3] ?? match[4] ?? '');
   }
   return undefined;
 }
@@ -154,11 +163,11 @@ class TextWriter {
   }
 
   text(raw: string, verbatim = false): void {
-    let text = decodeEntities(raw);
+    let text = decodeHTML(raw);
     if (this.#pre > 0 || verbatim) {
-      if (this.#preStart) text = text.replace(/^\r?\n/, '');
+      if (this.#preStart) text = text.replace(/^\n/, '');
       this.#preStart = false;
-      if (text !== '') this.#write(text);
+      if (text !== '') this.#write(text.replaceAll('\n', PRE_BREAK));
       return;
     }
     const collapsed = collapse(text);
@@ -175,7 +184,7 @@ class TextWriter {
     if (PARAGRAPH.has(name) && name !== 'ul' && name !== 'ol') this.#block(2);
     switch (name) {
       case 'br':
-        this.#out.push('\n');
+        this.#out.push(this.#pre > 0 ? PRE_BREAK : '\n');
         this.#lineStart = true;
         this.#prefixed = false;
         this.#space = false;
@@ -237,9 +246,13 @@ class TextWriter {
 
   close(name: string): void {
     switch (name) {
-      case 'pre':
+      case 'pre': {
         this.#pre = Math.max(0, this.#pre - 1);
+        // A line break just before </pre> ends the last line; it is not an empty line after it.
+        const last = this.#out.at(-1);
+        if (last?.endsWith(PRE_BREAK) === true) this.#out[this.#out.length - 1] = last.slice(0, -1);
         break;
+      }
       case 'ul':
       case 'ol':
         this.#lists.pop();
@@ -259,13 +272,18 @@ class TextWriter {
   }
 
   finish(): string {
-    return this.#out
-      .join('')
-      .split('\n')
-      .map((line) => line.trimEnd())
-      .join('\n')
-      .replace(/\n{3,}/g, '\n\n')
-      .trim();
+    return (
+      this.#out
+        .join('')
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .replaceAll(PRE_BREAK, '\n')
+        // Blank lines at the start go, but not the first line's indent: a <pre> may start the page.
+        .replace(/^(?:[^\S\n]*\n)+/, '')
+        .trimEnd()
+    );
   }
 
   #closeLink(): void {
@@ -312,7 +330,7 @@ class TextWriter {
     if (this.#space && !this.#lineStart && !prefix) this.#out.push(' ');
     this.#space = false;
     this.#out.push(text);
-    this.#lineStart = prefix || text.endsWith('\n');
+    this.#lineStart = prefix || text.endsWith('\n') || text.endsWith(PRE_BREAK);
     this.#prefixed = prefix;
   }
 }

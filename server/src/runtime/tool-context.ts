@@ -1,0 +1,96 @@
+/**
+ * The context a tool call runs in: the workspace boundary, what the agent has read, the approval
+ * gate bound to this call, questions to the user, and the scrubbed environment for commands. The
+ * one place a ToolContext is built: what the server knows (config, policy, client) is fixed when
+ * the tools load; the call's scope (run, agent, call, session approvals, agent control) comes
+ * from the loop with each call.
+ */
+import type { ClientCapabilities } from '#protocol';
+import { createGate } from '../approval/gate.ts';
+import { DEFAULT_READ_ONLY } from '../approval/command-allowlist.ts';
+import { createPolicy } from '../approval/policy.ts';
+import { protectedCommandReason, protectedReason } from '../approval/protected-paths.ts';
+import type { ResolvedConfig } from '../config/config.ts';
+import type { ClientChannel } from './contract.ts';
+import { scrubEnvironment } from '../tools/commands/env.ts';
+import { defaultToolPolicy } from '../tools/tool-policy.ts';
+import type { Tool, ToolContext, ToolContextSource } from '../tools/types.ts';
+import type { FileTracker } from '../workspace/file-tracker.ts';
+import type { Workspace } from '../workspace/workspace.ts';
+
+export interface ToolContextDeps {
+  workspace: Workspace;
+  files: FileTracker;
+  client: ClientChannel;
+  capabilities: ClientCapabilities;
+  autoApprove: boolean;
+  config: ResolvedConfig;
+  configDir: string;
+  env: NodeJS.ProcessEnv;
+  /** Every tool, for the policy's defaults. */
+  tools: readonly Tool[];
+}
+
+export function toolContexts(deps: ToolContextDeps): ToolContextSource {
+  const { config, workspace } = deps;
+  const policy = createPolicy({
+    // Read-only tools never ask (their kind says so); everything else asks unless the config says otherwise.
+    tools: { ...defaultToolPolicy(deps.tools), ...config.tools.policy },
+    denyCommands: config.tools.denyCommands,
+    askCommands: config.tools.askCommands,
+    readOnlyCommands: config.tools.readOnlyCommands ?? DEFAULT_READ_ONLY,
+  });
+  const commandEnv = scrubEnvironment(deps.env, {
+    allow: config.tools.allowEnv,
+    // Custom providers may keep their keys in variables of any name.
+    remove: Object.values(config.providers).flatMap((provider) =>
+      provider.keyEnv === undefined ? [] : [provider.keyEnv],
+    ),
+  });
+  // Asked about even under allow-all (approval/protected-paths.ts).
+  const isProtected = (absolute: string) =>
+    protectedReason(workspace.display(absolute), absolute, deps.configDir);
+  const isProtectedCommand = (command: string) => protectedCommandReason(command, deps.configDir);
+  const settings: ToolContext['settings'] = {
+    commandTimeoutMs: config.tools.commandTimeoutSeconds * 1000,
+    maxCommandTimeoutMs: Math.max(config.tools.commandTimeoutSeconds * 1000, 10 * 60_000),
+    commandOutputLimit: config.tools.commandOutputLimitBytes,
+    useRipgrep: true,
+    allowPrivateNetwork: config.tools.allowPrivateNetwork,
+    ...(config.tools.webSearch === undefined ? {} : { webSearch: config.tools.webSearch }),
+  };
+
+  return ({ runId, agentId, call, signal, approvals, emit, agents }) => ({
+    workspace,
+    files: deps.files,
+    runId,
+    agentId,
+    toolCallId: call.id,
+    signal,
+    settings,
+    commandEnv,
+    gate: createGate({
+      approve: deps.capabilities.approve === true ? (params, s) => deps.client.approve(params, s) : undefined,
+      autoApprove: deps.autoApprove,
+      session: approvals,
+      policy,
+      isProtected,
+      isProtectedCommand,
+      runId,
+      agentId,
+      toolCallId: call.id,
+      toolName: call.name,
+      signal,
+    }),
+    showThinking: (text) => emit({ type: 'thinking', text }),
+    showStatus: (text) => emit({ type: 'status', text }),
+    async ask(question) {
+      if (deps.capabilities.ask !== true) {
+        throw new Error('this client cannot answer questions (it did not declare capabilities.ask)');
+      }
+      const { answer } = await deps.client.ask({ runId, agentId, ...question }, signal);
+      return answer;
+    },
+    ...(agents === undefined ? {} : { agents }),
+  });
+}
