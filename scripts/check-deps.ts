@@ -1,11 +1,12 @@
-/** Fails when an import breaks the dependency rules of DESIGN.md (see dependency-rules.ts). */
+/** Fails when an import breaks the dependency rules or the layers of server/src (see dependency-rules.ts). */
 import { fileURLToPath } from 'node:url';
-import { findViolations } from './dependency-rules.ts';
+import { findViolations, formatViolation } from './dependency-rules.ts';
 
 const violations = await findViolations(fileURLToPath(new URL('..', import.meta.url)));
-for (const { file, specifier, rule } of violations) {
+for (const violation of violations) process.stderr.write(`${formatViolation(violation)}\n`);
+if (violations.length > 0) {
   process.stderr.write(
-    `${file}: imports "${specifier}" — ${rule.from} may not import ${rule.forbidden}: ${rule.why}\n`,
+    `${violations.length} import(s) break the dependency rules (scripts/dependency-rules.ts)\n`,
   );
+  process.exit(1);
 }
-if (violations.length > 0) process.exit(1);
