@@ -74,6 +74,7 @@ export const LAYERS: Layer[] = [
       'connection/',
       'runtime/',
       'agent/',
+      'sessions/',
       'providers/',
       'tools/',
       'approval/',
@@ -90,13 +91,18 @@ export const LAYERS: Layer[] = [
   },
   {
     folder: 'runtime',
-    may: ['agent/', 'providers/', 'tools/', 'approval/', 'workspace/', 'config/', 'support/'],
+    may: ['agent/', 'sessions/', 'providers/', 'tools/', 'approval/', 'workspace/', 'config/', 'support/'],
     why: 'the runtime wires the parts below it and knows neither JSON-RPC nor the process',
   },
   {
     folder: 'agent',
-    may: ['providers/', 'tools/', 'approval/', 'workspace/', 'config/', 'support/'],
+    may: ['sessions/', 'providers/', 'tools/', 'approval/', 'workspace/', 'config/', 'support/'],
     why: 'the agent is driven by the runtime and knows nothing of how it is wired or served',
+  },
+  {
+    folder: 'sessions',
+    may: ['providers/', 'approval/', 'support/'],
+    why: 'sessions store the conversation the providers speak, and know no agent, tool or runtime',
   },
   {
     folder: 'providers',

@@ -34,6 +34,7 @@ export const SantraErrorCodes = {
   SessionBusy: -33004,
   UnknownSession: -33005,
   ModelUnavailable: -33006,
+  SessionInOtherWorkspace: -33007,
 } as const;
 
 export type JsonRpcErrorName = keyof typeof JsonRpcErrorCodes;
@@ -147,6 +148,13 @@ export const errorCatalog: readonly ErrorInfo[] = [
     retryable: false,
     description:
       'The model cannot be used: unknown, or its provider has no key or endpoint configured. The message says what to set.',
+  },
+  {
+    name: 'SessionInOtherWorkspace',
+    code: SantraErrorCodes.SessionInOtherWorkspace,
+    retryable: false,
+    description:
+      'The session was started in another workspace (`data.workspaceRoot`). Resume it with `otherWorkspace: true` to continue it here, or use a server started in that workspace.',
   },
 ];
 

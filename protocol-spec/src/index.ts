@@ -12,6 +12,7 @@ export * from './lifecycle.ts';
 export * from './methods.ts';
 export * from './models.ts';
 export * from './prompt.ts';
+export * from './sessions.ts';
 export { protocolTypes, type TypeMeta } from './registry.ts';
 export * from './validate.ts';
 export * from './version.ts';

@@ -13,6 +13,20 @@ import {
 } from './lifecycle.ts';
 import { ModelListParams, ModelListResult, ModelSetParams, ModelSetResult } from './models.ts';
 import { Phase, PromptParams, PromptResult } from './prompt.ts';
+import {
+  SessionCompactParams,
+  SessionCompactResult,
+  SessionDeleteParams,
+  SessionDeleteResult,
+  SessionExportParams,
+  SessionExportResult,
+  SessionListParams,
+  SessionListResult,
+  SessionResumeParams,
+  SessionResumeResult,
+  SessionUndoParams,
+  SessionUndoResult,
+} from './sessions.ts';
 
 export type Direction = 'client_to_server' | 'server_to_client' | 'both';
 export type MessageKind = 'request' | 'notification';
@@ -132,6 +146,62 @@ export const methods = {
     stability: 'experimental',
     summary:
       'Lists the built-in and custom agents with their tools, and the custom agent files that were skipped.',
+  },
+  'session/list': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionListParams,
+    result: SessionListResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary: 'Lists the saved sessions of this workspace (or of all), newest first, a page at a time.',
+  },
+  'session/resume': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionResumeParams,
+    result: SessionResumeResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary:
+      'Loads a saved session so the next `prompt` continues it; can send its phases again from a `seq`.',
+  },
+  'session/export': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionExportParams,
+    result: SessionExportResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary: 'Returns a saved session as a Markdown transcript or as its JSON records.',
+  },
+  'session/delete': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionDeleteParams,
+    result: SessionDeleteResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary: 'Deletes a saved session.',
+  },
+  'session/compact': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionCompactParams,
+    result: SessionCompactResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary: 'Summarises the older part of a session’s conversation with the model, keeping the last turns.',
+  },
+  'session/undo': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionUndoParams,
+    result: SessionUndoResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary:
+      'Restores the files the last change (or the last run) of a session wrote, asking first where they changed since.',
   },
   ask: {
     direction: 'server_to_client',

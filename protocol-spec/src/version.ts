@@ -4,10 +4,10 @@
  * Versions are `MAJOR.MINOR.PATCH`. Two peers are compatible when MAJOR and MINOR match; PATCH
  * releases only clarify the text of the spec and never change a message. See README.md §Versioning.
  */
-export const PROTOCOL_VERSION = '0.1.0';
+export const PROTOCOL_VERSION = '0.2.0';
 
-/** Every version a server built from this package accepts in `initialize`. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [PROTOCOL_VERSION];
+/** Every version a server built from this package accepts in `initialize`: 0.2 added the session methods (a 0.1 client simply does not call them). */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [PROTOCOL_VERSION, '0.1.0'];
 
 const VERSION_PATTERN = /^(\d+)\.(\d+)\.(\d+)$/;
 

@@ -28,6 +28,7 @@ const MAY: Record<string, string[]> = {
     'connection',
     'runtime',
     'agent',
+    'sessions',
     'providers',
     'tools',
     'approval',
@@ -35,9 +36,10 @@ const MAY: Record<string, string[]> = {
     'config',
     'support',
   ],
-  connection: ['support'], // and two files of runtime/: see below
-  runtime: ['agent', 'providers', 'tools', 'approval', 'workspace', 'config', 'support'],
-  agent: ['providers', 'tools', 'approval', 'workspace', 'config', 'support'],
+  connection: ['support'], // and runtime/contract.ts: see below
+  runtime: ['agent', 'sessions', 'providers', 'tools', 'approval', 'workspace', 'config', 'support'],
+  agent: ['sessions', 'providers', 'tools', 'approval', 'workspace', 'config', 'support'],
+  sessions: ['providers', 'approval', 'support'],
   providers: ['support'],
   tools: ['approval', 'workspace', 'support'],
   approval: ['workspace', 'config', 'support'],

@@ -128,7 +128,7 @@ describe('santra-server over stdio', () => {
     });
     const failure = error(await client.response(1));
     assert.equal(failure.code, -33000);
-    assert.deepEqual(failure.data, { retryable: false, supported: ['0.1.0'], requested: '2.0.0' });
+    assert.deepEqual(failure.data, { retryable: false, supported: ['0.2.0', '0.1.0'], requested: '2.0.0' });
     assert.ok((await client.initialize(workspace, 2)).result);
   });
 

@@ -1,3 +1,4 @@
+import { PROTOCOL_VERSION } from '#protocol/version';
 /**
  * `santra -p` end to end: the real program from the sources as a child process, talking to the
  * fake server (tui/test/fixtures/fake-server.ts) over real pipes.
@@ -32,7 +33,7 @@ describe('santra -p output formats', () => {
     );
     const [initialize] = run.log().filter((entry) => entry.method === 'initialize');
     assert.deepEqual((initialize as Json).params, {
-      protocolVersion: '0.1.0',
+      protocolVersion: PROTOCOL_VERSION,
       clientInfo: { name: 'santra-print', version: '0.1.0' },
       workspaceRoot: workspace,
       capabilities: { approve: true, ask: false, diffs: false },

@@ -1,8 +1,11 @@
-import type { RunStatus } from '#protocol';
+import type { RunStatus, Usage } from '#protocol';
+import type { AssistantBlock, ChatMessage } from '../providers/messages.ts';
+import type { ProviderFailure, StopReason } from '../providers/stream.ts';
 
 /**
  * What an agent reports while it runs. One file (phase-stream.ts) maps these to `phase`
- * notifications; nothing else in the runtime knows the wire format.
+ * notifications; nothing else in the runtime knows the wire format. `message`,
+ * `messages_replaced` and `model_output` are for the session's record, not the client.
  */
 export type AgentEvent =
   /** A model turn begins: its first text delta is sent at once, not coalesced. */
@@ -35,4 +38,21 @@ export type AgentEvent =
       httpStatus?: number;
       retryable: boolean;
     }
-  | { type: 'complete'; status: RunStatus; output: string };
+  | { type: 'complete'; status: RunStatus; output: string }
+  /** A message joined the agent's conversation. */
+  | { type: 'message'; message: ChatMessage }
+  /** The agent's conversation was replaced (set_messages). */
+  | { type: 'messages_replaced'; messages: ChatMessage[] }
+  /** A model call ended: its answer (or failure), for the recording a replay answers from. */
+  | {
+      type: 'model_output';
+      turn: number;
+      /** Messages the model was sent. */
+      inputMessages: number;
+      content?: AssistantBlock[];
+      stopReason?: StopReason;
+      usage?: Usage;
+      failure?: ProviderFailure;
+      /** On failure: the text shown before it. */
+      text?: string;
+    };

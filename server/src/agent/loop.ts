@@ -10,6 +10,7 @@ import {
   addUsage,
   EMPTY_USAGE,
   type ProviderFailure,
+  type StopReason,
   type StreamFn,
   type ToolDefinition,
 } from '../providers/stream.ts';
@@ -19,6 +20,7 @@ import {
   type AgentControl,
   PARALLEL_KINDS,
   type Tool,
+  type ToolCallRecorder,
   type ToolContextSource,
   type ToolResult,
   UNLISTED_KINDS,
@@ -46,6 +48,8 @@ export interface AgentRun {
   approvals: SessionApprovals;
   /** The swarm's control of agents, for the agent tools; absent outside a swarm. */
   agents?: AgentControl;
+  /** Where tool calls' approvals and questions are saved. */
+  recorder?: ToolCallRecorder;
   endpoint: ProviderEndpoint;
   model: ModelSpec;
   system: string;
@@ -94,11 +98,20 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
   let usage = EMPTY_USAGE;
   for (let turn = 1; turn <= run.limits.maxTurns; turn++) {
     if (run.signal.aborted) return finish(run, 'cancelled', '', usage, turn - 1);
+    const inputMessages = run.messages.length;
     const result = await streamTurn(run, definitions, turn, toolCalls);
     usage = addUsage(usage, result.usage);
+    run.emit({
+      type: 'model_output',
+      turn,
+      inputMessages,
+      ...(result.failure === undefined
+        ? { content: result.content, stopReason: result.stopReason, usage: result.usage }
+        : { failure: result.failure, text: result.shown }),
+    });
     if (result.failure !== undefined) {
       if (result.shown !== '')
-        run.messages.push({ role: 'assistant', content: [{ type: 'text', text: result.shown }] });
+        append(run, { role: 'assistant', content: [{ type: 'text', text: result.shown }] });
       if (result.failure.kind === 'cancelled' || run.signal.aborted)
         return finish(run, 'cancelled', result.shown, usage, turn);
       run.emit({
@@ -111,15 +124,16 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
       });
       return finish(run, result.shown === '' ? 'error' : 'interrupted', result.shown, usage, turn);
     }
-    run.messages.push({ role: 'assistant', content: result.content });
+    append(run, { role: 'assistant', content: result.content });
     const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
     if (calls.length === 0) return finish(run, 'completed', result.shown, usage, turn);
     const { results, final } = await executeCalls(run, calls, turn, toolCalls);
-    run.messages.push({ role: 'user', content: results });
+    append(run, { role: 'user', content: results });
     const replacement = run.control?.messages;
     if (replacement !== undefined && run.control !== undefined) {
       run.messages.splice(0, run.messages.length, ...replacement);
       run.control.messages = undefined;
+      run.emit({ type: 'messages_replaced', messages: [...replacement] });
     }
     if (run.signal.aborted) return finish(run, 'cancelled', result.shown, usage, turn);
     if (final !== undefined) {
@@ -137,6 +151,12 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
   return finish(run, 'error', '', usage, run.limits.maxTurns);
 }
 
+/** Adds a message to the agent's conversation, and says so (the session saves the root agent's). */
+function append(run: AgentRun, message: ChatMessage): void {
+  run.messages.push(message);
+  run.emit({ type: 'message', message });
+}
+
 function finish(run: AgentRun, status: RunStatus, text: string, usage: Usage, turns: number): AgentOutcome {
   const output = run.control?.output ?? text;
   run.emit({ type: 'complete', status, output });
@@ -145,6 +165,7 @@ function finish(run: AgentRun, status: RunStatus, text: string, usage: Usage, tu
 
 interface TurnResult {
   content: AssistantBlock[];
+  stopReason: StopReason;
   /** The answer text as the user saw it (markup removed; kept in history when the turn fails). */
   shown: string;
   usage: Usage;
@@ -200,10 +221,15 @@ async function streamTurn(
         });
         break;
       case 'error':
-        return { content: [], shown, usage: EMPTY_USAGE, failure: event.failure };
+        return { content: [], stopReason: 'other', shown, usage: EMPTY_USAGE, failure: event.failure };
       case 'done':
         // Ids are made unique before anything (phases, approvals, history) uses them.
-        return { content: toolCalls.assign(event.content), shown, usage: event.usage };
+        return {
+          content: toolCalls.assign(event.content),
+          stopReason: event.stopReason,
+          shown,
+          usage: event.usage,
+        };
       default: {
         const exhaustive: never = event;
         throw new Error(`unknown stream event ${JSON.stringify(exhaustive)}`);
@@ -212,6 +238,7 @@ async function streamTurn(
   }
   return {
     content: [],
+    stopReason: 'other',
     shown,
     usage: EMPTY_USAGE,
     failure: {
@@ -342,6 +369,7 @@ async function resultOf(
       approvals: run.approvals,
       emit: (event) => run.emit(event),
       ...(run.agents === undefined ? {} : { agents: run.agents }),
+      ...(run.recorder === undefined ? {} : { recorder: run.recorder }),
     });
     return await tool.execute(parsed.data, context);
   } catch (error) {

@@ -80,6 +80,11 @@ export class PhaseStream {
         this.flush();
         this.#send(agent, { ...event, output: fitText(event.output, ANSWER_KEPT) });
         return;
+      case 'message':
+      case 'messages_replaced':
+      case 'model_output':
+        // For the session's record, not the client.
+        return;
       default: {
         const exhaustive: never = event;
         throw new Error(`unknown agent event ${JSON.stringify(exhaustive)}`);

@@ -21,7 +21,8 @@ import { userText } from '../providers/messages.ts';
 import { selectModel } from './model-selection.ts';
 import { ANSWER_KEPT, type AgentIdentity, PhaseStream } from './phase-stream.ts';
 import { instructionsPrompt, instructionsStatus, type ProjectInstructions } from './project-instructions.ts';
-import type { Session, SessionStore } from './sessions.ts';
+import type { Session, SessionStore } from '../sessions/store.ts';
+import { titleOf } from '../sessions/summary.ts';
 import { runSwarm, type SwarmSettings } from './swarm.ts';
 import { workspaceNote } from './system-prompt.ts';
 import { fitText } from './wire-text.ts';
@@ -51,15 +52,10 @@ export interface PromptDeps {
   redact(text: string): string;
 }
 
-export function openSession(sessions: SessionStore, sessionId: string | undefined): Session {
+/** The session a prompt continues (from memory or the store), or a new one; refuses a busy one. */
+export async function openSession(sessions: SessionStore, sessionId: string | undefined): Promise<Session> {
   if (sessionId === undefined) return sessions.create();
-  const session = sessions.get(sessionId);
-  if (session === undefined) {
-    throw new ProtocolFault(
-      'UnknownSession',
-      `Unknown session ${sessionId}: this server has no such session. Omit sessionId to start a new one.`,
-    );
-  }
+  const { session } = await sessions.open(sessionId);
   if (session.running !== undefined) {
     throw new ProtocolFault(
       'SessionBusy',
@@ -74,7 +70,7 @@ export async function runPrompt(
   params: PromptParams,
   signal: AbortSignal,
 ): Promise<PromptResult> {
-  const session = openSession(deps.sessions, params.sessionId);
+  const session = await openSession(deps.sessions, params.sessionId);
   const runId = `run_${randomUUID().slice(0, 8)}`;
   const controller = new AbortController();
   const abort = () => controller.abort(signal.reason);
@@ -86,10 +82,23 @@ export async function runPrompt(
     sessionId: session.id,
     coalesceMs: deps.config.stream.coalesceMs,
     nextSeq: () => ++session.seq,
-    send: (phase) => deps.sendPhase(phase),
+    send: (phase) => {
+      session.record({ type: 'phase', phase });
+      deps.sendPhase(phase);
+    },
   });
+  let rootId: string | undefined;
   const emitAs = (agent: AgentIdentity, event: AgentEvent) => {
-    if (event.type === 'error') phases.emit(agent, { ...event, message: deps.redact(event.message) });
+    if (event.type === 'model_output') {
+      const { type: _type, ...output } = event;
+      session.record({ type: 'model_output', runId, agentId: agent.agentId, ...output });
+    } else if (event.type === 'message') {
+      // The root agent's conversation is the session's; a sub-agent's ends with its run.
+      if (agent.agentId === rootId) session.record({ type: 'message', runId, message: event.message });
+    } else if (event.type === 'messages_replaced') {
+      if (agent.agentId === rootId)
+        session.record({ type: 'messages_replaced', runId, messages: event.messages });
+    } else if (event.type === 'error') phases.emit(agent, { ...event, message: deps.redact(event.message) });
     else if (event.type === 'status') phases.emit(agent, { ...event, text: deps.redact(event.text) });
     else phases.emit(agent, event);
   };
@@ -153,7 +162,21 @@ export async function runPrompt(
         text: `Skipped ${problem.file}${problem.field === undefined ? '' : ` (${problem.field})`}: ${problem.message}`,
       });
     }
-    session.messages.push(userText(params.text));
+    rootId = root.id;
+    session.record({
+      type: 'prompt',
+      runId,
+      at: new Date().toISOString(),
+      text: params.text,
+      model: selection.ref,
+      ...(params.agent === undefined ? {} : { agent: params.agent }),
+      ...(params.mode === undefined ? {} : { mode: params.mode }),
+      ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
+    });
+    if (session.title === '') session.title = titleOf(params.text);
+    const prompt = userText(params.text);
+    session.messages.push(prompt);
+    session.record({ type: 'message', runId, message: prompt });
     const outcome = await runSwarm(
       {
         runId,
@@ -175,6 +198,27 @@ export async function runPrompt(
         emit: emitAs,
         toolContext: deps.toolContext,
         approvals: session.approvals,
+        recorder: {
+          approval: (request, answer) =>
+            session.record({
+              type: 'approval',
+              runId,
+              request,
+              ...(answer === undefined ? {} : { answer }),
+              at: new Date().toISOString(),
+            }),
+          question: (question, agentId, answer) =>
+            session.record({
+              type: 'ask',
+              runId,
+              agentId,
+              prompt: question.prompt,
+              secret: question.secret === true,
+              // A secret answer is never written anywhere.
+              ...(answer === undefined || question.secret === true ? {} : { answer }),
+              at: new Date().toISOString(),
+            }),
+        },
       },
       root,
       session.messages,
@@ -182,6 +226,15 @@ export async function runPrompt(
     const cost = costUsd(selection.model, outcome.usage);
     session.usage = addUsage(session.usage, outcome.usage);
     session.costUsd += cost;
+    session.record({
+      type: 'run_end',
+      runId,
+      status: outcome.status,
+      model: selection.ref,
+      usage: outcome.usage,
+      costUsd: cost,
+      at: new Date().toISOString(),
+    });
     return {
       runId,
       sessionId: session.id,

@@ -11,7 +11,7 @@ import type { StreamFn } from '../providers/stream.ts';
 import { addUsage, EMPTY_USAGE } from '../providers/stream.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 import type { SessionApprovals } from '../approval/gate.ts';
-import type { SpawnRequest, SpawnResult, Tool, ToolContextSource } from '../tools/types.ts';
+import type { SpawnRequest, SpawnResult, Tool, ToolCallRecorder, ToolContextSource } from '../tools/types.ts';
 import type { AgentDefinition } from './custom-agents.ts';
 import type { AgentEvent } from './events.ts';
 import { type AgentLimits, runAgent } from './loop.ts';
@@ -45,6 +45,8 @@ export interface SwarmRun {
   toolContext: ToolContextSource;
   /** What the user allowed for the session (allow-all). */
   approvals: SessionApprovals;
+  /** Where tool calls' approvals and questions are saved. */
+  recorder?: ToolCallRecorder;
 }
 
 export interface SwarmOutcome {
@@ -90,6 +92,7 @@ export async function runSwarm(
       control,
       toolContext: swarm.toolContext,
       approvals: swarm.approvals,
+      ...(swarm.recorder === undefined ? {} : { recorder: swarm.recorder }),
       agents: {
         spawn: (requests) => spawnAll(identity, history, depth, requests, signal),
         setOutput: (output) => {

@@ -3,6 +3,7 @@
  * It knows nothing of JSON-RPC; the connection hands it typed params and an AbortSignal.
  */
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   type InitializeParams,
   type PhaseType,
@@ -14,7 +15,9 @@ import { loadCustomAgents } from '../agent/custom-agents.ts';
 import { loadProjectInstructions } from '../agent/project-instructions.ts';
 import { openSession, runPrompt } from '../agent/run-prompt.ts';
 import { isConfigured, listModels, selectModel } from '../agent/model-selection.ts';
-import { SessionStore } from '../agent/sessions.ts';
+import { FileStorage } from '../sessions/file-storage.ts';
+import { SessionStore } from '../sessions/store.ts';
+import { sessionHandlers } from './session-handlers.ts';
 import { ConfigError, configDir, loadConfig, type ResolvedConfig } from '../config/config.ts';
 import type { Logger, Redactor } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
@@ -56,7 +59,6 @@ const loadTooling = () => import('./tooling.ts');
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { log, redactor } = options;
-  const sessions = new SessionStore();
   const stream = withResilience(streamModel, new RateLimiter(), options.resilience);
   const files = new FileTracker();
   const runs = new Set<Promise<unknown>>();
@@ -66,6 +68,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         workspaceRoot: string;
         client: ClientChannel;
         tooling: () => Promise<Tooling>;
+        sessions: SessionStore;
       }
     | undefined;
   let configError: string | undefined;
@@ -81,8 +84,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     serverInfo: { name: 'santra-server', version: SANTRA_VERSION },
     sends: ['phase', 'approve', 'ask'],
     handlers: {
+      ...sessionHandlers(ready),
       async prompt(params, { signal }) {
-        const { config, workspaceRoot, client, tooling } = ready();
+        const { config, workspaceRoot, client, tooling, sessions } = ready();
         const { toolContext, tools, every, warnings } = await tooling();
         const run = runPrompt(
           {
@@ -121,7 +125,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return run;
       },
       'model/list'(params) {
-        const { config } = ready();
+        const { config, sessions } = ready();
         const session = params.sessionId === undefined ? undefined : sessions.get(params.sessionId);
         const current = session?.model ?? defaultModel ?? config.model;
         const selection = current === '' ? undefined : selectModel(config, current);
@@ -148,14 +152,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           problems: custom.problems,
         };
       },
-      'model/set'(params) {
-        const { config } = ready();
-        const session = params.sessionId === undefined ? undefined : openSession(sessions, params.sessionId);
+      async 'model/set'(params) {
+        const { config, sessions } = ready();
+        const session =
+          params.sessionId === undefined ? undefined : await openSession(sessions, params.sessionId);
         const selection = selectModel(config, params.model);
         if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
-        if (session !== undefined) session.model = selection.ref;
-        else defaultModel = selection.ref;
-        return Promise.resolve({ model: selection.ref });
+        if (session !== undefined) {
+          session.model = selection.ref;
+          session.record({ type: 'model', model: selection.ref, at: new Date().toISOString() });
+        } else defaultModel = selection.ref;
+        return { model: selection.ref };
       },
     },
     async initialize(params: InitializeParams, client: ClientChannel) {
@@ -206,7 +213,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             every,
           };
         });
-      state = { config, workspaceRoot: workspace.root, client, tooling };
+      const sessions = new SessionStore({
+        storage: new FileStorage(join(configDir(options.env), 'sessions'), workspace.root, (line) =>
+          redactor.apply(line),
+        ),
+        workspaceRoot: workspace.root,
+        log,
+      });
+      state = { config, workspaceRoot: workspace.root, client, tooling, sessions };
       if (params.model !== undefined) {
         const selection = selectModel(config, params.model);
         if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
@@ -215,8 +229,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return { phaseTypes: PHASE_TYPES, providers: providerInfos(config) };
     },
     async shutdown() {
-      sessions.abortAll('server shutting down');
+      state?.sessions.abortAll('server shutting down');
       await Promise.allSettled([...runs]);
+      await state?.sessions.close();
       log.debug('runtime shut down');
     },
   };

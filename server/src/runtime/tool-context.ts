@@ -5,7 +5,7 @@
  * the tools load; the call's scope (run, agent, call, session approvals, agent control) comes
  * from the loop with each call.
  */
-import type { ClientCapabilities } from '#protocol';
+import type { ApproveResult, ClientCapabilities } from '#protocol';
 import { createGate } from '../approval/gate.ts';
 import { DEFAULT_READ_ONLY } from '../approval/command-allowlist.ts';
 import { createPolicy } from '../approval/policy.ts';
@@ -60,7 +60,7 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
     ...(config.tools.webSearch === undefined ? {} : { webSearch: config.tools.webSearch }),
   };
 
-  return ({ runId, agentId, call, signal, approvals, emit, agents }) => ({
+  return ({ runId, agentId, call, signal, approvals, emit, agents, recorder }) => ({
     workspace,
     files: deps.files,
     runId,
@@ -70,7 +70,18 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
     settings,
     commandEnv,
     gate: createGate({
-      approve: deps.capabilities.approve === true ? (params, s) => deps.client.approve(params, s) : undefined,
+      approve:
+        deps.capabilities.approve === true
+          ? async (params, s) => {
+              let answer: ApproveResult | undefined;
+              try {
+                answer = await deps.client.approve(params, s);
+                return answer;
+              } finally {
+                recorder?.approval(params, answer);
+              }
+            }
+          : undefined,
       autoApprove: deps.autoApprove,
       session: approvals,
       policy,
@@ -88,8 +99,13 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
       if (deps.capabilities.ask !== true) {
         throw new Error('this client cannot answer questions (it did not declare capabilities.ask)');
       }
-      const { answer } = await deps.client.ask({ runId, agentId, ...question }, signal);
-      return answer;
+      let answer: string | undefined;
+      try {
+        ({ answer } = await deps.client.ask({ runId, agentId, ...question }, signal));
+        return answer;
+      } finally {
+        recorder?.question(question, agentId, answer);
+      }
     },
     ...(agents === undefined ? {} : { agents }),
   });

@@ -3,6 +3,7 @@
  * name, kind, description and zod parameters are what the model sees (the parameters as JSON
  * Schema); `execute` returns what the model reads and a short summary the user sees.
  */
+import type { ApproveParams, ApproveResult } from '#protocol';
 import type * as z from 'zod';
 import type { FileTracker } from '../workspace/file-tracker.ts';
 import type { Workspace } from '../workspace/workspace.ts';
@@ -93,6 +94,16 @@ export interface ToolCallScope {
   emit: (event: { type: 'thinking' | 'status'; text: string }) => void;
   /** The swarm's control of agents, for the agent tools; absent outside a swarm. */
   agents?: AgentControl;
+  /** Where the call's approvals and questions are saved (the session); absent: nowhere. */
+  recorder?: ToolCallRecorder;
+}
+
+/** What a tool call leaves in the session's record. */
+export interface ToolCallRecorder {
+  /** An approval asked for, with its answer (undefined: it failed, so nothing was allowed). */
+  approval(request: ApproveParams, answer: ApproveResult | undefined): void;
+  /** A question put to the user, with the answer (undefined: none came). Never save a secret answer. */
+  question(question: Question, agentId: string, answer: string | undefined): void;
 }
 
 /** Builds a tool call's context. One constructor (runtime/tool-context.ts); the loop calls it. */

@@ -1,0 +1,100 @@
+/**
+ * The `session/*` requests: list, resume (with the phases a reconnecting client missed), export
+ * and delete, served from the session store.
+ */
+import type { SessionInfo } from '#protocol';
+import { exportJson, exportMarkdown } from '../sessions/export.ts';
+import type { SessionStore } from '../sessions/store.ts';
+import { ProtocolFault } from '../support/protocol-fault.ts';
+import type { ClientChannel, RequestHandlers } from './contract.ts';
+
+const DEFAULT_PAGE = 50;
+
+type SessionHandlers = Required<
+  Pick<RequestHandlers, 'session/list' | 'session/resume' | 'session/export' | 'session/delete'>
+>;
+
+export function sessionHandlers(
+  ready: () => { sessions: SessionStore; client: ClientChannel },
+): SessionHandlers {
+  return {
+    async 'session/list'(params) {
+      const { sessions } = ready();
+      const listed = await sessions.storage.list(params?.allWorkspaces === true);
+      // Sessions of this server may have news the store has not folded yet (an index is lazy).
+      const byId = new Map(listed.sessions.map((info) => [info.sessionId, info]));
+      for (const info of listed.sessions) {
+        const live = sessions.get(info.sessionId);
+        if (live !== undefined) byId.set(info.sessionId, sessions.info(live));
+      }
+      const ordered = [...byId.values()].sort(newestFirst);
+      const start = params?.cursor === undefined ? 0 : afterCursor(ordered, params.cursor);
+      const limit = params?.limit ?? DEFAULT_PAGE;
+      const page = ordered.slice(start, start + limit);
+      const last = page.at(-1);
+      return {
+        sessions: page,
+        ...(start + limit < ordered.length && last !== undefined ? { nextCursor: cursorOf(last) } : {}),
+        warnings: listed.warnings,
+      };
+    },
+    async 'session/resume'(params) {
+      const { sessions, client } = ready();
+      const { session, warnings } = await sessions.open(params.sessionId, {
+        otherWorkspace: params.otherWorkspace === true,
+      });
+      let replayedPhases = 0;
+      if (params.afterSeq !== undefined) {
+        for (const record of await sessions.records(session.id)) {
+          if (record.type === 'phase' && record.phase.seq > params.afterSeq) {
+            client.phase(record.phase);
+            replayedPhases++;
+          }
+        }
+      }
+      return { session: sessions.info(session), replayedPhases, warnings };
+    },
+    async 'session/export'(params) {
+      const { sessions } = ready();
+      const records = await sessions.records(params.sessionId);
+      return {
+        format: params.format,
+        content: params.format === 'json' ? exportJson(records) : exportMarkdown(records),
+      };
+    },
+    async 'session/delete'(params) {
+      const { sessions } = ready();
+      await sessions.delete(params.sessionId);
+      return { deleted: true };
+    },
+  };
+}
+
+function newestFirst(a: SessionInfo, b: SessionInfo): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+  return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0;
+}
+
+/** A cursor names the last session of a page by its place in the order, so new sessions do not shift pages. */
+function cursorOf(info: SessionInfo): string {
+  return Buffer.from(JSON.stringify([info.updatedAt, info.sessionId])).toString('base64url');
+}
+
+function afterCursor(ordered: readonly SessionInfo[], cursor: string): number {
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    key = undefined;
+  }
+  if (!Array.isArray(key) || typeof key[0] !== 'string' || typeof key[1] !== 'string') {
+    throw new ProtocolFault(
+      'InvalidParams',
+      'Invalid params for session/list: params.cursor: not a cursor this server gave out. Pass the nextCursor of the previous page, or omit it for the first page.',
+      { issues: [{ path: 'params.cursor', message: 'not a cursor this server gave out' }] },
+    );
+  }
+  const boundary = { updatedAt: key[0], sessionId: key[1] } as SessionInfo;
+  const index = ordered.findIndex((info) => newestFirst(info, boundary) > 0);
+  return index === -1 ? ordered.length : index;
+}

@@ -1,0 +1,167 @@
+/**
+ * A saved session is a list of records, appended as things happen and never rewritten: the
+ * session file is one JSON record per line (JSON Lines). The same records are the recording a
+ * replay re-executes (`model_output`) or plays back (`phase`), and what `session/export` writes.
+ *
+ * Records are facts, not state: the conversation is the `message` records in order, with a
+ * `compaction` record standing for everything before it; usage and cost are the sum of the
+ * `run_end` records. summary.ts folds them into the session's state. A record type a reader
+ * does not know is skipped with a warning, so newer files still load in older servers.
+ */
+import type { ApproveParams, ApproveResult, Phase, Usage } from '#protocol';
+import type { AssistantBlock, ChatMessage } from '../providers/messages.ts';
+import type { ProviderFailure, StopReason } from '../providers/stream.ts';
+
+/** The version of the record format, in the header. A reader refuses files of a later major. */
+export const RECORD_FORMAT = 1;
+
+export type SessionRecord =
+  /** First record of every session file. */
+  | {
+      type: 'session';
+      format: number;
+      sessionId: string;
+      workspaceRoot: string;
+      createdAt: string;
+      santraVersion: string;
+    }
+  /** A prompt starts a run. `text` is what the user typed. */
+  | {
+      type: 'prompt';
+      runId: string;
+      at: string;
+      text: string;
+      model: string;
+      agent?: string;
+      mode?: string;
+      cwd?: string;
+    }
+  /** Messages appended to the session's conversation (what the model is sent on the next prompt). */
+  | { type: 'message'; runId: string; message: ChatMessage }
+  /** The conversation is now exactly `messages` (an agent replaced it with set_messages). */
+  | { type: 'messages_replaced'; runId: string; messages: ChatMessage[] }
+  /** One model call's answer, as the provider stream delivered it: what a replay answers with. */
+  | {
+      type: 'model_output';
+      runId: string;
+      agentId: string;
+      /** The n-th model call of this agent in this run, from 1. */
+      turn: number;
+      /** Messages the model was sent (the conversation length), to report where a replay diverges. */
+      inputMessages: number;
+      content?: AssistantBlock[];
+      stopReason?: StopReason;
+      usage?: Usage;
+      /** The call failed; `text` is what streamed before it did. */
+      failure?: ProviderFailure;
+      text?: string;
+    }
+  /** A `phase` notification as it was sent (after redaction). */
+  | { type: 'phase'; phase: Phase }
+  /** An approval the server asked for and the answer it got. */
+  | {
+      type: 'approval';
+      runId: string;
+      request: ApproveParams;
+      /** Absent when the request failed (no client, cancelled): the action was not allowed. */
+      answer?: ApproveResult;
+      at: string;
+    }
+  /** A question put to the user; a `secret` answer is never saved. */
+  | {
+      type: 'ask';
+      runId: string;
+      agentId: string;
+      prompt: string;
+      secret: boolean;
+      answer?: string;
+      at: string;
+    }
+  /**
+   * A file change the tools applied, with what it replaced: what `session/undo` restores. `before`
+   * is null for a file the change created, `after` null for one it deleted.
+   */
+  | {
+      type: 'file_change';
+      runId: string;
+      changeId: string;
+      toolCallId: string;
+      path: string;
+      operation: 'create' | 'modify' | 'delete' | 'move';
+      before: string | null;
+      after: string | null;
+      /** For a move: where the file went. */
+      destination?: string;
+      at: string;
+    }
+  /** Changes undone by `session/undo`, by changeId. */
+  | { type: 'undo'; changeIds: string[]; at: string }
+  /** The conversation before this point is replaced by `summary`; `kept` messages follow it verbatim. */
+  | {
+      type: 'compaction';
+      summary: ChatMessage;
+      kept: ChatMessage[];
+      usage: Usage;
+      costUsd: number;
+      at: string;
+    }
+  /** The session's model, chosen with model/set. */
+  | { type: 'model'; model: string; at: string }
+  /** A run ended. */
+  | {
+      type: 'run_end';
+      runId: string;
+      status: string;
+      model: string;
+      usage: Usage;
+      costUsd: number;
+      at: string;
+    };
+
+export type RecordType = SessionRecord['type'];
+
+const TYPES: ReadonlySet<string> = new Set<RecordType>([
+  'session',
+  'prompt',
+  'message',
+  'messages_replaced',
+  'model_output',
+  'phase',
+  'approval',
+  'ask',
+  'file_change',
+  'undo',
+  'compaction',
+  'model',
+  'run_end',
+]);
+
+/** Fields each record type must have, with their JSON type; checked on load. */
+const REQUIRED: Record<RecordType, Record<string, 'string' | 'number' | 'object'>> = {
+  session: { format: 'number', sessionId: 'string', workspaceRoot: 'string', createdAt: 'string' },
+  prompt: { runId: 'string', text: 'string', at: 'string' },
+  message: { runId: 'string', message: 'object' },
+  messages_replaced: { runId: 'string', messages: 'object' },
+  model_output: { runId: 'string', agentId: 'string', turn: 'number' },
+  phase: { phase: 'object' },
+  approval: { runId: 'string', request: 'object' },
+  ask: { runId: 'string', prompt: 'string' },
+  file_change: { runId: 'string', changeId: 'string', path: 'string', operation: 'string' },
+  undo: { changeIds: 'object' },
+  compaction: { summary: 'object', kept: 'object' },
+  model: { model: 'string' },
+  run_end: { runId: 'string', usage: 'object', costUsd: 'number' },
+};
+
+/** A parsed line as a record, or why it is not one. */
+export function asRecord(value: unknown): SessionRecord | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') return 'no "type"';
+  if (!TYPES.has(type)) return `unknown record type "${type}"`;
+  for (const [field, kind] of Object.entries(REQUIRED[type as RecordType])) {
+    const actual = (value as Record<string, unknown>)[field];
+    if (typeof actual !== kind || actual === null) return `a "${type}" record without its ${field} (${kind})`;
+  }
+  return value as SessionRecord;
+}

@@ -1,0 +1,128 @@
+/**
+ * A session's state, folded from its records: the conversation to send the model, the counters,
+ * and what session/list shows. One fold for every storage, so a session reads the same from a
+ * file and from a shared store.
+ */
+import type { SessionInfo, Usage } from '#protocol';
+import type { ChatMessage } from '../providers/messages.ts';
+import { addUsage, EMPTY_USAGE } from '../providers/stream.ts';
+import type { SessionRecord } from './records.ts';
+
+export type FileChangeRecord = Extract<SessionRecord, { type: 'file_change' }>;
+
+export interface SessionState {
+  sessionId: string;
+  workspaceRoot: string;
+  createdAt: string;
+  updatedAt: string;
+  title: string;
+  /** The model of the last run, or the one model/set chose after it. */
+  model?: string;
+  /** The conversation as the next prompt sends it. */
+  messages: ChatMessage[];
+  usage: Usage;
+  costUsd: number;
+  lastSeq: number;
+  /** File changes not undone, oldest first. */
+  changes: FileChangeRecord[];
+}
+
+export const TITLE_CHARS = 80;
+
+/** One line of at most TITLE_CHARS characters. */
+export function titleOf(text: string): string {
+  const line = text.trim().split('\n')[0]?.trim() ?? '';
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+}
+
+/**
+ * Folds records into state. Returns undefined when the header is missing (not a session file).
+ * `fallbackTime`: for `updatedAt` when no record carries a time (the file's modification time).
+ */
+export function foldSession(
+  records: readonly SessionRecord[],
+  fallbackTime?: string,
+): SessionState | undefined {
+  const header = records.find((record) => record.type === 'session');
+  if (header?.type !== 'session') return undefined;
+  const state: SessionState = {
+    sessionId: header.sessionId,
+    workspaceRoot: header.workspaceRoot,
+    createdAt: header.createdAt,
+    updatedAt: header.createdAt,
+    title: '',
+    messages: [],
+    usage: EMPTY_USAGE,
+    costUsd: 0,
+    lastSeq: 0,
+    changes: [],
+  };
+  for (const record of records) {
+    if ('at' in record && typeof record.at === 'string' && record.at > state.updatedAt)
+      state.updatedAt = record.at;
+    switch (record.type) {
+      case 'session':
+        break;
+      case 'prompt':
+        if (state.title === '') state.title = titleOf(record.text);
+        state.model = record.model;
+        break;
+      case 'message':
+        state.messages.push(record.message);
+        break;
+      case 'messages_replaced':
+        state.messages = [...record.messages];
+        break;
+      case 'compaction':
+        state.messages = [record.summary, ...record.kept];
+        state.usage = addUsage(state.usage, record.usage);
+        state.costUsd += record.costUsd;
+        break;
+      case 'phase':
+        if (record.phase.seq > state.lastSeq) state.lastSeq = record.phase.seq;
+        break;
+      case 'run_end':
+        state.usage = addUsage(state.usage, record.usage);
+        state.costUsd += record.costUsd;
+        state.model = record.model;
+        break;
+      case 'model':
+        state.model = record.model;
+        break;
+      case 'file_change':
+        state.changes.push(record);
+        break;
+      case 'undo': {
+        const undone = new Set(record.changeIds);
+        state.changes = state.changes.filter((change) => !undone.has(change.changeId));
+        break;
+      }
+      case 'model_output':
+      case 'approval':
+      case 'ask':
+        break;
+      default: {
+        const exhaustive: never = record;
+        throw new Error(`unknown record ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+  if (fallbackTime !== undefined && fallbackTime > state.updatedAt) state.updatedAt = fallbackTime;
+  if (state.title === '') state.title = '(no prompt yet)';
+  return state;
+}
+
+export function sessionInfo(state: SessionState): SessionInfo {
+  return {
+    sessionId: state.sessionId,
+    title: state.title,
+    workspaceRoot: state.workspaceRoot,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+    ...(state.model === undefined ? {} : { model: state.model }),
+    messageCount: state.messages.length,
+    usage: state.usage,
+    costUsd: state.costUsd,
+    lastSeq: state.lastSeq,
+  };
+}
