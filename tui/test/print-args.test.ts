@@ -13,6 +13,8 @@ const defaults: PrintOptions = {
   cwdGiven: false,
   approveAll: false,
   verbose: false,
+  resume: undefined,
+  continueLatest: false,
 };
 
 describe('santra command line', () => {
@@ -49,6 +51,9 @@ describe('santra command line', () => {
     ],
     ['absolute --cwd kept', ['-p', '--cwd', '/srv/app/', 'fix it'], { cwd: '/srv/app', cwdGiven: true }],
     ['a prompt starting with - after --', ['-p', '--', '-x is broken'], { prompt: '-x is broken' }],
+    ['--resume <id>', ['-p', '--resume', 'ses_1', 'go on'], { prompt: 'go on', resume: 'ses_1' }],
+    ['--continue', ['-p', '--continue', 'go on'], { prompt: 'go on', continueLatest: true }],
+    ['-c', ['-pc', 'go on'], { prompt: 'go on', continueLatest: true }],
   ];
   for (const [name, argv, expected] of accepted) {
     test(`accepts ${name}`, () => {
@@ -89,6 +94,17 @@ describe('santra command line', () => {
     ['an empty agent', ['-p', '--agent', ' ', 'x'], /--agent needs an agent id/],
     ['--agent without -p', ['--agent', 'reader'], /--agent only works with -p\/--print/],
     ['an empty cwd', ['-p', '--cwd', '', 'x'], /--cwd needs a directory/],
+    [
+      'an empty --resume',
+      ['-p', '--resume', ' ', 'x'],
+      /--resume needs a session id \(santra sessions lists them\)/,
+    ],
+    [
+      '--resume with --continue',
+      ['-p', '--resume', 'ses_1', '-c', 'x'],
+      /--resume and --continue both name a session/,
+    ],
+    ['--continue without -p', ['--continue'], /--continue only works with -p\/--print/],
     ['--model without a value', ['-p', 'x', '--model'], /argument missing/],
     ['an unknown option', ['-p', 'x', '--frobnicate'], /Unknown option '--frobnicate'/],
     ['a print option without -p', ['--model', 'm'], /--model only works with -p\/--print/],
@@ -107,6 +123,13 @@ describe('santra command line', () => {
     });
   }
 
+  test('santra sessions, with --json', () => {
+    assert.deepEqual(parse(['sessions', '--json']), {
+      action: 'list',
+      options: { what: 'sessions', json: true, cwd: '/home/ada/project', cwdGiven: false },
+    });
+  });
+
   test('santra models / santra agents, with --json and --cwd', () => {
     assert.deepEqual(parse(['models']), {
       action: 'list',
@@ -122,7 +145,7 @@ describe('santra command line', () => {
     });
     assert.deepEqual(parse(['-p', 'hi', '--json']), {
       action: 'usage_error',
-      message: '--json works with santra models and santra agents',
+      message: '--json works with santra models, santra agents and santra sessions',
     });
   });
 });

@@ -82,7 +82,8 @@ export async function runPrompt(
     sessionId: session.id,
     coalesceMs: deps.config.stream.coalesceMs,
     nextSeq: () => ++session.seq,
-    send: (phase) => {
+    send: (sent) => {
+      const phase = session.redact(sent);
       session.record({ type: 'phase', phase });
       deps.sendPhase(phase);
     },
@@ -207,7 +208,8 @@ export async function runPrompt(
               ...(answer === undefined ? {} : { answer }),
               at: new Date().toISOString(),
             }),
-          question: (question, agentId, answer) =>
+          question: (question, agentId, answer) => {
+            if (question.secret === true && answer !== undefined) session.addSecret(answer);
             session.record({
               type: 'ask',
               runId,
@@ -217,7 +219,8 @@ export async function runPrompt(
               // A secret answer is never written anywhere.
               ...(answer === undefined || question.secret === true ? {} : { answer }),
               at: new Date().toISOString(),
-            }),
+            });
+          },
         },
       },
       root,

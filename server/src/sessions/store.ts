@@ -38,6 +38,10 @@ export interface Session {
   updatedAt: string;
   /** Saves a record. Never throws: a store that fails is logged, and the run goes on. */
   record(record: SessionRecord): void;
+  /** Keeps a secret (a `secret` answer) out of everything saved or sent from now on. */
+  addSecret(secret: string): void;
+  /** A value with this session's secrets replaced (phases before they are sent). */
+  redact<T>(value: T): T;
 }
 
 export interface SessionStoreOptions {
@@ -188,6 +192,8 @@ export class SessionStore {
       }
       return current;
     };
+    const secrets = new Set<string>();
+    const redact = <T>(value: T): T => (secrets.size === 0 ? value : (withoutSecrets(value, secrets) as T));
     const session: Session = {
       id: state.sessionId,
       workspaceRoot: state.workspaceRoot,
@@ -201,10 +207,15 @@ export class SessionStore {
       changes: state.changes,
       title: state.title === '(no prompt yet)' ? '' : state.title,
       updatedAt: state.updatedAt,
+      addSecret: (secret) => {
+        // Very short answers are left alone: a one-letter secret would blank every such letter.
+        if (secret.length >= 4) secrets.add(secret);
+      },
+      redact,
       record: (record) => {
         if ('at' in record && typeof record.at === 'string') session.updatedAt = record.at;
         try {
-          writer().append(record);
+          writer().append(redact(record));
           this.#failing = false;
         } catch (error) {
           // Said once per failing stretch, not for every delta.
@@ -219,4 +230,19 @@ export class SessionStore {
     this.#sessions.set(session.id, session);
     return session;
   }
+}
+
+/** A copy of `value` with every occurrence of a secret in its strings replaced by `[secret]`. */
+function withoutSecrets(value: unknown, secrets: ReadonlySet<string>): unknown {
+  if (typeof value === 'string') {
+    let text = value;
+    for (const secret of secrets) if (text.includes(secret)) text = text.replaceAll(secret, '[secret]');
+    return text;
+  }
+  if (Array.isArray(value)) return value.map((item) => withoutSecrets(item, secrets));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, withoutSecrets(item, secrets)]),
+    );
+  return value;
 }

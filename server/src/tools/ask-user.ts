@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineTool, toolError } from './types.ts';
 
-/** `ask_user {prompt, header?, options?}`: a question to the user, answered through the client. */
+/** `ask_user {prompt, header?, options?, secret?}`: a question to the user, answered through the client. */
 export function askUserTool() {
   return defineTool({
     name: 'ask_user',
@@ -15,6 +15,12 @@ export function askUserTool() {
         .array(z.object({ label: z.string().min(1), value: z.string().min(1) }))
         .optional()
         .describe('Choices; the answer is the chosen value, or free text.'),
+      secret: z
+        .boolean()
+        .optional()
+        .describe(
+          'True for a password, token or key: the answer is typed hidden and never shown or saved; you read it only in this result.',
+        ),
     }),
     async execute(args, context) {
       try {
@@ -22,10 +28,14 @@ export function askUserTool() {
           prompt: args.prompt,
           ...(args.header === undefined ? {} : { header: args.header }),
           ...(args.options === undefined ? {} : { options: args.options }),
+          ...(args.secret === true ? { secret: true } : {}),
         });
         return {
           output: `The user answered: ${answer}`,
-          summary: `answered: ${answer.length > 40 ? `${answer.slice(0, 40)}…` : answer}`,
+          summary:
+            args.secret === true
+              ? 'answered (secret)'
+              : `answered: ${answer.length > 40 ? `${answer.slice(0, 40)}…` : answer}`,
         };
       } catch (error) {
         return toolError(

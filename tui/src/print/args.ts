@@ -39,11 +39,15 @@ export interface PrintOptions {
   cwdGiven: boolean;
   approveAll: boolean;
   verbose: boolean;
+  /** `--resume <id>`: continue this saved session. */
+  resume: string | undefined;
+  /** `--continue`: continue the latest session of this project. */
+  continueLatest: boolean;
 }
 
-/** What `santra models` and `santra agents` were asked to do. */
+/** What `santra models`, `santra agents` and `santra sessions` were asked to do. */
 export interface ListOptions {
-  what: 'models' | 'agents';
+  what: 'models' | 'agents' | 'sessions';
   json: boolean;
   cwd: string;
   cwdGiven: boolean;
@@ -72,6 +76,7 @@ Usage: santra [options]
        echo "prompt" | santra -p [options]
        santra models [--json]              the models you can use with --model
        santra agents [--json]              the agents you can use with --agent
+       santra sessions [--json]            the saved sessions of this project, newest first
 
 Options:
   -p, --print                  run one prompt headless: the answer goes to stdout, errors to stderr
@@ -89,6 +94,9 @@ Options:
                                shell start-up files), which are still asked (or rejected without
                                a terminal)
   --verbose                    show tool calls, results and status lines, and the server's log, on stderr
+  --resume <id>                continue a saved session (santra sessions lists them): the model gets
+                               its whole conversation
+  -c, --continue               continue the latest session of this project
   -v, --version                print the version
   -h, --help                   print this help
 
@@ -112,13 +120,24 @@ const OPTIONS = {
   cwd: { type: 'string' },
   'approve-all': { type: 'boolean' },
   verbose: { type: 'boolean' },
+  resume: { type: 'string' },
+  continue: { type: 'boolean', short: 'c' },
   json: { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Options that only make sense with `-p`. */
-const PRINT_ONLY = ['output-format', 'model', 'agent', 'cwd', 'approve-all', 'verbose'] as const;
+const PRINT_ONLY = [
+  'output-format',
+  'model',
+  'agent',
+  'cwd',
+  'approve-all',
+  'verbose',
+  'resume',
+  'continue',
+] as const;
 
 /** Parses the arguments after `santra` (process.argv.slice(2)). */
 export function parseCommandLine(argv: readonly string[], context: ParseContext): Command {
@@ -132,7 +151,7 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
   if (values.help) return { action: 'help' };
   if (values.version) return { action: 'version' };
   const word = positionals[0];
-  if (!values.print && (word === 'models' || word === 'agents')) {
+  if (!values.print && (word === 'models' || word === 'agents' || word === 'sessions')) {
     const misplaced = PRINT_ONLY.find((name) => name !== 'cwd' && values[name] !== undefined);
     if (misplaced !== undefined) return usageError(`--${misplaced} only works with -p/--print`);
     if (positionals.length > 1)
@@ -148,7 +167,8 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
       },
     };
   }
-  if (values.json !== undefined) return usageError('--json works with santra models and santra agents');
+  if (values.json !== undefined)
+    return usageError('--json works with santra models, santra agents and santra sessions');
   if (!values.print) {
     const misplaced = PRINT_ONLY.find((name) => values[name] !== undefined);
     if (misplaced !== undefined) return usageError(`--${misplaced} only works with -p/--print`);
@@ -182,6 +202,10 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
     return usageError('--agent needs an agent id, e.g. --agent reader');
   }
   if (values.cwd !== undefined && values.cwd === '') return usageError('--cwd needs a directory');
+  if (values.resume !== undefined && values.continue === true)
+    return usageError('--resume and --continue both name a session: give one of them');
+  if (values.resume !== undefined && values.resume.trim() === '')
+    return usageError('--resume needs a session id (santra sessions lists them), e.g. --resume ses_…');
   return {
     action: 'print',
     options: {
@@ -193,6 +217,8 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
       cwdGiven: values.cwd !== undefined,
       approveAll: values['approve-all'] ?? false,
       verbose: values.verbose ?? false,
+      resume: values.resume?.trim(),
+      continueLatest: values.continue ?? false,
     },
   };
 }

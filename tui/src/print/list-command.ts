@@ -1,12 +1,13 @@
 /**
- * `santra models` and `santra agents`: what a command-line user can name with `--model` and
- * `--agent`, from the server (model/list, agents/list), as a table or, with `--json`, as the
- * protocol's result.
+ * `santra models`, `santra agents` and `santra sessions`: what a command-line user can name with
+ * `--model`, `--agent` and `--resume`, from the server (model/list, agents/list, session/list),
+ * as a table or, with `--json`, as the protocol's result.
  */
 import type { ResultOf } from '#protocol';
 
 type ModelListResult = ResultOf<'model/list'>;
 type AgentsListResult = ResultOf<'agents/list'>;
+type SessionListResult = ResultOf<'session/list'>;
 import { Approvals } from './approvals.ts';
 import { EXIT, type ListOptions } from './args.ts';
 import { formatUsd } from './output.ts';
@@ -46,9 +47,13 @@ export async function runList(options: ListOptions, environment: ListEnvironment
     if (options.what === 'models') {
       const result = await session.models();
       stdout.write(options.json ? `${JSON.stringify(result)}\n` : modelTable(result));
-    } else {
+    } else if (options.what === 'agents') {
       const result = await session.agents();
       stdout.write(options.json ? `${JSON.stringify(result)}\n` : agentTable(result));
+    } else {
+      const result = await session.sessions(200);
+      for (const warning of result.warnings) stderr.write(`santra: ${warning}\n`);
+      stdout.write(options.json ? `${JSON.stringify(result)}\n` : sessionTable(result));
     }
     return EXIT.ok;
   } catch (error) {
@@ -106,4 +111,17 @@ function configured(result: ModelListResult, provider: string): boolean {
 
 function contextSize(tokens: number): string {
   return tokens >= 1_000_000 ? `${tokens / 1_000_000}M` : `${Math.round(tokens / 1000)}k`;
+}
+
+/** Saved sessions, newest first: id, when, size and cost, title; how to continue one. */
+export function sessionTable(result: SessionListResult): string {
+  if (result.sessions.length === 0)
+    return 'No saved sessions in this project yet: santra -p "…" starts one.\n';
+  const lines = result.sessions.map((info) => {
+    const when = info.updatedAt.slice(0, 16).replace('T', ' ');
+    const size = `${info.messageCount} msg`.padStart(8);
+    return `${info.sessionId}  ${when}  ${size}  ${formatUsd(info.costUsd).padStart(8)}  ${info.title}`;
+  });
+  lines.push('', 'Continue one: santra -p --resume <id> "…"; the latest: santra -p --continue "…"');
+  return `${lines.join('\n')}\n`;
 }

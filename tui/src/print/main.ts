@@ -140,10 +140,12 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
   let code: number;
   try {
     await session.initialize();
+    const sessionId = await sessionToContinue(session, options);
     running = true;
     const result: PromptResult | undefined = await Promise.race([
       session.prompt({
         text: prompt,
+        ...(sessionId === undefined ? {} : { sessionId }),
         ...(options.model === undefined ? {} : { model: options.model }),
         ...(options.agent === undefined ? {} : { agent: options.agent }),
         ...(startCwd === undefined ? {} : { cwd: startCwd }),
@@ -178,4 +180,20 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The saved session `--resume` or `--continue` names, loaded in the server; undefined for a new one. */
+async function sessionToContinue(session: ServerSession, options: PrintOptions): Promise<string | undefined> {
+  let sessionId = options.resume;
+  if (options.continueLatest) {
+    const latest = (await session.sessions(1)).sessions[0];
+    if (latest === undefined) {
+      throw new PrintError(
+        'santra: --continue: this project has no saved session yet; run santra -p "…" without it to start one',
+      );
+    }
+    sessionId = latest.sessionId;
+  }
+  if (sessionId !== undefined) await session.resume(sessionId);
+  return sessionId;
 }

@@ -23,6 +23,8 @@ import {
   isCompatibleVersion,
   JsonRpcErrorCodes,
   ModelListResult,
+  SessionListResult,
+  SessionResumeResult,
   type ParamsOf,
   type ResultOf,
   type Phase,
@@ -143,6 +145,26 @@ export class ServerSession {
     );
     if (!parsed.success)
       throw new PrintError('santra: santra-server answered agents/list with an invalid result');
+    return parsed.data;
+  }
+
+  /** Saved sessions of this workspace, newest first (one page). Rejects with a PrintError. */
+  async sessions(limit?: number): Promise<ResultOf<'session/list'>> {
+    const parsed = SessionListResult.safeParse(
+      await this.#request('session/list', limit === undefined ? {} : { limit }, undefined, 'session/list'),
+    );
+    if (!parsed.success)
+      throw new PrintError('santra: santra-server answered session/list with an invalid result');
+    return parsed.data;
+  }
+
+  /** Loads a saved session for the next prompt. Rejects with a PrintError (the server's message). */
+  async resume(sessionId: string): Promise<ResultOf<'session/resume'>> {
+    const parsed = SessionResumeResult.safeParse(
+      await this.#request('session/resume', { sessionId }, undefined, 'session/resume'),
+    );
+    if (!parsed.success)
+      throw new PrintError('santra: santra-server answered session/resume with an invalid result');
     return parsed.data;
   }
 
