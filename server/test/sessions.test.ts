@@ -354,6 +354,54 @@ describe('saved sessions', () => {
   });
 });
 
+describe('a swarm writing at once', () => {
+  test('parallel sub-agents and their parent save whole records, in the order they happened', async () => {
+    const as = (role: string) => (request: { body: { system?: Array<{ text: string }> } }) =>
+      (request.body.system ?? []).some((block) => block.text.includes(`You are the ${role}`));
+    const reader = (n: number): FakeTurn => ({
+      match: as('reader'),
+      text: ['Reading ', `part ${n} `, 'now. '.repeat(50)],
+      toolCalls: [{ id: `r${n}`, name: 'task_completed', args: { result: `part ${n} read` } }],
+      chunkDelayMs: 5,
+    });
+    const at = await setup([
+      {
+        match: as('orchestrator'),
+        text: 'Splitting the work. ',
+        toolCalls: [
+          {
+            id: 'o1',
+            name: 'spawn_agents',
+            args: { agents: [1, 2, 3].map((n) => ({ agentId: 'reader', task: `Read part ${n}` })) },
+          },
+        ],
+      },
+      reader(1),
+      reader(2),
+      reader(3),
+      {
+        match: as('orchestrator'),
+        toolCalls: [{ id: 'o2', name: 'task_completed', args: { result: 'all read' } }],
+      },
+    ]);
+    const s = await server(at, at.workspace, { approve: true, ask: true });
+    const { result, phases } = await s.prompt({ mode: 'agent_task', text: 'Read the three parts' });
+    assert.equal(result.output, 'all read');
+    const saved = records(sessionFiles(at.sessionsDir).get(`${result.sessionId as string}.jsonl`) as string);
+    const savedPhases = saved.flatMap((r) => (r.type === 'phase' ? [r.phase] : []));
+    assert.deepEqual(savedPhases, phases, 'every phase saved whole, in the order sent');
+    const outputs = saved.flatMap((r) => (r.type === 'model_output' ? [r.agentId] : []));
+    assert.deepEqual(outputs.filter((a) => a.startsWith('reader')).length, 3);
+    assert.equal(outputs.filter((a) => a === 'orchestrator').length, 2);
+    // The conversation saved is the orchestrator's: the prompt, and its two answers each with its
+    // tool result; the readers' conversations end with their runs.
+    assert.deepEqual(
+      saved.flatMap((r) => (r.type === 'message' ? [r.message.role] : [])),
+      ['user', 'assistant', 'user', 'assistant', 'user'],
+    );
+  });
+});
+
 describe('santra and saved sessions', () => {
   test('santra sessions lists them; santra -p --continue and --resume send the whole conversation', async () => {
     const at = await setup([{ text: 'Noted.' }, { text: 'Milk.' }, { text: 'Still milk.' }]);
