@@ -51,6 +51,7 @@ const contextFor = (useRipgrep: boolean): ToolContext => ({
   showThinking: () => {},
   showStatus: () => {},
   ask: () => Promise.reject(new Error('no user in a benchmark')),
+  fileChanged: () => {},
   commandEnv: {},
   settings: { commandTimeoutMs: 10_000, maxCommandTimeoutMs: 60_000, commandOutputLimit: 30_000, useRipgrep },
 });

@@ -11,21 +11,20 @@
  * RSS. They are printed, never enforced. Results go in docs/performance.md. A benchmark, not a test:
  * a busy machine moves the numbers. `--cpu-prof DIR` profiles the server in the throughput runs.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generatedToken } from '../conformance-tests/src/fake-providers/turn-plan.ts';
 import { newestProfile, summarizeProfile } from './bench/cpu-profile.ts';
-import { answerChunks, CHUNK_CHARS, WARM_UP } from './bench/fake-provider.ts';
+import { answerChunks, CHUNK_CHARS, startFakeProcess, WARM_UP } from './bench/fake-provider.ts';
 import { marker, MARKER_PATTERN, startMarkerProvider } from './bench/marker-provider.ts';
 import { hasGnuTime, measureProcess, type ProcessRun } from './bench/measure-process.ts';
 import { sdkFloorCommand } from './bench/sdk-floor.ts';
-import { cpuSeconds, currentStep, installGuards, killAll, setStep, track } from './bench/processes.ts';
+import { cpuSeconds, currentStep, installGuards, killAll, setStep } from './bench/processes.ts';
 import { BenchClient, type Json, SERVER_BIN, wallClock } from './bench/protocol-client.ts';
 
 const USAGE =
@@ -58,7 +57,6 @@ if (profileDir !== undefined) mkdirSync(profileDir, { recursive: true });
 const LATENCY_RATE = 200;
 
 const SANTRA_BIN = fileURLToPath(new URL('../dist/santra.js', import.meta.url));
-const FAKE_BIN = fileURLToPath(new URL('./bench/fake-provider.ts', import.meta.url));
 for (const bin of [SERVER_BIN, SANTRA_BIN]) {
   if (!existsSync(bin)) {
     console.error(`bench-stream: ${bin} is missing; run npm run build first`);
@@ -110,20 +108,7 @@ const mb = (bytes: number) => `${fmt(bytes / 1e6, 1)} MB`;
 const verdict = (met: boolean) => (met ? 'met' : '**missed**');
 
 /** Starts scripts/bench/fake-provider.ts in its own process; resolves with its base URL. */
-async function startFake(args: string[]): Promise<{ url: string; stop(): void }> {
-  const env = { PATH: process.env.PATH, HOME: home('fake') };
-  const child = track(
-    spawn(process.execPath, [FAKE_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'inherit'] }),
-  );
-  const lines = createInterface({ input: child.stdout });
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) =>
-      reject(new Error(`the fake provider exited with code ${code} before serving`)),
-    );
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
+const startFake = (args: string[]) => startFakeProcess(args, { PATH: process.env.PATH, HOME: home('fake') });
 
 async function withClient<T>(
   homeDir: string,

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempLeftovers } from './check-temp-leftovers.ts';
@@ -13,6 +13,9 @@ import { tempLeftovers } from './check-temp-leftovers.ts';
 // The tests get a temp folder of their own (TMPDIR, which os.tmpdir() and the programs they start
 // honour), so another run on the same machine can neither count as theirs nor hide theirs.
 const own = mkdtempSync(join(tmpdir(), 'test-run-'));
+// Others may pass through it (not list it): the PostgreSQL tests run their server as the postgres
+// user, on a data directory inside it (server/test/helpers/stores.ts).
+chmodSync(own, 0o711);
 const started = Date.now();
 const tests = spawn(process.execPath, ['--test', ...process.argv.slice(2)], {
   stdio: 'inherit',

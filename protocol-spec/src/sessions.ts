@@ -185,16 +185,22 @@ export const UndoneChange = named(
   'UndoneChange',
   'A file change `session/undo` dealt with.',
   z.object({
-    path: z.string().describe('Workspace-relative path of the file the change wrote.'),
+    path: z
+      .string()
+      .describe(
+        'Path of the file the change wrote (for a move: where it was moved from), relative to the workspace root (absolute outside it).',
+      ),
     operation: z.enum(['create', 'modify', 'delete', 'move']),
+    destination: z.string().optional().describe('For a move: where the file had been moved to.'),
     outcome: z
       .enum(['restored', 'kept'])
       .describe(
         '`restored`: the file is as it was before the change; `kept`: left as it is (the user declined, or it could not be restored — see `reason`).',
       ),
-    reason: z.string().optional(),
+    reason: z.string().optional().describe('With `kept`: why, and what to do about it.'),
   }),
 );
+export type UndoneChange = z.infer<typeof UndoneChange>;
 
 export const SessionUndoResult = named(
   'SessionUndoResult',

@@ -8,12 +8,16 @@
  *
  * Every request whose last user message is `warm up` gets a two-character answer instead.
  */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   type FakeTurn,
   lastUserText,
   startFakeProvider,
 } from '../../conformance-tests/src/fake-providers/index.ts';
+import { track } from './processes.ts';
 
 /** What a request answered with the warm-up turn must say. */
 export const WARM_UP = 'warm up';
@@ -25,6 +29,27 @@ export function answerChunks(chars: number): string[] {
   const chunks: string[] = [];
   for (let i = 0; i * CHUNK_CHARS < chars; i++) chunks.push(`${i.toString(36).padStart(4, '0')} `);
   return chunks;
+}
+
+/** Starts this file in its own process (`args` as above); resolves once it serves, with its base URL. */
+export async function startFakeProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; stop(): void }> {
+  const child = track(
+    spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], {
+      env,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    }),
+  );
+  const lines = createInterface({ input: child.stdout });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) =>
+      reject(new Error(`the fake provider exited with code ${code} before serving`)),
+    );
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
 }
 
 async function main(): Promise<void> {

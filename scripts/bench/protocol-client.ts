@@ -33,6 +33,8 @@ export interface ClientOptions {
   cwd: string;
   /** Extra Node options for the server, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
+  /** The server's own arguments, e.g. `--replay FILE`. */
+  args?: string[];
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -51,7 +53,7 @@ export class BenchClient {
 
   constructor(options: ClientOptions) {
     this.child = track(
-      spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER_BIN], {
+      spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER_BIN, ...(options.args ?? [])], {
         cwd: options.cwd,
         env: options.env,
         stdio: 'pipe',

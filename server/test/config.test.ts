@@ -71,6 +71,7 @@ describe('loadConfig', () => {
       maxDepth: 3,
       maxParallelAgents: 4,
       subAgentTimeoutSeconds: 600,
+      compactAt: 0.8,
     });
     assert.deepEqual(config.stream, { coalesceMs: 8 });
     assert.deepEqual(
@@ -137,6 +138,7 @@ describe('loadConfig', () => {
       maxDepth: 3,
       maxParallelAgents: 4,
       subAgentTimeoutSeconds: 600,
+      compactAt: 0.8,
     });
     const file = await loadConfig(env);
     assert.equal(file.model, 'anthropic/claude-haiku-4-5');

@@ -337,16 +337,29 @@ describe('saved sessions', () => {
       {
         toolCalls: [{ name: 'ask_user', args: { prompt: 'Your token?', secret: true } }],
       },
-      { text: `Thanks. (echo: ${CANARY_KEY})` },
+      // The key split across two deltas (and phases): redacted as one stream.
+      { text: [`Thanks. (echo: ${CANARY_KEY.slice(0, 14)}`, `${CANARY_KEY.slice(14)})`], chunkDelayMs: 50 },
     ]);
     const s = await server(at, at.workspace, { ask: true });
     s.client.handle('ask', () => ({ answer: 'hunter2-secret-answer' }));
-    const { result } = await s.prompt({ mode: 'agent_task', text: `my key is ${CANARY_KEY}` });
+    const { result } = await s.prompt({ mode: 'agent_task', text: `${CANARY_KEY} is my key` });
     assert.equal(result.status, 'completed');
+    const listed = await s.call('session/list', {});
+    assert.match(JSON.stringify(listed), /\[redacted\] is my key/, 'the title too');
     await s.stop();
-    const bytes = [...sessionFiles(at.sessionsDir).values()]
-      .map((path) => readFileSync(path, 'utf8'))
+    const at0 = s.client.stdout.indexOf(CANARY_KEY);
+    assert.ok(
+      at0 === -1,
+      `the key appeared in protocol output: ${s.client.stdout.slice(at0 - 300, at0 + 60)}`,
+    );
+    assert.ok(!s.client.stdout.includes('hunter2-secret-answer'), 'the secret answer was sent back');
+    assert.ok(!s.client.stdout.includes(CANARY_KEY.slice(14)), 'no part of the key either');
+    assert.match(s.client.stdout, /\(echo: \[redacted\]\)/);
+    const project = join(at.sessionsDir, readdirSync(at.sessionsDir)[0] as string);
+    const bytes = readdirSync(project)
+      .map((name) => readFileSync(join(project, name), 'utf8'))
       .join('');
+    assert.match(bytes, /"entries"/, 'the index is among the files read');
     assert.ok(bytes.length > 0);
     assert.ok(!bytes.includes(CANARY_KEY), 'the key was saved');
     assert.ok(!bytes.includes('hunter2-secret-answer'), 'the secret answer was saved');
@@ -436,5 +449,81 @@ describe('santra and saved sessions', () => {
     const unknown = await runSantra(['-p', '--resume', 'ses_nope', 'x'], { cwd: at.workspace, env });
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /Unknown session ses_nope/);
+  });
+});
+
+describe('StreamRedactor', () => {
+  test('a key split anywhere across pieces is redacted; text that only looks like its start is released', async () => {
+    const { Redactor, StreamRedactor } = await import('../src/support/log.ts');
+    const redactor = new Redactor();
+    redactor.add(CANARY_KEY);
+    const text = `before ${CANARY_KEY} middle sk-can after ${CANARY_KEY}`;
+    for (let cut = 1; cut < text.length; cut += 3) {
+      const stream = new StreamRedactor(redactor);
+      const shown = stream.push(text.slice(0, cut)) + stream.push(text.slice(cut)) + stream.flush();
+      assert.equal(shown, 'before [redacted] middle sk-can after [redacted]', `cut at ${cut}`);
+    }
+    const stream = new StreamRedactor(redactor);
+    assert.equal(stream.push('ends with sk-can'), 'ends with ', 'a possible key start is held');
+    assert.equal(stream.push('vas!'), 'sk-canvas!', 'and released once it is not one');
+  });
+});
+
+describe('the file store', () => {
+  test('a damaged or stale index is rebuilt from the session files; a file of another kind is left out', async () => {
+    const { FileStorage, projectFolder } = await import('../src/sessions/file-storage.ts');
+    const root = tempDir('santra-store-');
+    cleanup.push(() => removeTempDir(root));
+    const storage = new FileStorage(root, '/work/app', (line) => line);
+    const writer = storage.writer('ses_one');
+    writer.append({
+      type: 'session',
+      format: 1,
+      sessionId: 'ses_one',
+      workspaceRoot: '/work/app',
+      createdAt: '2026-11-23T10:00:00.000Z',
+      santraVersion: 'test',
+    });
+    writer.append({
+      type: 'prompt',
+      runId: 'run_1',
+      at: '2026-11-23T10:00:01.000Z',
+      text: 'first',
+      model: 'm/x',
+    });
+    await writer.close();
+    const dir = join(root, projectFolder('/work/app'));
+    assert.equal((await storage.list(false)).sessions[0]?.title, 'first');
+
+    writeFileSync(join(dir, 'index.json'), '{"format":1,"entr');
+    writeFileSync(
+      join(dir, 'ses_other.jsonl'),
+      '{"type":"prompt","runId":"r","at":"x","text":"no header"}\n',
+    );
+    const listed = await storage.list(false);
+    assert.deepEqual(
+      listed.sessions.map((s) => s.sessionId),
+      ['ses_one'],
+    );
+    assert.ok(listed.warnings.some((w) => /index.json was damaged; it was rebuilt/.test(w)));
+    assert.ok(listed.warnings.some((w) => /ses_other.jsonl: not a session file/.test(w)));
+    assert.match(readFileSync(join(dir, 'index.json'), 'utf8'), /"ses_one.jsonl"/);
+
+    // A session that grew since the index was written is read again.
+    const again = storage.writer('ses_one');
+    again.append({
+      type: 'prompt',
+      runId: 'run_2',
+      at: '2026-11-23T11:00:00.000Z',
+      text: 'second',
+      model: 'm/y',
+    });
+    await again.close();
+    const fresh = (await storage.list(false)).sessions.find((s) => s.sessionId === 'ses_one');
+    assert.ok((fresh?.updatedAt ?? '') >= '2026-11-23T11:00:00.000Z');
+    assert.equal(fresh?.model, 'm/y');
+    assert.equal(await storage.delete('ses_one'), true);
+    assert.equal(await storage.delete('ses_one'), false);
+    assert.equal(await storage.read('../etc/passwd'), undefined, 'ids are checked before they become paths');
   });
 });

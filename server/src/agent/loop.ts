@@ -191,6 +191,7 @@ async function streamTurn(
     ...(run.limits.thinkingBudget > 0 ? { thinkingBudget: run.limits.thinkingBudget } : {}),
     ...(run.limits.effort === undefined ? {} : { effort: run.limits.effort }),
     signal: run.signal,
+    caller: { runId: run.runId, agentId: run.agentId, turn },
   };
   for await (const event of run.stream(run.endpoint, request)) {
     switch (event.type) {

@@ -10,10 +10,12 @@ import type { Phase, PromptParams, PromptResult } from '#protocol';
 import type { ResolvedConfig } from '../config/config.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import { groupDigits } from '../support/numbers.ts';
+import { type Redactor, StreamRedactor } from '../support/log.ts';
 import { costUsd } from '../providers/catalog.ts';
 import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
 import type { Tool, ToolContextSource } from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
+import { compactIfNeeded, noteModelCall } from './auto-compaction.ts';
 import { BUILTIN_AGENTS, DIRECT_PROMPT } from './builtin-agents.ts';
 import { type Classification, classifyPrompt, type Route } from './classifier.ts';
 import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
@@ -21,6 +23,7 @@ import { userText } from '../providers/messages.ts';
 import { selectModel } from './model-selection.ts';
 import { ANSWER_KEPT, type AgentIdentity, PhaseStream } from './phase-stream.ts';
 import { instructionsPrompt, instructionsStatus, type ProjectInstructions } from './project-instructions.ts';
+import { fileChangeRecord } from '../sessions/file-changes.ts';
 import type { Session, SessionStore } from '../sessions/store.ts';
 import { titleOf } from '../sessions/summary.ts';
 import { runSwarm, type SwarmSettings } from './swarm.ts';
@@ -48,8 +51,8 @@ export interface PromptDeps {
   stream: StreamFn;
   tools: readonly Tool[];
   sendPhase(phase: Phase): void;
-  /** Cleans a message of secrets before it is sent. */
-  redact(text: string): string;
+  /** Cleans what is sent and saved of known secrets (API keys). */
+  redactor: Redactor;
 }
 
 /** The session a prompt continues (from memory or the store), or a new one; refuses a busy one. */
@@ -89,19 +92,44 @@ export async function runPrompt(
     },
   });
   let rootId: string | undefined;
+  const streams = new Map<
+    string,
+    { agent: AgentIdentity; type: 'text' | 'thinking'; redactor: StreamRedactor }
+  >();
+  /** Sends what the stream redactors hold back (of one agent, or all): its stream has ended. */
+  const flushStreams = (agent?: AgentIdentity) => {
+    for (const stream of streams.values()) {
+      if (agent !== undefined && stream.agent.agentId !== agent.agentId) continue;
+      const held = stream.redactor.flush();
+      if (held !== '') phases.emit(stream.agent, { type: stream.type, text: held });
+    }
+  };
   const emitAs = (agent: AgentIdentity, event: AgentEvent) => {
     if (event.type === 'model_output') {
       const { type: _type, ...output } = event;
       session.record({ type: 'model_output', runId, agentId: agent.agentId, ...output });
+      if (agent.agentId === rootId && output.usage !== undefined)
+        noteModelCall(session, output.inputMessages, output.usage);
     } else if (event.type === 'message') {
       // The root agent's conversation is the session's; a sub-agent's ends with its run.
       if (agent.agentId === rootId) session.record({ type: 'message', runId, message: event.message });
     } else if (event.type === 'messages_replaced') {
       if (agent.agentId === rootId)
         session.record({ type: 'messages_replaced', runId, messages: event.messages });
-    } else if (event.type === 'error') phases.emit(agent, { ...event, message: deps.redact(event.message) });
-    else if (event.type === 'status') phases.emit(agent, { ...event, text: deps.redact(event.text) });
-    else phases.emit(agent, event);
+    } else if (event.type === 'text' || event.type === 'thinking') {
+      // A key the model echoes may be split across deltas: each stream is redacted as a whole.
+      const key = `${agent.agentId}\0${event.type}`;
+      let stream = streams.get(key);
+      if (stream === undefined) {
+        stream = { agent, type: event.type, redactor: new StreamRedactor(deps.redactor) };
+        streams.set(key, stream);
+      }
+      const shown = stream.redactor.push(event.text);
+      if (shown !== '') phases.emit(agent, { ...event, text: shown });
+    } else {
+      flushStreams(agent);
+      phases.emit(agent, deps.redactor.applyDeep(event));
+    }
   };
   try {
     const route: Classification =
@@ -163,6 +191,17 @@ export async function runPrompt(
         text: `Skipped ${problem.file}${problem.field === undefined ? '' : ` (${problem.field})`}: ${problem.message}`,
       });
     }
+    await compactIfNeeded({
+      session,
+      model: selection.model,
+      endpoint: selection.endpoint,
+      stream: deps.stream,
+      compactAt: deps.config.agent.compactAt,
+      maxOutputTokens: deps.config.agent.maxOutputTokens,
+      nextPrompt: params.text,
+      signal: controller.signal,
+      emit,
+    });
     rootId = root.id;
     session.record({
       type: 'prompt',
@@ -174,7 +213,7 @@ export async function runPrompt(
       ...(params.mode === undefined ? {} : { mode: params.mode }),
       ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
     });
-    if (session.title === '') session.title = titleOf(params.text);
+    if (session.title === '') session.title = titleOf(session.redact(deps.redactor.apply(params.text)));
     const prompt = userText(params.text);
     session.messages.push(prompt);
     session.record({ type: 'message', runId, message: prompt });
@@ -221,6 +260,17 @@ export async function runPrompt(
               at: new Date().toISOString(),
             });
           },
+          fileChange: (change, call) => {
+            const record = fileChangeRecord(change, {
+              runId,
+              changeId: `chg_${randomUUID()}`,
+              ...call,
+              at: new Date().toISOString(),
+            });
+            // In step with the records: undo reads the live list, a loaded session folds the same.
+            session.changes.push(record);
+            session.record(record);
+          },
         },
       },
       root,
@@ -242,13 +292,14 @@ export async function runPrompt(
       runId,
       sessionId: session.id,
       status: outcome.status,
-      output: fitText(outcome.output, ANSWER_KEPT),
+      output: session.redact(deps.redactor.apply(fitText(outcome.output, ANSWER_KEPT))),
       usage: outcome.usage,
       costUsd: cost,
       sessionUsage: session.usage,
       sessionCostUsd: session.costUsd,
     };
   } finally {
+    flushStreams();
     phases.flush();
     signal.removeEventListener('abort', abort);
     session.running = undefined;

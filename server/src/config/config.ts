@@ -41,9 +41,13 @@ export interface ResolvedConfig {
     maxDepth: number;
     maxParallelAgents: number;
     subAgentTimeoutSeconds: number;
+    /** A prompt first compacts a conversation past this share of the model's context window. */
+    compactAt: number;
   };
   stream: { coalesceMs: number };
   workspace: { allowedDirs: string[] };
+  /** `store`: the shared session store's URL (it may hold a password); absent: files. */
+  sessions: { store?: string };
   tools: ToolsConfig;
 }
 
@@ -70,6 +74,7 @@ const DEFAULTS = {
     maxDepth: 3,
     maxParallelAgents: 4,
     subAgentTimeoutSeconds: 600,
+    compactAt: 0.8,
   },
   stream: { coalesceMs: 8 },
 } as const;
@@ -144,6 +149,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig
     agent: { ...DEFAULTS.agent, ...config.agent },
     stream: { ...DEFAULTS.stream, ...config.stream },
     workspace: { allowedDirs: config.workspace?.allowedDirs ?? [] },
+    sessions: config.sessions?.store === undefined ? {} : { store: config.sessions.store },
     tools: {
       policy: config.tools?.policy ?? {},
       denyCommands: config.tools?.denyCommands ?? [],

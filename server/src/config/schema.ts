@@ -14,6 +14,13 @@ const httpUrl = z.url({
   error: 'expected an http(s) URL such as "http://127.0.0.1:11434/v1"',
 });
 
+/** A shared session store (sessions.store); the schemes are those sessions/keyv-connection.ts opens. */
+const storeUrl = z.url({
+  protocol: /^(redis|rediss|postgres|postgresql)$/,
+  error:
+    'expected the URL of a shared session store such as "redis://127.0.0.1:6379" or "postgres://santra@db.example/santra" (redis, rediss, postgres or postgresql); remove it to keep sessions in files',
+});
+
 const CompatSchema = z
   .strictObject({
     nativeTools: z.boolean(),
@@ -75,6 +82,8 @@ export const ConfigSchema = z
           .int()
           .min(1)
           .max(24 * 3600),
+        /** Share of the model's context window at which a prompt compacts the conversation first. */
+        compactAt: z.number().gt(0).max(1),
       })
       .partial()
       .optional(),
@@ -86,6 +95,13 @@ export const ConfigSchema = z
       .strictObject({
         /** Directories outside the workspace root that tools may read and write. */
         allowedDirs: z.array(z.string().min(1, 'expected a directory path')),
+      })
+      .partial()
+      .optional(),
+    sessions: z
+      .strictObject({
+        /** Where sessions are kept: a Redis or PostgreSQL URL shared by a team. Absent: files. */
+        store: storeUrl,
       })
       .partial()
       .optional(),

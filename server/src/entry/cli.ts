@@ -18,6 +18,8 @@ export interface ServerSettings {
   autoApprove: boolean;
   /** Directories outside the workspace the tools may use. */
   allowDirs: string[];
+  /** --replay: the recording (a session file) that answers every model call. */
+  replay?: string;
 }
 
 export type CliAction =
@@ -43,12 +45,17 @@ Options:
                                  config, shell start-up files): those are still put to the client
                                  as protected approvals, and refused when it cannot answer
   --allow-dir <dir>              let tools read and write <dir> outside the workspace (repeatable)
+  --replay <file>                answer every model call from a recording (a session file, or
+                                 session/export's JSON) instead of a provider: prompts run again
+                                 for real, tools and all, with no key and no network; a call the
+                                 recording has no answer for ends the run with a
+                                 replay_divergence error saying where (docs/sessions.md)
   -v, --version                  print the package and protocol versions
   -h, --help                     print this help
 
 Exit codes: 0 after shutdown and exit; 1 on exit or end of input without shutdown;
-2 on a usage error; 3 when the input's framing cannot be trusted (a bad Content-Length header,
-or one over 1 GiB).
+2 on a usage error (also a --replay file that cannot be read or holds no model output);
+3 when the input's framing cannot be trusted (a bad Content-Length header, or one over 1 GiB).
 The protocol is specified in protocol-spec/README.md.`;
 
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAction {
@@ -79,6 +86,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAc
     DEFAULT_MAX_CONCURRENT_REQUESTS,
   );
   if (typeof maxConcurrentRequests === 'string') return usageError(maxConcurrentRequests);
+  if (values.replay !== undefined && values.replay.trim() === '')
+    return usageError('--replay needs a session file');
   return {
     action: 'serve',
     settings: {
@@ -87,6 +96,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAc
       logLevel,
       autoApprove: values['auto-approve'] === true,
       allowDirs: values['allow-dir'] ?? [],
+      ...(values.replay === undefined ? {} : { replay: values.replay }),
     },
   };
 }
@@ -104,6 +114,7 @@ function parse(argv: readonly string[]) {
       'max-concurrent-requests': { type: 'string' },
       'auto-approve': { type: 'boolean' },
       'allow-dir': { type: 'string', multiple: true },
+      replay: { type: 'string' },
     },
   });
 }

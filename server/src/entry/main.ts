@@ -3,12 +3,13 @@
  * before anything else runs.
  */
 import { Console } from 'node:console';
-import type { ServerSettings } from './cli.ts';
+import { EXIT_USAGE, type ServerSettings } from './cli.ts';
 import { serve } from '../connection/connection.ts';
 import { DEFAULT_FRAMING_LIMITS } from '../connection/framing.ts';
 import { createLogger, Redactor } from '../support/log.ts';
 import type { ResilienceOptions } from '../providers/resilience.ts';
 import { createRuntime } from '../runtime/runtime.ts';
+import { type Recording, readRecording } from '../sessions/replay.ts';
 
 /** Exit code when the server itself fails unexpectedly. */
 export const EXIT_INTERNAL_ERROR = 4;
@@ -60,7 +61,22 @@ export async function runStdioServer(settings: ServerSettings): Promise<void> {
       'santra-server: WARNING: --auto-approve: every file change and command will run WITHOUT asking the user (except protected locations: .git/, .santra/, .agents/, the config, shell start-up files).\n',
     );
   }
+  let replay: Recording | undefined;
+  if (settings.replay !== undefined) {
+    const read = await readRecording(settings.replay);
+    if ('error' in read) {
+      process.stderr.write(`santra-server: --replay: ${read.error}\n`);
+      process.exitCode = EXIT_USAGE;
+      return;
+    }
+    for (const warning of read.warnings) log.warn(`--replay: ${warning}`);
+    replay = read.recording;
+    log.info(
+      `replaying ${settings.replay}: ${read.recording.runs.length} runs, ${read.recording.outputs} model outputs`,
+    );
+  }
   const runtime = createRuntime({
+    ...(replay === undefined ? {} : { replay }),
     autoApprove: settings.autoApprove,
     allowedDirs: settings.allowDirs,
     log,

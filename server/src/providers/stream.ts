@@ -20,6 +20,18 @@ export interface ModelRequest {
   /** How hard an adaptive-thinking model works; unset: its default. */
   effort?: Effort;
   signal: AbortSignal;
+  /**
+   * Which agent turn asks: set by the agent loop, ignored by the wire APIs. A replay
+   * (sessions/replay.ts) answers from the recording by it.
+   */
+  caller?: ModelCaller;
+}
+
+/** An agent's model call within a run: its n-th turn, from 1. */
+export interface ModelCaller {
+  runId: string;
+  agentId: string;
+  turn: number;
 }
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
@@ -39,6 +51,8 @@ export type FailureKind =
   | 'billing'
   /** The response grew past what its requested size can hold (output-bound.ts). */
   | 'output_limit'
+  /** A replay was asked for a model call its recording does not have (sessions/replay.ts). */
+  | 'replay_divergence'
   | 'cancelled';
 
 /** A failed model call, described for the user and for the retry policy. */

@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  type ClientCapabilities,
   type InitializeParams,
   type PhaseType,
   PhaseType as PhaseTypeSchema,
@@ -15,9 +16,14 @@ import { loadCustomAgents } from '../agent/custom-agents.ts';
 import { loadProjectInstructions } from '../agent/project-instructions.ts';
 import { openSession, runPrompt } from '../agent/run-prompt.ts';
 import { isConfigured, listModels, selectModel } from '../agent/model-selection.ts';
-import { FileStorage } from '../sessions/file-storage.ts';
+import { openSessionStorage } from '../sessions/open-storage.ts';
+import { storePassword } from '../sessions/keyv-connection.ts';
 import { SessionStore } from '../sessions/store.ts';
+import { type Recording, replayStream } from '../sessions/replay.ts';
+import { replayConfig } from './replay-config.ts';
 import { sessionHandlers } from './session-handlers.ts';
+import { undoHandlers } from './undo.ts';
+import { compactHandler } from './compact.ts';
 import { ConfigError, configDir, loadConfig, type ResolvedConfig } from '../config/config.ts';
 import type { Logger, Redactor } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
@@ -39,6 +45,8 @@ export interface RuntimeOptions {
   autoApprove?: boolean;
   /** --allow-dir: directories outside the workspace the tools may use, besides the config's. */
   allowedDirs?: readonly string[];
+  /** --replay: every model call is answered from this recording; no provider is ever called. */
+  replay?: Recording;
 }
 
 /** Every phase type this server sends: all the protocol defines. */
@@ -59,7 +67,10 @@ const loadTooling = () => import('./tooling.ts');
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { log, redactor } = options;
-  const stream = withResilience(streamModel, new RateLimiter(), options.resilience);
+  const stream =
+    options.replay === undefined
+      ? withResilience(streamModel, new RateLimiter(), options.resilience)
+      : replayStream(options.replay, { workspaceRoot: () => state?.workspaceRoot });
   const files = new FileTracker();
   const runs = new Set<Promise<unknown>>();
   let state:
@@ -69,6 +80,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         client: ClientChannel;
         tooling: () => Promise<Tooling>;
         sessions: SessionStore;
+        workspace: Workspace;
+        capabilities: ClientCapabilities;
       }
     | undefined;
   let configError: string | undefined;
@@ -85,8 +98,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     sends: ['phase', 'approve', 'ask'],
     handlers: {
       ...sessionHandlers(ready),
+      ...compactHandler(ready, stream, () => defaultModel),
+      ...undoHandlers(ready, { files, configDir: configDir(options.env) }),
       async prompt(params, { signal }) {
         const { config, workspaceRoot, client, tooling, sessions } = ready();
+        // A shared store that cannot be reached refuses the prompt: its session would not be saved.
+        await sessions.storage.ready?.();
         const { toolContext, tools, every, warnings } = await tooling();
         const run = runPrompt(
           {
@@ -115,7 +132,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             tools,
             configWarnings: warnings,
             sendPhase: (phase) => client.phase(phase),
-            redact: (text) => redactor.apply(text),
+            redactor,
           },
           params,
           signal,
@@ -179,6 +196,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return { phaseTypes: PHASE_TYPES, providers: [] };
       }
       for (const endpoint of Object.values(config.providers)) redactor.add(endpoint.apiKey);
+      if (config.sessions.store !== undefined) redactor.add(storePassword(config.sessions.store));
+      if (options.replay !== undefined) config = replayConfig(config, options.replay.models);
       if (config.tools.webSearch !== undefined && 'apiKey' in config.tools.webSearch)
         redactor.add(config.tools.webSearch.apiKey);
       const workspace = await Workspace.open(params.workspaceRoot, [
@@ -214,13 +233,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           };
         });
       const sessions = new SessionStore({
-        storage: new FileStorage(join(configDir(options.env), 'sessions'), workspace.root, (line) =>
-          redactor.apply(line),
-        ),
+        storage: openSessionStorage({
+          store: config.sessions.store,
+          sessionsDir: join(configDir(options.env), 'sessions'),
+          workspaceRoot: workspace.root,
+          redact: (line) => redactor.apply(line),
+          log,
+        }),
         workspaceRoot: workspace.root,
         log,
       });
-      state = { config, workspaceRoot: workspace.root, client, tooling, sessions };
+      state = {
+        config,
+        workspaceRoot: workspace.root,
+        client,
+        tooling,
+        sessions,
+        workspace,
+        capabilities: params.capabilities,
+      };
       if (params.model !== undefined) {
         const selection = selectModel(config, params.model);
         if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);

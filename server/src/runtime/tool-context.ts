@@ -107,6 +107,8 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
         recorder?.question(question, agentId, answer);
       }
     },
+    fileChanged: (change) =>
+      recorder?.fileChange(change, { agentId, toolCallId: call.id, workspaceRoot: workspace.root }),
     ...(agents === undefined ? {} : { agents }),
   });
 }

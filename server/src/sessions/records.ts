@@ -79,19 +79,34 @@ export type SessionRecord =
     }
   /**
    * A file change the tools applied, with what it replaced: what `session/undo` restores. `before`
-   * is null for a file the change created, `after` null for one it deleted.
+   * is null for a file the change created, `after` null for one it deleted; a move has the file's
+   * content on both sides, or null on both when it was too large to read. sessions/file-changes.ts
+   * writes and reads these fields.
    */
   | {
       type: 'file_change';
       runId: string;
       changeId: string;
       toolCallId: string;
+      /** The agent whose tool call made it. */
+      agentId?: string;
+      /** The workspace the tool ran in: `path` and `destination` are relative to it. Absent: the session's. */
+      workspaceRoot?: string;
+      /** As the tools show it: relative to the workspace root, or absolute in an allowed directory. */
       path: string;
       operation: 'create' | 'modify' | 'delete' | 'move';
       before: string | null;
       after: string | null;
       /** For a move: where the file went. */
       destination?: string;
+      /** `base64`: `before` and `after` are the bytes in base64 (a side was not UTF-8 text). Absent: UTF-8 text. */
+      encoding?: 'base64';
+      /**
+       * SHA-256 (hex) of the exact bytes on each side. A saved file has secrets redacted, so `before`
+       * is restored only while it still has this hash; `afterHash` tells whether the file changed since.
+       */
+      beforeHash?: string;
+      afterHash?: string;
       at: string;
     }
   /** Changes undone by `session/undo`, by changeId. */
@@ -119,6 +134,12 @@ export type SessionRecord =
     };
 
 export type RecordType = SessionRecord['type'];
+
+/**
+ * The agent (and run) id of a compaction's summary call and of its `model_output` record: a
+ * replay answers summaries from these, in order, outside any run.
+ */
+export const COMPACTION_AGENT = 'compaction';
 
 const TYPES: ReadonlySet<string> = new Set<RecordType>([
   'session',

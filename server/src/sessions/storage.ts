@@ -32,6 +32,11 @@ export interface SessionStorage {
   list(allWorkspaces: boolean): Promise<{ sessions: SessionInfo[]; warnings: string[] }>;
   /** Removes the session; false when there was none. */
   delete(sessionId: string): Promise<boolean>;
+  /**
+   * Resolves when the store can take a new session now; rejects with a ProtocolFault saying why
+   * not (a shared store that cannot be reached). Absent: it always can (files).
+   */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -34,6 +34,62 @@ export class Redactor {
       if (result.includes(secret)) result = result.replaceAll(secret, '[redacted]');
     return result;
   }
+
+  /** A copy of `value` with every string in it redacted (phases, records). */
+  applyDeep<T>(value: T): T {
+    if (this.#secrets.size === 0) return value;
+    const walk = (item: unknown): unknown => {
+      if (typeof item === 'string') return this.apply(item);
+      if (Array.isArray(item)) return item.map(walk);
+      if (typeof item === 'object' && item !== null)
+        return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+      return item;
+    };
+    return walk(value) as T;
+  }
+
+  /** The length of the longest end of `text` that is the beginning of a secret (0: none). */
+  pendingLength(text: string): number {
+    let longest = 0;
+    for (const secret of this.#secrets) {
+      for (let length = Math.min(secret.length - 1, text.length); length > longest; length--) {
+        if (text.endsWith(secret.slice(0, length))) {
+          longest = length;
+          break;
+        }
+      }
+    }
+    return longest;
+  }
+}
+
+/**
+ * Redacts a text that arrives in pieces (a model's streamed answer), where a secret may be split
+ * across two pieces: the end of a piece that could begin a secret is held back until the next
+ * piece shows whether it does, or until `flush`.
+ */
+export class StreamRedactor {
+  readonly #redactor: Redactor;
+  #held = '';
+
+  constructor(redactor: Redactor) {
+    this.#redactor = redactor;
+  }
+
+  /** What of `text` (after what was held) can be shown now. */
+  push(text: string): string {
+    const redacted = this.#redactor.apply(this.#held + text);
+    const pending = this.#redactor.pendingLength(redacted);
+    this.#held = redacted.slice(redacted.length - pending);
+    return redacted.slice(0, redacted.length - pending);
+  }
+
+  /** What is held back: the stream ended, so it is not the start of a secret. */
+  flush(): string {
+    const held = this.#held;
+    this.#held = '';
+    return held;
+  }
 }
 
 /** A logger writing `santra-server: <level>: <message>` lines at or above `level`. */

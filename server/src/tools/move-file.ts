@@ -1,7 +1,8 @@
-import { constants, type Stats } from 'node:fs';
-import { lstat, open, rename, unlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import * as z from 'zod';
-import { O_NOFOLLOW, type PinnedDir, readEntry, withPinnedParent } from '../workspace/pinned-dir.ts';
+import { moveEntry } from '../workspace/move-entry.ts';
+import { readEntry, withPinnedParent } from '../workspace/pinned-dir.ts';
 import type { ResolvedPath } from '../workspace/workspace.ts';
 import {
   blockedParent,
@@ -74,16 +75,16 @@ async function approveAndMove(
 ): Promise<ToolResult> {
   const { workspace } = context;
   // Shown so the user sees what is moved; the gate's diff of a move is empty, so a huge file is not loaded for it.
-  const content =
+  const bytes =
     source.size <= MAX_TEXT_FILE_BYTES
       ? await withPinnedParent(
           workspace,
           from.absolute,
           { create: false, display: from.display },
-          async (dir, name) =>
-            dir === undefined ? undefined : (await readEntry(dir, name))?.toString('utf8'),
+          async (dir, name) => (dir === undefined ? undefined : await readEntry(dir, name)),
         )
       : undefined;
+  const content = bytes?.toString('utf8');
   const decision = await context.gate.fileChange({
     path: from,
     operation: 'move',
@@ -119,6 +120,13 @@ async function approveAndMove(
     });
   });
   if (failed !== undefined) return failed;
+  context.fileChanged({
+    path: from.display,
+    operation: 'move',
+    before: bytes,
+    after: bytes,
+    destination: to.display,
+  });
   // The destination holds what the approval showed; a later change to it must be read before it is overwritten.
   context.files.forget(context.agentId, from.absolute);
   if (content !== undefined) context.files.recordSeen(context.agentId, to.absolute, content);
@@ -126,54 +134,6 @@ async function approveAndMove(
     output: `Moved ${from.display} to ${to.display}.`,
     summary: `moved ${from.display} → ${to.display}`,
   };
-}
-
-/** Renames between two pinned directories, or copies (never overwriting) and unlinks across file systems. */
-async function moveEntry(
-  fromDir: PinnedDir,
-  fromName: string,
-  toDir: PinnedDir,
-  toName: string,
-): Promise<void> {
-  await fromDir.verify();
-  await toDir.verify();
-  try {
-    await rename(fromDir.entry(fromName), toDir.entry(toName));
-  } catch (error) {
-    if (errorCode(error) !== 'EXDEV') throw error;
-    // Another file system (an allowed directory elsewhere): copy without overwriting, then remove the source.
-    await copyExclusive(fromDir.entry(fromName), toDir.entry(toName));
-    await fromDir.verify();
-    await unlink(fromDir.entry(fromName));
-  }
-  await toDir.sync();
-  await fromDir.sync();
-}
-
-/** copyFile with COPYFILE_EXCL, except that neither end is followed if it is a symbolic link. */
-async function copyExclusive(from: string, to: string): Promise<void> {
-  const input = await open(from, constants.O_RDONLY | O_NOFOLLOW);
-  try {
-    const info = await input.stat();
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
-    const output = await open(to, flags, info.mode & 0o7777);
-    try {
-      const buffer = Buffer.allocUnsafe(1024 * 1024);
-      for (;;) {
-        const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
-        if (bytesRead === 0) break;
-        await output.write(buffer, 0, bytesRead);
-      }
-      await output.sync();
-      await output.close();
-    } catch (error) {
-      await output.close().catch(() => {});
-      await unlink(to).catch(() => {});
-      throw error;
-    }
-  } finally {
-    await input.close();
-  }
 }
 
 /** The error when `to` (at `path`, maybe in its pinned directory) exists, unless it is the source itself (a case-only rename on a case-insensitive file system). */

@@ -79,6 +79,20 @@ export interface ToolContext {
   commandEnv: NodeJS.ProcessEnv;
   settings: ToolSettings;
   agents?: AgentControl;
+  /** Reports a file change once it is on disk, for the session's record (what session/undo restores). */
+  fileChanged(change: AppliedChange): void;
+}
+
+/** A file change a tool applied: the file's bytes on each side. */
+export interface AppliedChange {
+  /** As shown: relative to the workspace root, or absolute in an allowed directory. */
+  path: string;
+  operation: 'create' | 'modify' | 'delete' | 'move';
+  /** Undefined: there was no file (for a move: it was too large to read, on both sides). */
+  before: Uint8Array | undefined;
+  after: Uint8Array | undefined;
+  /** For a move: where the file went (shown the same way). */
+  destination?: string;
 }
 
 /** Who a tool call runs for: everything its context is built from besides the server's own state. */
@@ -94,7 +108,7 @@ export interface ToolCallScope {
   emit: (event: { type: 'thinking' | 'status'; text: string }) => void;
   /** The swarm's control of agents, for the agent tools; absent outside a swarm. */
   agents?: AgentControl;
-  /** Where the call's approvals and questions are saved (the session); absent: nowhere. */
+  /** Where the call's approvals, questions and file changes are saved (the session); absent: nowhere. */
   recorder?: ToolCallRecorder;
 }
 
@@ -104,6 +118,11 @@ export interface ToolCallRecorder {
   approval(request: ApproveParams, answer: ApproveResult | undefined): void;
   /** A question put to the user, with the answer (undefined: none came). Never save a secret answer. */
   question(question: Question, agentId: string, answer: string | undefined): void;
+  /** A file change the call applied (called only once it is on disk). */
+  fileChange(
+    change: AppliedChange,
+    call: { agentId: string; toolCallId: string; workspaceRoot: string },
+  ): void;
 }
 
 /** Builds a tool call's context. One constructor (runtime/tool-context.ts); the loop calls it. */

@@ -3,7 +3,7 @@
  * and an approval gate that records every request and answers from a script (default: allow).
  */
 import type { ApprovalGate, FileChangeRequest, GateDecision } from '../../src/approval/gate.ts';
-import type { Question, ToolContext, ToolSettings } from '../../src/tools/types.ts';
+import type { AppliedChange, Question, ToolContext, ToolSettings } from '../../src/tools/types.ts';
 import { FileTracker } from '../../src/workspace/file-tracker.ts';
 import { Workspace } from '../../src/workspace/workspace.ts';
 import { tempDir } from '../../../scripts/temp-dirs.ts';
@@ -22,6 +22,8 @@ export interface TestContext extends ToolContext {
   questions: Question[];
   statuses: string[];
   thoughts: string[];
+  /** Every file change the tools reported, in order. */
+  changes: AppliedChange[];
   abort(): void;
 }
 
@@ -70,6 +72,8 @@ export async function testContext(
     questions: [],
     statuses: [],
     thoughts: [],
+    changes: [],
+    fileChanged: (change) => context.changes.push(change),
     abort: () => controller.abort(new Error('cancelled by the test')),
   };
   const decide = async (request: GateRequest): Promise<GateDecision> => {

@@ -43,6 +43,8 @@ export interface PrintOptions {
   resume: string | undefined;
   /** `--continue`: continue the latest session of this project. */
   continueLatest: boolean;
+  /** `--replay <file>`, absolute: execute this recording again (replay.ts); there is no prompt. */
+  replay?: string;
 }
 
 /** What `santra models`, `santra agents` and `santra sessions` were asked to do. */
@@ -74,6 +76,7 @@ export function helpText(version: string): string {
 Usage: santra [options]
        santra -p [options] "prompt"        answer one prompt without the UI, then exit
        echo "prompt" | santra -p [options]
+       santra -p --replay <file> [options]  execute a recorded session again (docs/sessions.md)
        santra models [--json]              the models you can use with --model
        santra agents [--json]              the agents you can use with --agent
        santra sessions [--json]            the saved sessions of this project, newest first
@@ -97,6 +100,10 @@ Options:
   --resume <id>                continue a saved session (santra sessions lists them): the model gets
                                its whole conversation
   -c, --continue               continue the latest session of this project
+  --replay <file>              execute a recording (a session file) again in this workspace: its
+                               prompts in order, its approvals and answers as recorded, every model
+                               call answered from the file — no key, no network; stops where the
+                               run no longer matches the recording
   -v, --version                print the version
   -h, --help                   print this help
 
@@ -122,6 +129,7 @@ const OPTIONS = {
   verbose: { type: 'boolean' },
   resume: { type: 'string' },
   continue: { type: 'boolean', short: 'c' },
+  replay: { type: 'string' },
   json: { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
@@ -137,6 +145,7 @@ const PRINT_ONLY = [
   'verbose',
   'resume',
   'continue',
+  'replay',
 ] as const;
 
 /** Parses the arguments after `santra` (process.argv.slice(2)). */
@@ -185,7 +194,11 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
     );
   }
   const prompt = positionals[0];
-  if (prompt === undefined && context.stdinIsTTY) {
+  if (values.replay !== undefined) {
+    const replay = replayOptions(values, prompt);
+    if (typeof replay === 'string') return usageError(replay);
+  }
+  if (prompt === undefined && context.stdinIsTTY && values.replay === undefined) {
     return usageError(
       '-p needs a prompt: santra -p "what to do", or pipe it in: echo "what to do" | santra -p',
     );
@@ -219,8 +232,24 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
       verbose: values.verbose ?? false,
       resume: values.resume?.trim(),
       continueLatest: values.continue ?? false,
+      ...(values.replay === undefined ? {} : { replay: resolve(context.cwd, values.replay) }),
     },
   };
+}
+
+/** What `--replay` cannot be combined with: the recording names the prompts, models, agents and session. */
+function replayOptions(
+  values: ReturnType<typeof parse>['values'],
+  prompt: string | undefined,
+): string | true {
+  if (values.replay?.trim() === '') return '--replay needs a session file';
+  if (prompt !== undefined) return `--replay sends the recording's prompts; give no prompt, got "${prompt}"`;
+  const clash = (['model', 'agent', 'resume', 'continue'] as const).find(
+    (name) => values[name] !== undefined,
+  );
+  if (clash === undefined) return true;
+  const named = { model: 'models', agent: 'agents', resume: 'session', continue: 'session' }[clash];
+  return `--replay runs the recording's ${named}; leave out --${clash}`;
 }
 
 function parse(argv: readonly string[]) {

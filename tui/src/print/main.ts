@@ -4,13 +4,14 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { type Phase, type PromptResult } from '#protocol';
+import { type ParamsOf, type Phase, type PromptResult } from '#protocol';
 import { Approvals, type ApprovalPolicy } from './approvals.ts';
 import { EXIT, type PrintOptions } from './args.ts';
 import { cliHint, createOutput, errorLine, statusLine, usageLine, verboseLine } from './output.ts';
 import { isDirectory, serverArgs, serverPathFor, startServer } from './server-process.ts';
 import { findWorkplace, promptCwd } from './project-root.ts';
 import { PrintError, ServerSession } from './session.ts';
+import { readReplayScript, RecordedAnswers, replayRuns, type ReplayScript } from './replay.ts';
 import { terminalInput } from './terminal.ts';
 
 export interface PrintEnvironment {
@@ -40,9 +41,16 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
   };
   stdout.on('error', () => {}); // A reader that went away (| head) must not crash the run.
 
-  // The newline that echo and heredocs end with is not part of the prompt.
-  const prompt = options.prompt ?? (await readAll(stdin)).trimEnd();
-  if (prompt.trim() === '') {
+  let script: ReplayScript | undefined;
+  try {
+    script = options.replay === undefined ? undefined : readReplayScript(options.replay);
+  } catch (error) {
+    say(error instanceof Error ? error.message : String(error));
+    return EXIT.usage;
+  }
+  // The newline that echo and heredocs end with is not part of the prompt. A replay has its own.
+  const prompt = script !== undefined ? '' : (options.prompt ?? (await readAll(stdin)).trimEnd());
+  if (script === undefined && prompt.trim() === '') {
     say('santra: the prompt is empty (nothing was read from stdin)\nRun santra --help for usage.');
     return EXIT.usage;
   }
@@ -71,6 +79,11 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     const warning =
       "santra: WARNING: --approve-all: EVERY FILE CHANGE AND EVERY COMMAND THE AGENT PROPOSES WILL BE APPROVED WITHOUT ASKING (changes to protected locations — .git/, .santra/, .agents/, Santra's config, shell start-up files — are still asked on the terminal, or rejected without one).";
     say(color ? `\u001b[1;31m${warning}\u001b[0m` : warning);
+  }
+  if (script !== undefined) {
+    say(
+      `santra: replaying ${script.runs.length} prompt${script.runs.length === 1 ? '' : 's'}: the recorded file changes and commands run again in ${place.root}, approved as the recording approved them (protected locations excepted)`,
+    );
   }
   const output = createOutput(options.outputFormat, (text) => stdout.write(text));
   breakLine = () => output.breakLine();
@@ -103,14 +116,19 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     write: (text) => stderr.write(text),
     color,
   });
+  const recorded = script === undefined ? undefined : new RecordedAnswers(approvals, say);
   const session = new ServerSession({
     server:
       environment.server ??
       (startServer(serverPath, place.root, serverArgs(options)) as ChildProcessWithoutNullStreams),
     workspaceRoot: place.root,
     clientVersion: environment.clientVersion,
-    capabilities: { approve: true, ask: interactive, diffs: false },
-    approvals,
+    capabilities: {
+      approve: true,
+      ask: interactive || script?.runs.some((run) => run.questions.length > 0) === true,
+      diffs: false,
+    },
+    approvals: recorded ?? approvals,
     verbose: options.verbose,
     stderr,
     onPhase,
@@ -141,28 +159,36 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
   try {
     await session.initialize();
     const sessionId = await sessionToContinue(session, options);
-    running = true;
-    const result: PromptResult | undefined = await Promise.race([
-      session.prompt({
+    /** Runs one prompt and reports how it ended; undefined when the server would not stop. */
+    const send = async (params: ParamsOf<'prompt'>): Promise<PromptResult | undefined> => {
+      running = true;
+      sawErrorPhase = false;
+      const result: PromptResult | undefined = await Promise.race([session.prompt(params), gaveUp]);
+      running = false;
+      if (result === undefined) {
+        say('santra: the server did not answer the cancellation within 2 s; stopping it');
+      } else {
+        output.result(result);
+        output.finish();
+        const line = interrupted ? undefined : statusLine(result, sawErrorPhase);
+        if (line !== undefined) say(line);
+        if (options.verbose || progress) say(usageLine(result));
+      }
+      return result;
+    };
+    if (script !== undefined && recorded !== undefined) {
+      const asRecorded = await replayRuns(script, recorded, send, say, () => interrupted);
+      code = interrupted ? EXIT.interrupted : asRecorded ? EXIT.ok : EXIT.failure;
+    } else {
+      const result = await send({
         text: prompt,
         ...(sessionId === undefined ? {} : { sessionId }),
         ...(options.model === undefined ? {} : { model: options.model }),
         ...(options.agent === undefined ? {} : { agent: options.agent }),
         ...(startCwd === undefined ? {} : { cwd: startCwd }),
-      }),
-      gaveUp,
-    ]);
-    running = false;
-    if (result === undefined) {
-      say('santra: the server did not answer the cancellation within 2 s; stopping it');
-    } else {
-      output.result(result);
-      output.finish();
-      const line = interrupted ? undefined : statusLine(result, sawErrorPhase);
-      if (line !== undefined) say(line);
-      if (options.verbose || progress) say(usageLine(result));
+      });
+      code = interrupted ? EXIT.interrupted : result?.status === 'completed' ? EXIT.ok : EXIT.failure;
     }
-    code = interrupted ? EXIT.interrupted : result?.status === 'completed' ? EXIT.ok : EXIT.failure;
   } catch (error) {
     output.finish();
     say(error instanceof PrintError ? error.message : `santra: ${String(error)}`);

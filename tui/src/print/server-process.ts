@@ -49,8 +49,12 @@ export function isDirectory(path: string): boolean {
 /**
  * The server's arguments for these options. `--approve-all` is the server's `--auto-approve`: one
  * flag, one meaning. Allow-all is the server's state; it still asks about protected locations.
+ * `--replay` is passed on, alone.
  */
-export function serverArgs(options: { approveAll: boolean }): string[] {
+export function serverArgs(options: { approveAll: boolean; replay?: string }): string[] {
+  // A replay answers approvals as recorded (replay.ts), so the server must ask: --approve-all then
+  // allows only what the recording has no answer for.
+  if (options.replay !== undefined) return ['--replay', options.replay];
   return options.approveAll ? ['--auto-approve'] : [];
 }
 

@@ -52,7 +52,8 @@ export interface SessionOptions {
   workspaceRoot: string;
   clientVersion: string;
   capabilities: ClientCapabilities;
-  approvals: Approvals;
+  /** Answers `approve` and `ask` (on the terminal, by policy, or from a recording). */
+  approvals: Pick<Approvals, 'approve' | 'ask'>;
   /** Pass the server's stderr through to ours (otherwise only its tail is kept). */
   verbose: boolean;
   stderr: NodeJS.WritableStream;

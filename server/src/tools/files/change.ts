@@ -29,8 +29,11 @@ const MAX_ROUNDS = 3;
  * target — possibly outside the workspace — is never read into a diff.
  */
 async function currentContent(dir: PinnedDir | undefined, name: string): Promise<string | undefined> {
-  const bytes = dir === undefined ? undefined : await readEntry(dir, name);
-  return bytes?.toString('utf8');
+  return (await currentBytes(dir, name))?.toString('utf8');
+}
+
+async function currentBytes(dir: PinnedDir | undefined, name: string): Promise<Buffer | undefined> {
+  return dir === undefined ? undefined : await readEntry(dir, name);
 }
 
 export function lineCount(text: string | undefined): number {
@@ -89,9 +92,10 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
         output: `${target.display} already has this content; nothing to change.`,
         summary: 'no change',
       };
+    const operation = next === undefined ? 'delete' : current === undefined ? 'create' : 'modify';
     const decision = await context.gate.fileChange({
       path: target,
-      operation: next === undefined ? 'delete' : current === undefined ? 'create' : 'modify',
+      operation,
       oldContent: current,
       newContent: next,
     });
@@ -104,8 +108,9 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
       workspace,
       target.absolute,
       { create, display },
-      async (pinned, name) => {
-        if ((await currentContent(pinned, name)) !== current) return false;
+      async (pinned, name): Promise<{ replaced: Buffer | undefined } | false> => {
+        const replaced = await currentBytes(pinned, name);
+        if (replaced?.toString('utf8') !== current) return false;
         // Unchanged and missing: only a creation, whose directories were just made.
         if (pinned === undefined) throw new Error(`${target.absolute}: no directory to write in`);
         if (next === undefined) {
@@ -115,10 +120,17 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
         } else {
           await atomicWriteIn(pinned, name, next);
         }
-        return true;
+        return { replaced };
       },
     );
-    if (done) {
+    if (done !== false) {
+      // The bytes replaced, not their text: undo restores a file that was not UTF-8 exactly.
+      context.fileChanged({
+        path: display,
+        operation,
+        before: done.replaced,
+        after: next === undefined ? undefined : Buffer.from(next, 'utf8'),
+      });
       if (next === undefined) context.files.forget(context.agentId, target.absolute);
       else context.files.recordSeen(context.agentId, target.absolute, next);
       const verb = next === undefined ? 'Deleted' : current === undefined ? 'Created' : 'Updated';

@@ -1,0 +1,276 @@
+/**
+ * Compaction: the older part of a session's conversation is replaced by a summary the model
+ * writes, and the last few user turns stay word for word. It serves `session/compact` and the
+ * compaction a prompt does first when the conversation nears the model's context window
+ * (auto-compaction.ts).
+ *
+ * The `compaction` record is written only once the summary is complete, and the live conversation
+ * is replaced only after that: a model call that fails or is cancelled, or a server that dies
+ * while the model writes, leaves the old history in force, in memory and in the session file.
+ */
+import type { Usage } from '#protocol';
+import { costUsd } from '../providers/catalog.ts';
+import { type ChatMessage, userText } from '../providers/messages.ts';
+import { addUsage, type ProviderFailure, type StreamFn } from '../providers/stream.ts';
+import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
+import { COMPACTION_AGENT } from '../sessions/records.ts';
+import type { Session } from '../sessions/store.ts';
+
+/** User turns kept word for word when the caller does not say. */
+export const DEFAULT_KEEP_TURNS = 2;
+
+/**
+ * The first line of the message that stands for the summarised conversation. It tells the model
+ * what it is reading, and lets a later compaction recognise it (it is not a user turn).
+ */
+export const SUMMARY_HEADER =
+  '[Summary of the earlier conversation, written when it was compacted to save context. The messages after this one are word for word.]';
+
+/** Most output tokens the summary may take (less if the model or the config allows less). */
+const SUMMARY_MAX_TOKENS = 8_192;
+/** A tool's output is summarised from its beginning and end: it is the bulk of a coding session. */
+const TOOL_OUTPUT_CHARS = 4_000;
+const TOOL_ARGS_CHARS = 1_000;
+
+const SUMMARY_PROMPT = `You summarise the earlier part of a conversation between a user and a coding agent. The agent continues the work with your summary in place of that part, so it must hold everything the agent still needs:
+
+- The user's task and goals, and any change of plan; quote the user where the exact words matter.
+- Decisions taken and why, and approaches that were tried and failed.
+- Every file read, created, changed, moved or deleted, with its current state: what was changed in it, what is still to do. Keep names that matter exactly: paths, functions, types, commands, settings.
+- Commands run whose results still matter (tests passing or failing, errors and their messages).
+- Open problems, errors not yet fixed, and the next steps.
+- The user's preferences and instructions: style, tools, things to do or never do.
+
+Be specific and factual; leave out small talk and tool output that no longer matters; invent nothing. If the conversation begins with an earlier summary, merge it into yours. Write in the language of the conversation. Answer with the summary only, in Markdown with short sections.`;
+
+export interface CompactionRequest {
+  session: Session;
+  model: ModelSpec;
+  endpoint: ProviderEndpoint;
+  /** The runtime's resilient stream, as a prompt's model calls use it. */
+  stream: StreamFn;
+  /** User turns kept word for word; 0 summarises everything. */
+  keepTurns: number;
+  /** The config's output cap per model call. */
+  maxOutputTokens: number;
+  signal: AbortSignal;
+  /** Told of a retry or a slow provider while the summary is written (a prompt shows it as a status). */
+  onWarning?(text: string): void;
+}
+
+export type CompactionResult =
+  | {
+      outcome: 'compacted';
+      messagesBefore: number;
+      messagesAfter: number;
+      /** Estimated tokens of the conversation before and after (chars / 4). */
+      tokensBefore: number;
+      tokensAfter: number;
+      usage: Usage;
+      costUsd: number;
+    }
+  /** Nothing before the kept turns but, at most, an earlier summary. */
+  | { outcome: 'too_little'; messagesBefore: number }
+  /** The model call failed or was cancelled: nothing was written, the history is as it was. */
+  | { outcome: 'failed'; messagesBefore: number; failure: ProviderFailure };
+
+export function isSummary(message: ChatMessage): boolean {
+  const first = message.content[0];
+  return message.role === 'user' && first?.type === 'text' && first.text.startsWith(SUMMARY_HEADER);
+}
+
+/**
+ * Where the user turns start: a user message of the user's own text — not tool results (so the
+ * conversation is never cut between a tool call and its result), not a summary.
+ */
+export function turnStarts(messages: readonly ChatMessage[]): number[] {
+  const starts: number[] = [];
+  messages.forEach((message, index) => {
+    if (
+      message.role === 'user' &&
+      message.content.length > 0 &&
+      message.content.every((block) => block.type === 'text') &&
+      !isSummary(message)
+    )
+      starts.push(index);
+  });
+  return starts;
+}
+
+/**
+ * The index the kept part starts at: the start of the `keepTurns`-th user turn from the end
+ * (the end itself for 0). With fewer turns than that, everything is kept (0).
+ */
+export function splitIndex(messages: readonly ChatMessage[], keepTurns: number): number {
+  if (keepTurns <= 0) return messages.length;
+  const starts = turnStarts(messages);
+  return starts.length < keepTurns ? 0 : (starts[starts.length - keepTurns] ?? 0);
+}
+
+/** Tokens of `messages`, estimated as characters / 4 (no tokenizer: one per provider would be needed). */
+export function estimateTokens(messages: readonly ChatMessage[]): number {
+  let chars = 0;
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type === 'text' || block.type === 'thinking') chars += block.text.length;
+      else if (block.type === 'tool_call') chars += block.name.length + block.argsText.length;
+      else chars += block.output.length;
+    }
+  }
+  return Math.ceil(chars / 4);
+}
+
+export async function compactSession(request: CompactionRequest): Promise<CompactionResult> {
+  const { session } = request;
+  const messagesBefore = session.messages.length;
+  const split = splitIndex(session.messages, request.keepTurns);
+  const older = session.messages.slice(0, split);
+  const kept = session.messages.slice(split);
+  if (!older.some((message) => !isSummary(message))) return { outcome: 'too_little', messagesBefore };
+
+  const summarised = await summarise(request, older, kept.length > 0);
+  if ('failure' in summarised) return { outcome: 'failed', messagesBefore, failure: summarised.failure };
+  const summary = userText(`${SUMMARY_HEADER}\n\n${summarised.text}`);
+  const cost = costUsd(request.model, summarised.usage);
+  // The model's answer, for a replay (sessions/replay.ts), then the compaction record: once that
+  // is saved the summary is the history, in this server and the next.
+  session.record({
+    type: 'model_output',
+    runId: COMPACTION_AGENT,
+    agentId: COMPACTION_AGENT,
+    turn: 1,
+    inputMessages: older.length,
+    content: [{ type: 'text', text: summarised.text }],
+    stopReason: 'end_turn',
+    usage: summarised.usage,
+  });
+  session.record({
+    type: 'compaction',
+    summary,
+    kept,
+    usage: summarised.usage,
+    costUsd: cost,
+    at: new Date().toISOString(),
+  });
+  const tokensBefore = estimateTokens(session.messages);
+  const after = [summary, ...kept];
+  session.messages.splice(0, session.messages.length, ...after);
+  session.usage = addUsage(session.usage, summarised.usage);
+  session.costUsd += cost;
+  return {
+    outcome: 'compacted',
+    messagesBefore,
+    messagesAfter: after.length,
+    tokensBefore,
+    tokensAfter: estimateTokens(after),
+    usage: summarised.usage,
+    costUsd: cost,
+  };
+}
+
+/** One model call, without tools, that answers with the summary of `older`. */
+async function summarise(
+  request: CompactionRequest,
+  older: readonly ChatMessage[],
+  /** Turns follow the summary word for word (none: the summary is all the agent will have). */
+  keeps: boolean,
+): Promise<{ text: string; usage: Usage } | { failure: ProviderFailure }> {
+  const { model, endpoint } = request;
+  const maxOutputTokens = Math.min(request.maxOutputTokens, model.maxOutputTokens, SUMMARY_MAX_TOKENS);
+  // Room for the transcript: the window less the answer and the prompt, in characters (4 a token),
+  // with a quarter to spare for what the estimate gets wrong.
+  const budget = Math.max(8_000, Math.floor((model.contextWindow - maxOutputTokens - 2_000) * 4 * 0.75));
+  const transcript = renderTranscript(older, budget);
+  const ask = keeps
+    ? 'Summarise this conversation. It is the older part of a longer one: the latest turns follow your summary word for word, so concentrate on what they cannot tell.'
+    : 'Summarise this conversation. The agent will have nothing but your summary, so end with where the work stands now.';
+  const messages = [userText(`${ask}\n\n<conversation>\n${transcript}\n</conversation>`)];
+  for await (const event of request.stream(endpoint, {
+    model,
+    system: SUMMARY_PROMPT,
+    messages,
+    tools: [],
+    maxOutputTokens,
+    signal: request.signal,
+    // A replay answers it from the compaction outputs of the recording, in order.
+    caller: { runId: COMPACTION_AGENT, agentId: COMPACTION_AGENT, turn: 1 },
+  })) {
+    if (event.type === 'error') return { failure: event.failure };
+    if (event.type === 'retrying')
+      request.onWarning?.(
+        `${event.failure.message} Retrying the summary (attempt ${event.attempt + 1} of ${event.maxAttempts}).`,
+      );
+    if (event.type === 'waiting')
+      request.onWarning?.(
+        `${endpoint.name} has not started the summary yet (${Math.round(event.elapsedMs / 1000)} s).`,
+      );
+    if (event.type !== 'done') continue;
+    const text = event.content
+      .filter((block) => block.type === 'text')
+      .map((block) => block.text)
+      .join('')
+      .trim();
+    if (text === '') {
+      return {
+        failure: {
+          kind: 'stream_error',
+          provider: endpoint.id,
+          retryable: true,
+          message: `${endpoint.name} answered the summary request without any text.`,
+        },
+      };
+    }
+    return { text, usage: event.usage };
+  }
+  return {
+    failure: {
+      kind: 'incomplete',
+      provider: endpoint.id,
+      retryable: true,
+      message: `${endpoint.name}: the summary stream ended without a result.`,
+    },
+  };
+}
+
+/**
+ * The conversation as plain text, so the summary request is the same for every provider whatever
+ * tool calls and results it holds. Tool outputs and arguments are cut to their ends; a transcript
+ * longer than `budget` characters loses its middle (the task is at the start, the state at the end).
+ */
+export function renderTranscript(messages: readonly ChatMessage[], budget: number): string {
+  const parts: string[] = [];
+  for (const message of messages) {
+    for (const block of message.content) {
+      switch (block.type) {
+        case 'text':
+          if (block.text.trim() !== '')
+            parts.push(`[${isSummary(message) ? 'earlier summary' : message.role}]\n${block.text}`);
+          break;
+        case 'thinking':
+          // The reasoning that led somewhere shows in what followed it.
+          break;
+        case 'tool_call':
+          parts.push(`[assistant called ${block.name}]\n${clip(block.argsText, TOOL_ARGS_CHARS)}`);
+          break;
+        case 'tool_result':
+          parts.push(
+            `[result of ${block.toolName}${block.isError ? ', an error' : ''}]\n${clip(block.output, TOOL_OUTPUT_CHARS)}`,
+          );
+          break;
+        default: {
+          const exhaustive: never = block;
+          throw new Error(`unknown block ${JSON.stringify(exhaustive)}`);
+        }
+      }
+    }
+  }
+  return clip(parts.join('\n\n'), budget, 0.25);
+}
+
+/** `text` cut to about `max` characters: `head` of them from its start, the rest from its end. */
+function clip(text: string, max: number, head = 0.5): string {
+  if (text.length <= max) return text;
+  const start = Math.floor(max * head);
+  const end = max - start;
+  return `${text.slice(0, start)}\n[… ${text.length - max} characters left out …]\n${text.slice(text.length - end)}`;
+}

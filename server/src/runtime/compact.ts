@@ -1,0 +1,77 @@
+/**
+ * `session/compact`: the model summarises the older part of a session's conversation and the last
+ * turns stay word for word (agent/compaction.ts). The session counts as running meanwhile, so a
+ * prompt for it gets SessionBusy instead of adding to a history that is being replaced.
+ */
+import { compactSession, DEFAULT_KEEP_TURNS } from '../agent/compaction.ts';
+import { selectModel } from '../agent/model-selection.ts';
+import { openSession } from '../agent/run-prompt.ts';
+import type { ResolvedConfig } from '../config/config.ts';
+import { EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
+import type { SessionStore } from '../sessions/store.ts';
+import { ProtocolFault } from '../support/protocol-fault.ts';
+import type { RequestHandlers } from './contract.ts';
+
+export function compactHandler(
+  ready: () => { sessions: SessionStore; config: ResolvedConfig },
+  stream: StreamFn,
+  /** The connection's default model (initialize or model/set), for a session that has none. */
+  defaultModel: () => string | undefined,
+): Required<Pick<RequestHandlers, 'session/compact'>> {
+  return {
+    async 'session/compact'(params, { signal }) {
+      const { sessions, config } = ready();
+      const session = await openSession(sessions, params.sessionId);
+      const selection = selectModel(config, session.model ?? defaultModel() ?? config.model);
+      if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
+      const controller = new AbortController();
+      const abort = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', abort, { once: true });
+      session.running = controller;
+      try {
+        const result = await compactSession({
+          session,
+          model: selection.model,
+          endpoint: selection.endpoint,
+          stream,
+          keepTurns: params.keepTurns ?? DEFAULT_KEEP_TURNS,
+          maxOutputTokens: config.agent.maxOutputTokens,
+          signal: controller.signal,
+        });
+        switch (result.outcome) {
+          case 'compacted':
+            return {
+              compacted: true,
+              messagesBefore: result.messagesBefore,
+              messagesAfter: result.messagesAfter,
+              usage: result.usage,
+              costUsd: result.costUsd,
+            };
+          case 'too_little':
+            return {
+              compacted: false,
+              messagesBefore: result.messagesBefore,
+              messagesAfter: result.messagesBefore,
+              usage: EMPTY_USAGE,
+              costUsd: 0,
+            };
+          case 'failed':
+            // Cancelled by the client or a shutdown: the connection answers RequestCancelled.
+            if (signal.aborted || controller.signal.aborted) throw new Error('cancelled');
+            throw new ProtocolFault(
+              'RequestFailed',
+              `The session was not compacted: ${result.failure.message} Its history is unchanged.`,
+              { retryable: result.failure.retryable, failure: result.failure.kind },
+            );
+          default: {
+            const exhaustive: never = result;
+            throw new Error(`unknown compaction result ${JSON.stringify(exhaustive)}`);
+          }
+        }
+      } finally {
+        signal.removeEventListener('abort', abort);
+        session.running = undefined;
+      }
+    },
+  };
+}

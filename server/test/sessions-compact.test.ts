@@ -1,0 +1,458 @@
+/**
+ * Compaction: `session/compact` and the compaction a prompt does first near the context window,
+ * through the real server against a fake Anthropic provider. What the model is sent afterwards is
+ * read from the fake's requests; a failed, cancelled or killed compaction leaves the history whole.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import {
+  type FakeProvider,
+  type FakeTurn,
+  type RecordedRequest,
+  startFakeProvider,
+} from '../../conformance-tests/src/fake-providers/index.ts';
+import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+import { renderTranscript, splitIndex, SUMMARY_HEADER } from '../src/agent/compaction.ts';
+import { validateConfig } from '../src/config/schema.ts';
+import { type ChatMessage, userText } from '../src/providers/messages.ts';
+import { parseJournal } from '../src/sessions/journal.ts';
+import type { SessionRecord } from '../src/sessions/records.ts';
+import { CANARY_KEY, FAST_RESILIENCE } from './helpers/run.ts';
+import { type Json, WireClient } from './helpers/wire.ts';
+
+const cleanup: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const step of cleanup.reverse()) await step();
+});
+
+/** An agent with two read tools, so a conversation holds tool calls and their results. */
+const READER = {
+  id: 'reader_test',
+  name: 'Reader',
+  description: 'Reads files for the tests.',
+  systemPrompt: 'You are the test agent.',
+  toolNames: ['list_dir', 'read_file'],
+};
+
+/** A home and workspace that outlive any one server, and a fake provider. */
+async function setup(turns: FakeTurn[]) {
+  const fake = await startFakeProvider('anthropic', turns);
+  const home = tempDir('santra-home-');
+  const workspace = tempDir('santra-ws-');
+  writeFileSync(join(workspace, 'notes.txt'), 'remember the milk\n');
+  mkdirSync(join(workspace, '.agents'));
+  writeFileSync(join(workspace, '.agents/reader_test.json'), JSON.stringify(READER));
+  cleanup.push(async () => {
+    await fake.close();
+    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
+  });
+  return { fake, home, workspace, sessionsDir: join(home, 'santra', 'sessions') };
+}
+
+let nextId = 1;
+
+async function server(at: { home: string; fake: FakeProvider; workspace: string }, config?: Json) {
+  if (config !== undefined) writeFileSync(join(at.home, 'santra', 'config.json'), JSON.stringify(config));
+  const client = new WireClient([], {
+    HOME: at.home,
+    SANTRA_HOME: join(at.home, 'santra'),
+    ANTHROPIC_API_KEY: CANARY_KEY,
+    ANTHROPIC_BASE_URL: at.fake.url,
+    SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+    ...FAST_RESILIENCE,
+  });
+  cleanup.push(async () => {
+    assert.ok(!client.stdout.includes(CANARY_KEY) && !client.stderr.includes(CANARY_KEY), 'the key leaked');
+    client.child.kill('SIGKILL');
+    await client.exited;
+  });
+  const init = await client.initialize(at.workspace, nextId++);
+  assert.equal(init.error, undefined, JSON.stringify(init.error));
+  return {
+    client,
+    async call(method: string, params?: unknown): Promise<Json> {
+      const id = nextId++;
+      client.request(id, method, params);
+      return client.response(id);
+    },
+    async prompt(params: Json): Promise<{ result: Json; phases: Json[] }> {
+      const id = nextId++;
+      client.request(id, 'prompt', { agent: 'reader_test', ...params });
+      const response = await client.response(id);
+      assert.equal(response.error, undefined, JSON.stringify(response.error));
+      const phases = client.messages.filter((m) => m.method === 'phase').map((m) => m.params as Json);
+      client.messages.splice(0);
+      return { result: response.result as Json, phases };
+    },
+  };
+}
+
+function sessionRecords(sessionsDir: string, sessionId: string): SessionRecord[] {
+  for (const project of readdirSync(sessionsDir)) {
+    const path = join(sessionsDir, project, `${sessionId}.jsonl`);
+    const text = (() => {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch {
+        return undefined;
+      }
+    })();
+    if (text !== undefined) return parseJournal(text, path).records;
+  }
+  throw new Error(`no file for ${sessionId}`);
+}
+
+type Block = { type: string; text?: string; name?: string };
+
+/** A request's conversation, one line a message: `role: text`, tool calls and results named. */
+function conversation(request: RecordedRequest | undefined): string[] {
+  const body = request?.body as { messages: Array<{ role: string; content: string | Block[] }> };
+  return body.messages.map((m) => {
+    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    const parts = blocks.map((b) =>
+      b.type === 'text' ? b.text : b.type === 'tool_use' ? `[call ${b.name}]` : `[${b.type}]`,
+    );
+    return `${m.role}: ${parts.join(' ')}`;
+  });
+}
+
+/** The transcript of a summary request: in the one user message it sends. */
+function transcriptOf(request: RecordedRequest | undefined): string {
+  const body = request?.body as { messages: Array<{ content: Block[] }> };
+  assert.equal(body.messages.length, 1);
+  const text = body.messages[0]?.content[0]?.text ?? '';
+  return /<conversation>\n([^]*)\n<\/conversation>$/.exec(text)?.[1] ?? `(no transcript in ${text})`;
+}
+
+function assertSummaryRequest(request: RecordedRequest | undefined): void {
+  assert.equal(request?.body.tools, undefined, 'the summary request offers no tools');
+  assert.match(JSON.stringify(request?.body.system), /summarise the earlier part of a conversation/);
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const statuses = (phases: Json[]) => phases.filter((p) => p.type === 'status').map((p) => p.text as string);
+
+describe('where a conversation is cut', () => {
+  const call = (id: string): ChatMessage => ({
+    role: 'assistant',
+    content: [{ type: 'tool_call', id, name: 'read_file', args: {}, argsText: '{"path":"a.ts"}' }],
+  });
+  const result = (id: string, output = 'content'): ChatMessage => ({
+    role: 'user',
+    content: [{ type: 'tool_result', toolCallId: id, toolName: 'read_file', output, isError: false }],
+  });
+  const answer = (text: string): ChatMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
+
+  test('at the start of a user turn, never between a tool call and its result', () => {
+    const messages = [
+      userText('one'),
+      call('a'),
+      result('a'),
+      answer('done'),
+      userText('two'),
+      call('b'),
+      result('b'),
+      call('c'),
+      result('c'),
+      answer('ok'),
+    ];
+    assert.equal(splitIndex(messages, 1), 4);
+    assert.equal(splitIndex(messages, 2), 0, 'two turns kept: nothing before them');
+    assert.equal(splitIndex(messages, 5), 0);
+    assert.equal(splitIndex(messages, 0), messages.length, 'none kept: everything is summarised');
+    const summary = userText(`${SUMMARY_HEADER}\n\nearlier`);
+    assert.equal(splitIndex([summary, ...messages], 2), 1, 'an earlier summary is not a turn');
+  });
+
+  test('the transcript names tool calls and results, and cuts long outputs and long conversations', () => {
+    const messages = [userText('the task'), call('a'), result('a', 'x'.repeat(50_000)), answer('the end')];
+    const text = renderTranscript(messages, 100_000);
+    assert.match(text, /^\[user\]\nthe task/);
+    assert.match(text, /\[assistant called read_file\]\n\{"path":"a.ts"\}/);
+    assert.match(text, /\[result of read_file\]\nx+\n\[… 46000 characters left out …\]\nx+/);
+    assert.ok(text.length < 5_000);
+    const short = renderTranscript(messages, 1_000);
+    assert.ok(short.startsWith('[user]\nthe task') && short.endsWith('[assistant]\nthe end'), short);
+    assert.ok(short.length < 1_100);
+  });
+});
+
+describe('agent.compactAt', () => {
+  test('is a share of the context window: above 0, at most 1', () => {
+    assert.deepEqual(validateConfig({ agent: { compactAt: 1 } }, 'config.json').agent, { compactAt: 1 });
+    assert.throws(
+      () => validateConfig({ agent: { compactAt: 0 } }, 'config.json'),
+      /agent\.compactAt: Too small/,
+    );
+    assert.throws(
+      () => validateConfig({ agent: { compactAt: 80 } }, 'config.json'),
+      /agent\.compactAt: Too big/,
+    );
+  });
+});
+
+describe('session/compact', () => {
+  test('summarises the older turns; the next prompt sends the summary and the kept turns', async () => {
+    const at = await setup([
+      { toolCalls: [{ name: 'list_dir', args: { path: '.' } }] },
+      { text: 'There is notes.txt.' },
+      { text: 'Answer two.' },
+      { text: 'Answer three.' },
+    ]);
+    const s = await server(at);
+    const first = await s.prompt({ text: 'What files are there?' });
+    const sessionId = first.result.sessionId as string;
+    const second = await s.prompt({ text: 'Second question', sessionId });
+    const third = await s.prompt({ text: 'Third question', sessionId });
+
+    at.fake.push({
+      text: 'The user asked which files exist: only notes.txt.',
+      usage: { inputTokens: 900, outputTokens: 40 },
+    });
+    const compact = await s.call('session/compact', { sessionId });
+    const outcome = compact.result as Json;
+    assert.deepEqual(
+      { ...outcome, costUsd: undefined },
+      {
+        compacted: true,
+        messagesBefore: 8,
+        messagesAfter: 5,
+        usage: { inputTokens: 900, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        costUsd: undefined,
+      },
+    );
+    assert.ok(Math.abs((outcome.costUsd as number) - (900 * 3 + 40 * 15) / 1e6) < 1e-12);
+    const summaryRequest = at.fake.requests.at(-1);
+    assertSummaryRequest(summaryRequest);
+    const transcript = transcriptOf(summaryRequest);
+    assert.match(transcript, /\[user\]\nWhat files are there\?/);
+    assert.match(transcript, /\[assistant called list_dir\]/);
+    assert.match(transcript, /\[result of list_dir\]\n[^[]*notes\.txt/);
+    assert.doesNotMatch(transcript, /Second question/, 'the kept turns are not summarised');
+
+    at.fake.push({ text: 'Answer four.' });
+    const fourth = await s.prompt({ text: 'Fourth question', sessionId });
+    assert.deepEqual(conversation(at.fake.requests.at(-1)), [
+      `user: ${SUMMARY_HEADER}\n\nThe user asked which files exist: only notes.txt.`,
+      'user: Second question',
+      'assistant: Answer two.',
+      'user: Third question',
+      'assistant: Answer three.',
+      'user: Fourth question',
+    ]);
+    const runs = [first, second, third, fourth].map((run) => run.result.costUsd as number);
+    const expected = runs.reduce((sum, cost) => sum + cost, outcome.costUsd as number);
+    assert.ok(
+      Math.abs((fourth.result.sessionCostUsd as number) - expected) < 1e-9,
+      'the summary counts towards the session',
+    );
+    const saved = sessionRecords(at.sessionsDir, sessionId).filter((r) => r.type === 'compaction');
+    assert.equal(saved.length, 1);
+    assert.equal(saved[0]?.type === 'compaction' && saved[0].kept.length, 4);
+
+    // Nothing older than three turns but the summary: nothing to do, and no model call.
+    const requests = at.fake.requests.length;
+    const idle = await s.call('session/compact', { sessionId, keepTurns: 3 });
+    assert.deepEqual(idle.result, {
+      compacted: false,
+      messagesBefore: 7,
+      messagesAfter: 7,
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      costUsd: 0,
+    });
+    assert.equal(at.fake.requests.length, requests);
+  });
+
+  test('a compaction and a prompt of the same session do not run at once (SessionBusy)', async () => {
+    const at = await setup([{ text: 'One.' }, { text: 'Two.', firstByteDelayMs: 500 }]);
+    const s = await server(at);
+    const sessionId = (await s.prompt({ text: 'first' })).result.sessionId as string;
+    const promptId = nextId++;
+    s.client.request(promptId, 'prompt', { agent: 'reader_test', text: 'second', sessionId });
+    await until(() => at.fake.requests.length === 2, 'the prompt reached the model');
+    const refused = await s.call('session/compact', { sessionId, keepTurns: 1 });
+    assert.equal((refused.error as Json).code, -33004);
+    assert.equal(((await s.client.response(promptId)).result as Json).status, 'completed');
+
+    at.fake.push({ text: 'Summary.', firstByteDelayMs: 500 });
+    const compactId = nextId++;
+    s.client.request(compactId, 'session/compact', { sessionId, keepTurns: 1 });
+    await until(() => at.fake.requests.length === 3, 'the summary was asked for');
+    const busy = await s.call('prompt', { agent: 'reader_test', text: 'third', sessionId });
+    assert.equal((busy.error as Json).code, -33004);
+    assert.equal(((await s.client.response(compactId)).result as Json).compacted, true);
+  });
+
+  test('a summary that fails or is cancelled changes nothing: the next prompt sends the whole history', async () => {
+    const at = await setup([{ text: 'A1' }, { text: 'A2' }]);
+    const s = await server(at);
+    const sessionId = (await s.prompt({ text: 'P1' })).result.sessionId as string;
+    await s.prompt({ text: 'P2', sessionId });
+
+    at.fake.push({ fault: { kind: 'http_error', status: 400, message: 'prompt is too long' } });
+    const failed = await s.call('session/compact', { sessionId, keepTurns: 1 });
+    const error = failed.error as Json;
+    assert.equal(error.code, -32803);
+    assert.match(error.message as string, /not compacted: .*prompt is too long.* Its history is unchanged/);
+    assert.equal((error.data as Json).retryable, false);
+
+    at.fake.push({ fault: { kind: 'stall', afterEvents: 0 } });
+    const cancelId = nextId++;
+    s.client.request(cancelId, 'session/compact', { sessionId, keepTurns: 1 });
+    await until(() => at.fake.requests.length === 4, 'the summary was asked for');
+    s.client.notify('$/cancelRequest', { id: cancelId });
+    assert.equal(((await s.client.response(cancelId)).error as Json).code, -32800);
+
+    at.fake.push({ text: 'A3' });
+    await s.prompt({ text: 'P3', sessionId });
+    assert.deepEqual(conversation(at.fake.requests.at(-1)), [
+      'user: P1',
+      'assistant: A1',
+      'user: P2',
+      'assistant: A2',
+      'user: P3',
+    ]);
+    assert.ok(!sessionRecords(at.sessionsDir, sessionId).some((r) => r.type === 'compaction'));
+  });
+});
+
+describe('auto-compaction', () => {
+  test('a prompt compacts first once the last call passed 80% of the window, and says so', async () => {
+    // claude-sonnet-4-5: a 200,000-token window, so the default threshold is 160,000.
+    const at = await setup([{ text: 'A1', usage: { inputTokens: 150_000, outputTokens: 10 } }]);
+    const s = await server(at);
+    const sessionId = (await s.prompt({ text: 'P1' })).result.sessionId as string;
+
+    at.fake.push({ text: 'A2', usage: { inputTokens: 20_000, cacheReadTokens: 150_000, outputTokens: 10 } });
+    const below = await s.prompt({ text: 'P2', sessionId });
+    assert.equal(at.fake.requests.length, 2, 'at 75% nothing is compacted');
+    assert.ok(!statuses(below.phases).some((text) => /ompact/.test(text)));
+
+    at.fake.push(
+      { text: 'Summary: the user said P1.', usage: { inputTokens: 500, outputTokens: 20 } },
+      { text: 'A3', usage: { inputTokens: 2_000, outputTokens: 10 } },
+    );
+    const past = await s.prompt({ text: 'P3', sessionId });
+    assert.equal(at.fake.requests.length, 4);
+    assertSummaryRequest(at.fake.requests[2]);
+    assert.match(transcriptOf(at.fake.requests[2]), /\[user\]\nP1\n\n\[assistant\]\nA1$/);
+    assert.deepEqual(conversation(at.fake.requests[3]), [
+      `user: ${SUMMARY_HEADER}\n\nSummary: the user said P1.`,
+      'user: P2',
+      'assistant: A2',
+      'user: P3',
+    ]);
+    const said = statuses(past.phases);
+    assert.ok(
+      said.some((text) =>
+        /about 170,0\d\d tokens, 85% of claude-sonnet-4-5's context window of 200,000 \(compaction starts at 80%\)/.test(
+          text,
+        ),
+      ),
+      said.join('\n'),
+    );
+    assert.ok(
+      said.some((text) =>
+        /^Compacted the conversation: 4 messages .* the last 1 turn kept word for word — 3 messages, about \d+ tokens; about \d+ tokens saved\.$/.test(
+          text,
+        ),
+      ),
+      said.join('\n'),
+    );
+    assert.equal(past.result.status, 'completed');
+
+    // Past the threshold again, and the summary fails: a warning, and the prompt runs on everything.
+    at.fake.push({ text: 'A4', usage: { inputTokens: 190_000, outputTokens: 10 } });
+    await s.prompt({ text: 'P4', sessionId });
+    at.fake.push(
+      { fault: { kind: 'http_error', status: 400, message: 'prompt is too long' } },
+      { text: 'A5' },
+    );
+    const failed = await s.prompt({ text: 'P5', sessionId });
+    assert.equal(failed.result.status, 'completed');
+    assert.ok(
+      failed.phases.some(
+        (p) =>
+          p.type === 'status' &&
+          p.level === 'warning' &&
+          /^Could not compact the conversation: .*prompt is too long.* The history is unchanged/.test(
+            p.text as string,
+          ),
+      ),
+    );
+    assert.deepEqual(conversation(at.fake.requests.at(-1)).slice(1), [
+      'user: P2',
+      'assistant: A2',
+      'user: P3',
+      'assistant: A3',
+      'user: P4',
+      'assistant: A4',
+      'user: P5',
+    ]);
+  });
+});
+
+describe('a compacted session in a new server', () => {
+  test('resumes compacted; a server killed mid-compaction leaves the old history; agent.compactAt and the estimate apply', async () => {
+    const long = 'A long answer about the milk. '.repeat(700); // 21,000 characters: about 5,250 tokens
+    const at = await setup([{ text: 'A1' }, { text: 'A2' }, { text: 'A3' }]);
+    const first = await server(at);
+    const sessionId = (await first.prompt({ text: 'P1' })).result.sessionId as string;
+    await first.prompt({ text: 'P2', sessionId });
+    await first.prompt({ text: 'P3', sessionId });
+    at.fake.push({ text: 'Summary one: P1 and P2 were asked.' });
+    assert.equal(
+      ((await first.call('session/compact', { sessionId, keepTurns: 1 })).result as Json).compacted,
+      true,
+    );
+    at.fake.push({ text: long });
+    await first.prompt({ text: 'P4', sessionId });
+    // The second compaction never gets its summary: the server dies while the model writes.
+    at.fake.push({ fault: { kind: 'stall', afterEvents: 0 } });
+    first.client.request(nextId++, 'session/compact', { sessionId, keepTurns: 1 });
+    await until(() => at.fake.requests.length === 6, 'the summary was asked for');
+    first.client.child.kill('SIGKILL');
+    await first.client.exited;
+    assert.equal(sessionRecords(at.sessionsDir, sessionId).filter((r) => r.type === 'compaction').length, 1);
+
+    // 2% of 200,000 is 4,000 tokens; no call was reported to this server, so the size is estimated.
+    const second = await server(at, { agent: { compactAt: 0.02 } });
+    const resumed = await second.call('session/resume', { sessionId });
+    assert.equal(((resumed.result as Json).session as Json).messageCount, 5);
+    at.fake.push({ text: 'Summary two: milk.' }, { text: 'A5' });
+    const fifth = await second.prompt({ text: 'P5', sessionId });
+    const transcript = transcriptOf(at.fake.requests.at(-2));
+    assert.match(
+      transcript,
+      /^\[earlier summary\]\n\[Summary of the earlier conversation[^\n]*\n\nSummary one/,
+    );
+    assert.match(
+      transcript,
+      /\[user\]\nP3\n\n\[assistant\]\nA3\n\n\[user\]\nP4\n\n\[assistant\]\nA long answer/,
+    );
+    assert.doesNotMatch(transcript, /\[user\]\nP[12]\n/);
+    // The last turn alone is past a quarter of the threshold: nothing is kept word for word.
+    assert.deepEqual(conversation(at.fake.requests.at(-1)), [
+      `user: ${SUMMARY_HEADER}\n\nSummary two: milk.`,
+      'user: P5',
+    ]);
+    assert.ok(statuses(fifth.phases).some((text) => /nothing kept word for word/.test(text)));
+
+    at.fake.push({ text: 'A6' });
+    await second.prompt({ text: 'P6', sessionId });
+    assert.deepEqual(conversation(at.fake.requests.at(-1)).slice(1), [
+      'user: P5',
+      'assistant: A5',
+      'user: P6',
+    ]);
+  });
+});

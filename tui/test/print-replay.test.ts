@@ -1,0 +1,204 @@
+/**
+ * `santra -p --replay FILE` end to end: the built santra starts the built santra-server with
+ * `--replay`, sends the recording's prompts in order in one session, approves as the recording
+ * did, and prints the answers as -p does — with no provider, no key and no network. A recording
+ * that runs out stops the replay with the divergence on stderr and exit code 1.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, test } from 'node:test';
+import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+import { parseCommandLine } from '../src/print/args.ts';
+import { serverArgs } from '../src/print/server-process.ts';
+
+const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
+const MODEL = 'anthropic/claude-sonnet-4-5';
+const AT = '2026-11-23T10:00:00.000Z';
+const USAGE = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+const dirs: string[] = [];
+after(async () => {
+  for (const dir of dirs) await removeTempDir(dir);
+});
+function dir(prefix: string): string {
+  const path = tempDir(prefix);
+  dirs.push(path);
+  return path;
+}
+
+const WRITE = { path: 'hello.txt', content: 'hi\n' };
+
+/**
+ * A recording as the server writes it (server/src/sessions/records.ts): an executor that writes a
+ * file after an approval, then a chat answer in the same session.
+ */
+const RECORDS = [
+  {
+    type: 'session',
+    format: 1,
+    sessionId: 'ses_recorded',
+    workspaceRoot: '/where/it/was/recorded',
+    createdAt: AT,
+    santraVersion: '0.1.0',
+  },
+  { type: 'prompt', runId: 'run_1', at: AT, text: 'Write the greeting', model: MODEL, agent: 'executor' },
+  {
+    type: 'message',
+    runId: 'run_1',
+    message: { role: 'user', content: [{ type: 'text', text: 'Write the greeting' }] },
+  },
+  {
+    type: 'model_output',
+    runId: 'run_1',
+    agentId: 'executor',
+    turn: 1,
+    inputMessages: 1,
+    content: [
+      { type: 'text', text: 'Writing it.\n' },
+      { type: 'tool_call', id: 'c1', name: 'write_file', args: WRITE, argsText: JSON.stringify(WRITE) },
+    ],
+    stopReason: 'tool_use',
+    usage: USAGE,
+  },
+  {
+    type: 'approval',
+    runId: 'run_1',
+    request: {
+      kind: 'file_change',
+      runId: 'run_1',
+      agentId: 'executor',
+      toolCallId: 'c1',
+      toolName: 'write_file',
+      path: 'hello.txt',
+      operation: 'create',
+      diff: { added: 1, removed: 0, hunks: [], unifiedDiff: '+hi\n', replacement: false },
+    },
+    answer: { decision: 'allow' },
+    at: AT,
+  },
+  {
+    type: 'model_output',
+    runId: 'run_1',
+    agentId: 'executor',
+    turn: 2,
+    inputMessages: 3,
+    content: [{ type: 'text', text: 'Done: hello.txt says hi.' }],
+    stopReason: 'end_turn',
+    usage: USAGE,
+  },
+  { type: 'run_end', runId: 'run_1', status: 'completed', model: MODEL, usage: USAGE, costUsd: 0, at: AT },
+  { type: 'prompt', runId: 'run_2', at: AT, text: 'Thanks', model: MODEL, mode: 'simple_chat' },
+  {
+    type: 'model_output',
+    runId: 'run_2',
+    agentId: 'assistant',
+    turn: 1,
+    // Run 1's prompt, call, result and answer, and this prompt.
+    inputMessages: 5,
+    content: [{ type: 'text', text: 'You are welcome.' }],
+    stopReason: 'end_turn',
+    usage: USAGE,
+  },
+  { type: 'run_end', runId: 'run_2', status: 'completed', model: MODEL, usage: USAGE, costUsd: 0, at: AT },
+];
+
+function recording(records: readonly object[]): string {
+  const file = join(dir('santra-recording-'), 'session.jsonl');
+  writeFileSync(file, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+  return file;
+}
+
+/** The built santra, in `workspace`, with a fresh home and nothing else: no key, no provider. */
+async function santra(args: string[], workspace: string) {
+  const home = dir('santra-home-');
+  const child = spawn(process.execPath, [SANTRA, ...args, '--cwd', workspace], {
+    cwd: workspace,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, HOME: home, SANTRA_HOME: join(home, 'santra'), NO_COLOR: '1' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+describe('santra -p --replay', () => {
+  test('re-executes the recording: its prompts in one session, its approval, its answers', async () => {
+    const workspace = dir('santra-ws-');
+    const { code, stdout, stderr } = await santra(['-p', '--replay', recording(RECORDS)], workspace);
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout, 'Writing it.\nDone: hello.txt says hi.\nYou are welcome.\n');
+    assert.equal(readFileSync(join(workspace, 'hello.txt'), 'utf8'), 'hi\n');
+    assert.match(stderr, /santra: replay: allow create hello\.txt \(\+1 −0\), as recorded/);
+    assert.doesNotMatch(stderr, /error/);
+  });
+
+  test('a recording that runs out: the divergence on stderr, the replay stops, exit code 1', async () => {
+    const workspace = dir('santra-ws-');
+    const cut = RECORDS.filter((record) => !(record.type === 'model_output' && record.runId === 'run_2'));
+    const { code, stdout, stderr } = await santra(['-p', '--replay', recording(cut)], workspace);
+    assert.equal(code, 1);
+    assert.equal(stdout, 'Writing it.\nDone: hello.txt says hi.\n');
+    assert.match(
+      stderr,
+      /santra: error: Replay diverged at run 2 of 2, agent assistant, turn 1: the agent assistant made no model call in this run of the recording/,
+    );
+    assert.match(stderr, /santra: replay: run 2 of 2 ended error, the recorded one completed; stopped there/);
+  });
+
+  test('a file with nothing to replay is a usage error; a prompt beside --replay too', async () => {
+    const workspace = dir('santra-ws-');
+    const missing = await santra(['-p', '--replay', join(workspace, 'none.jsonl')], workspace);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /santra: --replay .*none\.jsonl: no such file/);
+    const empty = await santra(['-p', '--replay', recording([RECORDS[0] as object])], workspace);
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /no prompts to replay/);
+    const both = await santra(['-p', 'hello', '--replay', recording(RECORDS)], workspace);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--replay sends the recording's prompts; give no prompt/);
+    assert.ok(!existsSync(join(workspace, 'hello.txt')));
+  });
+});
+
+describe('--replay on the command line', () => {
+  const parse = (...argv: string[]) => parseCommandLine(argv, { stdinIsTTY: true, cwd: '/home/me/project' });
+
+  test('needs no prompt, even on a terminal, and is made absolute', () => {
+    const command = parse('-p', '--replay', 'rec/session.jsonl');
+    assert.equal(command.action, 'print');
+    assert.equal(
+      command.action === 'print' ? command.options.replay : undefined,
+      '/home/me/project/rec/session.jsonl',
+    );
+    assert.equal(command.action === 'print' ? command.options.prompt : 'x', undefined);
+  });
+
+  test('refuses what the recording decides, and works with -p only', () => {
+    const errors = [
+      parse('-p', '--replay', 'f.jsonl', '--model', 'openai/gpt-4o'),
+      parse('-p', '--replay', 'f.jsonl', '--agent', 'reader'),
+      parse('-p', '--replay', 'f.jsonl', '--continue'),
+      parse('-p', '--replay', ''),
+      parse('--replay', 'f.jsonl'),
+    ].map((command) => (command.action === 'usage_error' ? command.message : command.action));
+    assert.deepEqual(errors, [
+      "--replay runs the recording's models; leave out --model",
+      "--replay runs the recording's agents; leave out --agent",
+      "--replay runs the recording's session; leave out --continue",
+      '--replay needs a session file',
+      '--replay only works with -p/--print',
+    ]);
+  });
+
+  test('the server is started with --replay alone: approvals stay with the client', () => {
+    assert.deepEqual(serverArgs({ approveAll: true, replay: '/r.jsonl' }), ['--replay', '/r.jsonl']);
+    assert.deepEqual(serverArgs({ approveAll: true }), ['--auto-approve']);
+  });
+});
