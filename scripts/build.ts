@@ -72,6 +72,12 @@ const result = await build({
   // A package's ES module build before its CommonJS one (esbuild's default for node is the other
   // way): jsonc-parser's UMD build requires its parts at run time, which a bundle cannot satisfy.
   mainFields: ['module', 'main'],
+  // Ink loads React's devtools only when DEV=true and the package is installed; it is not a
+  // dependency, so the import stays unresolved in the bundle (and is never reached).
+  external: ['react-devtools-core'],
+  // React's production build for the TUI (its development build is twice the size and slower);
+  // nothing else in the bundle reads NODE_ENV.
+  define: { 'process.env.NODE_ENV': '"production"' },
   target: 'node22',
   entryNames: 'chunks/[name]',
   chunkNames: 'chunks/[name]-[hash]',

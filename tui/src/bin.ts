@@ -1,7 +1,7 @@
 /**
  * Entry point of `santra`. Only argument parsing is loaded up front; the headless client (zod,
- * vscode-jsonrpc) is imported when `-p` asks for it. The interactive terminal UI arrives with the
- * TUI issue.
+ * vscode-jsonrpc) is imported when `-p` asks for it, and the interactive UI (ui/, Ink) when `santra`
+ * runs with no arguments on a terminal.
  */
 import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -11,11 +11,34 @@ import { EXIT, helpText, parseCommandLine } from './print/args.ts';
 import { findWorkplace } from './print/project-root.ts';
 import { serverArgs, serverPathFor, startServer } from './print/server-process.ts';
 
-const command = parseCommandLine(process.argv.slice(2), {
-  stdinIsTTY: process.stdin.isTTY === true,
-  cwd: process.cwd(),
-});
+// `santra` alone on a terminal is the interactive UI. (print/args.ts still answers help for no
+// arguments, which is what a pipe or a script gets.)
+const interactive =
+  process.argv.length === 2 && process.stdin.isTTY === true && process.stdout.isTTY === true;
+const command = interactive
+  ? ({ action: 'interactive' } as const)
+  : parseCommandLine(process.argv.slice(2), {
+      stdinIsTTY: process.stdin.isTTY === true,
+      cwd: process.cwd(),
+    });
 switch (command.action) {
+  case 'interactive': {
+    // As for print: the server's module beside this one, started before the UI loads.
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const server = startServer(
+      serverPathFor(serverPath, process.env).path,
+      findWorkplace(process.cwd(), false).root,
+    );
+    enableCompileCache();
+    const { runInteractive } = await import('./ui/main.ts');
+    const code = await runInteractive({
+      serverPath,
+      clientVersion: packageJson.version,
+      ...(server === undefined ? {} : { server }),
+    });
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
   case 'version':
     process.stdout.write(`santra ${packageJson.version} (protocol ${PROTOCOL_VERSION})\n`);
     break;

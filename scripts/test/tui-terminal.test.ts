@@ -1,0 +1,183 @@
+/**
+ * The interactive UI end to end, in a real terminal: the built `santra` (dist/) in tmux, its real
+ * santra-server, and a fake Anthropic provider on 127.0.0.1 scripting the model. Keys go in with
+ * send-keys, the screen comes back with capture-pane (scrollback included).
+ *
+ * It lives in scripts/test, not tui/test: it runs the whole program with the fake providers of the
+ * conformance suite, which tui/ may not import (scripts/dependency-rules.ts).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import {
+  type FakeProvider,
+  type FakeTurn,
+  type RecordedRequest,
+  startFakeProvider,
+} from '../../conformance-tests/src/fake-providers/index.ts';
+import { removeTempDir, tempDir } from '../temp-dirs.ts';
+
+const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const socket = `santra-tui-test-${process.pid}`;
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+const cleanups: (() => Promise<void>)[] = [];
+
+after(async () => {
+  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+const systemText = (request: RecordedRequest) =>
+  ((request.body.system ?? []) as Array<{ text: string }>).map((block) => block.text).join('\n');
+const as = (role: string) => (request: RecordedRequest) =>
+  systemText(request).includes(`You are the ${role}`);
+const call = (id: string, name: string, args: unknown) => ({ toolCalls: [{ id, name, args }] });
+
+/** santra in a fresh tmux session of 120x40, in a temp workspace with a temp HOME. */
+async function startSantra(turns: FakeTurn[]) {
+  const fake: FakeProvider = await startFakeProvider('anthropic', turns);
+  const home = tempDir('santra-tui-home-');
+  const workspace = tempDir('santra-tui-ws-');
+  const files = { code: join(home, 'exit-code') };
+  const command = [
+    'env',
+    `HOME=${quote(home)}`,
+    `SANTRA_HOME=${quote(join(home, 'santra'))}`,
+    'ANTHROPIC_API_KEY=sk-ant-fake-key',
+    `ANTHROPIC_BASE_URL=${quote(fake.url)}`,
+    'SANTRA_MODEL=anthropic/claude-sonnet-4-5',
+    'TERM=xterm-256color',
+    quote(process.execPath),
+    quote(SANTRA),
+  ].join(' ');
+  tmux('new-session', '-d', '-s', 'keeper');
+  tmux('set-option', '-g', 'remain-on-exit', 'on');
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    'ui',
+    '-x',
+    '120',
+    '-y',
+    '40',
+    '-c',
+    workspace,
+    `${command}; echo $? > ${quote(files.code)}`,
+  );
+  cleanups.push(async () => {
+    await fake.close();
+    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
+  });
+  const pane = () => tmux('capture-pane', '-p', '-t', 'ui', '-S', '-300');
+  const waitFor = (pattern: RegExp, count = 1) =>
+    poll(
+      () => (pane().match(new RegExp(pattern.source, 'g'))?.length ?? 0) >= count,
+      () => `waiting for ${pattern} (x${count}); pane:\n${pane()}`,
+    );
+  return {
+    fake,
+    workspace,
+    pane,
+    waitFor,
+    type: (...keys: string[]) => tmux('send-keys', '-t', 'ui', ...keys),
+    /** Types a line and sends it (the text first, then Enter, as a person would). */
+    say: async (text: string) => {
+      tmux('send-keys', '-t', 'ui', '-l', text);
+      await pause(150);
+      tmux('send-keys', '-t', 'ui', 'Enter');
+    },
+    exitCode: async () => {
+      await poll(
+        () => existsSync(files.code) && readFileSync(files.code, 'utf8').endsWith('\n'),
+        () => `santra did not exit; pane:\n${pane()}`,
+      );
+      return Number(readFileSync(files.code, 'utf8'));
+    },
+  };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function poll(done: () => boolean, describe: () => string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out ${describe()}`);
+    await pause(100);
+  }
+}
+
+// tmux is part of the test environment (.ci/run installs it): without it this fails, not skips.
+describe('santra, the interactive UI, in tmux', () => {
+  test('tmux is installed and santra is built', () => {
+    assert.ok(hasTmux, 'install tmux');
+    assert.ok(existsSync(SANTRA), 'run npm run build first');
+  });
+
+  test('a greeting streams; a file change shows its diff and y writes it; Esc stops a slow stream and the next prompt works', async () => {
+    const term = await startSantra([
+      { text: 'Hello! **How** can I help?' },
+      {
+        match: as('orchestrator'),
+        ...call('o1', 'spawn_agent', { agentId: 'executor', task: 'Create hello.txt' }),
+      },
+      {
+        match: as('executor'),
+        ...call('e1', 'write_file', { path: 'hello.txt', content: 'Hello, world\n' }),
+      },
+      { match: as('executor'), ...call('e2', 'task_completed', { result: 'hello.txt written' }) },
+      {
+        match: as('orchestrator'),
+        ...call('o2', 'task_completed', { result: 'Created hello.txt for you.' }),
+      },
+      { text: 'Once upon a time ', generate: { tokens: 3000, tokensPerSecond: 40 } },
+      { text: 'Back again.' },
+    ]);
+    await term.waitFor(/Ask santra, or \/help/);
+    await term.waitFor(/sonnet-4-5 · new session/);
+
+    await term.say('hello');
+    await term.waitFor(/Hello! How can I help\?/);
+    await term.waitFor(/── done/);
+
+    await term.say('Create hello.txt with a greeting');
+    await term.waitFor(/Approval · executor-\d+ · write_file/);
+    const overlay = term.pane();
+    if (process.env.SHOW_PANES === '1') console.log(overlay);
+    assert.match(overlay, /create hello\.txt {2}\+1 −0/);
+    assert.match(overlay, /1 \+ Hello, world/);
+    assert.match(overlay, /\[y\] allow {2}\[a\] allow all {2}\[r\/n\] reject {2}\[f\] feedback/);
+    assert.match(overlay, /▸ Executor: Create hello\.txt/);
+    assert.equal(existsSync(join(term.workspace, 'hello.txt')), false);
+    await pause(300); // past the early-keypress guard
+    term.type('y');
+    await term.waitFor(/Created hello\.txt for you\./);
+    await term.waitFor(/── done/, 2);
+    assert.equal(readFileSync(join(term.workspace, 'hello.txt'), 'utf8'), 'Hello, world\n');
+    assert.match(term.pane(), /✓ write_file hello\.txt/);
+
+    await term.say('Tell me a long story');
+    await term.waitFor(/tok20 /);
+    term.type('Escape');
+    await term.waitFor(/── cancelled/);
+    await term.say('are you there?');
+    await term.waitFor(/Back again\./);
+    await term.waitFor(/── done/, 3);
+    // Streaming must not have redrawn the transcript: each answer is in the scrollback once.
+    const pane = term.pane();
+    if (process.env.SHOW_PANES === '1') console.log(pane);
+    assert.equal(pane.match(/Hello! How can I help\?/g)?.length, 1, pane);
+    assert.equal(pane.match(/Created hello\.txt for you\./g)?.length, 1, pane);
+
+    term.type('C-c');
+    await term.waitFor(/Press Ctrl\+C again to exit/);
+    term.type('C-c');
+    assert.equal(await term.exitCode(), 0);
+  });
+});

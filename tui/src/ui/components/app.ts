@@ -1,0 +1,163 @@
+/**
+ * The interactive UI: finished entries printed once above (<Static>, the terminal's own
+ * scrollback), and below them the live part — unfinished text and running tools, the overlay or
+ * the composer, and the ChromeBar. The live part is sized from the terminal's rows so it always
+ * stays shorter than the terminal: taller, Ink would clear the screen and redraw everything on
+ * every frame.
+ */
+import { Box, Static, Text, useInput, useWindowSize } from 'ink';
+import { createElement as h, type ReactNode, useSyncExternalStore } from 'react';
+import type { Controller } from '../controller.ts';
+import type { Entry } from '../transcript.ts';
+import { KEYS, pressed } from '../keybindings.ts';
+import { visibleText } from '../live-text.ts';
+import { ApprovalOverlay } from './approval-overlay.ts';
+import { ChromeBar } from './chrome-bar.ts';
+import { Composer } from './composer.ts';
+import { EntryView } from './entry-view.ts';
+import { LiveView } from './live-view.ts';
+import { Picker } from './picker.ts';
+import { QuestionOverlay } from './question-overlay.ts';
+import { SetupFlow } from './setup-flow.ts';
+
+const QUEUED_SHOWN = 3;
+const SUGGESTION_ROWS = 6;
+
+export interface AppProps {
+  controller: Controller;
+  /** Overrides for tests (ink-testing-library's stdout has no rows). */
+  size?: { columns: number; rows: number };
+  guardMs?: number;
+}
+
+export function App({ controller, size, guardMs }: AppProps): ReactNode {
+  const state = useSyncExternalStore(controller.subscribe, controller.getState);
+  const window = useWindowSize();
+  const columns = size?.columns ?? (window.columns > 0 ? window.columns : 80);
+  const rows = size?.rows ?? (window.rows > 0 ? window.rows : 24);
+  const interaction = state.interactions[0];
+  const modal = state.connection === 'setup' || state.picker !== undefined;
+
+  useInput((input, key) => {
+    if (pressed(KEYS.exit, input, key)) controller.interrupt();
+    else if (pressed(KEYS.clearScreen, input, key)) controller.clearScreen();
+    else if (pressed(KEYS.expandOutput, input, key)) controller.expandOutput();
+    else if (!modal && pressed(KEYS.abort, input, key)) controller.abort();
+  });
+
+  const chrome = h(ChromeBar, {
+    key: 'chrome',
+    project: state.project,
+    model: state.model,
+    sessionId: state.sessionId,
+    usage: state.sessionUsage,
+    costUsd: state.sessionCostUsd,
+    connection: state.connection,
+    hint: state.exitArmed ? 'Press Ctrl+C again to exit' : undefined,
+    width: columns,
+  });
+  const printed = h(Static<Entry>, {
+    key: `static-${state.printed.key}`,
+    items: state.printed.items,
+    children: (entry: Entry) => h(EntryView, { key: entry.id, entry }),
+  });
+  if (state.connection === 'setup' && state.setup !== undefined) {
+    return h(
+      Box,
+      { flexDirection: 'column' },
+      printed,
+      h(SetupFlow, {
+        providers: state.setup.providers,
+        ...(state.setup.error === undefined ? {} : { error: state.setup.error }),
+        width: columns,
+        maxRows: rows - 6,
+        onDone: (choice) => void controller.finishSetup(choice),
+      }),
+    );
+  }
+
+  const width = Math.max(20, columns);
+  // Rows: one for the ChromeBar and one spare, so the frame never reaches the terminal's height.
+  const available = Math.max(4, rows - 2);
+  const queuedRows =
+    Math.min(state.queued.length, QUEUED_SHOWN) + (state.queued.length > QUEUED_SHOWN ? 1 : 0);
+  let bottom: ReactNode;
+  let liveRows: number;
+  if (interaction !== undefined) {
+    liveRows = 1;
+    const common = {
+      key: `i${interaction.id}`,
+      position: 1,
+      queued: state.interactions.length,
+      width,
+      maxRows: available - liveRows - queuedRows,
+      ...(guardMs === undefined ? {} : { guardMs }),
+    };
+    bottom =
+      interaction.kind === 'approve'
+        ? h(ApprovalOverlay, {
+            ...common,
+            params: interaction.params,
+            onAnswer: interaction.answer,
+            onPrint: () => controller.printInteraction(interaction),
+          })
+        : h(QuestionOverlay, { ...common, params: interaction.params, onAnswer: interaction.answer });
+  } else if (state.picker !== undefined) {
+    const picker = state.picker;
+    liveRows = 1;
+    bottom = h(Picker, {
+      key: `p${picker.purpose}`,
+      title: picker.title,
+      items: picker.items,
+      width,
+      maxRows: available - liveRows - queuedRows,
+      onPick: (value) => void controller.pick(picker, value),
+      onClose: () => controller.closePicker(),
+    });
+  } else {
+    const composerRows = Math.max(1, Math.min(8, Math.floor(rows / 5)));
+    // The composer: its lines, two borders, two "more lines" marks, and the suggestions.
+    liveRows = Math.max(0, available - queuedRows - (composerRows + 4 + SUGGESTION_ROWS));
+    bottom = h(Composer, {
+      key: 'composer',
+      commands: state.commands,
+      history: state.history,
+      onSubmit: (text) => controller.submit(text),
+      isActive: true,
+      width,
+      maxRows: composerRows,
+      placeholder: state.transcript.running
+        ? 'Type to queue a message; Esc stops the run'
+        : 'Ask santra, or /help',
+    });
+  }
+  const queued = state.queued
+    .slice(0, QUEUED_SHOWN)
+    .map((text, index) =>
+      h(
+        Text,
+        { key: `q${index}`, wrap: 'truncate-end', dimColor: true },
+        `⏳ queued: ${visibleText(text.replace(/\s+/g, ' '))}`,
+      ),
+    );
+  if (state.queued.length > QUEUED_SHOWN) {
+    queued.push(
+      h(Text, { key: 'qmore', dimColor: true }, `   and ${state.queued.length - QUEUED_SHOWN} more`),
+    );
+  }
+  return h(
+    Box,
+    { flexDirection: 'column' },
+    printed,
+    h(LiveView, {
+      key: 'live',
+      transcript: state.transcript,
+      width,
+      maxRows: liveRows,
+      cancelling: state.cancelling,
+    }),
+    ...queued,
+    bottom,
+    chrome,
+  );
+}

@@ -1,0 +1,188 @@
+/**
+ * The approval overlay: what an agent wants to change or run, and the keys to decide. A file
+ * change shows its diff with line numbers and colours, cut to the rows there are ("… N more
+ * lines", `e` prints the whole diff into the scrollback above); a command shows exactly what runs
+ * and where. Several requests (a swarm's agents) wait in one queue, each labelled with its agent.
+ *
+ * Keys that arrive in the first GUARD_MS after the overlay appears are dropped: they were typed
+ * for what was on screen before, and must not answer a question the user has not seen.
+ */
+import type { ApproveParams, ApproveResult, FileDiff } from '#protocol';
+import { Box, Text, useInput } from 'ink';
+import { createElement as h, type ReactNode, useRef, useState } from 'react';
+import { KEYS, pressed } from '../keybindings.ts';
+import { edit, EMPTY_EDITOR, type EditorState } from '../line-editor.ts';
+import { visibleText } from '../live-text.ts';
+import { SingleLine } from './line-field.ts';
+
+export const GUARD_MS = 250;
+
+export interface ApprovalOverlayProps {
+  params: ApproveParams;
+  /** Position in the queue (1-based) and its length. */
+  position: number;
+  queued: number;
+  width: number;
+  /** Rows the overlay may use. */
+  maxRows: number;
+  onAnswer: (result: ApproveResult) => void;
+  /** `e`: print the whole diff above. */
+  onPrint: () => void;
+  guardMs?: number;
+  now?: () => number;
+}
+
+interface DiffRow {
+  text: string;
+  colour?: string;
+  dim?: boolean;
+}
+
+export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
+  const { params, onAnswer, onPrint, width, maxRows } = props;
+  const now = props.now ?? Date.now;
+  const shownAt = useRef(now());
+  const [feedback, setFeedback] = useState<EditorState | undefined>(undefined);
+  const early = () => now() - shownAt.current < (props.guardMs ?? GUARD_MS);
+
+  useInput((input, key) => {
+    if (early()) return;
+    if (feedback !== undefined) {
+      if (pressed(KEYS.back, input, key)) setFeedback(undefined);
+      else if (pressed(KEYS.submit, input, key)) {
+        const text = feedback.text.trim();
+        onAnswer(text === '' ? { decision: 'reject' } : { decision: 'feedback', feedback: text });
+      } else {
+        const next = edit(feedback, input, key, false);
+        if (next !== undefined) setFeedback(next);
+      }
+      return;
+    }
+    if (key.ctrl || key.meta) return;
+    if (pressed(KEYS.allow, input, key)) onAnswer({ decision: 'allow' });
+    else if (pressed(KEYS.allowAll, input, key)) onAnswer({ decision: 'allow_all' });
+    else if (pressed(KEYS.reject, input, key)) onAnswer({ decision: 'reject' });
+    else if (pressed(KEYS.feedback, input, key)) setFeedback(EMPTY_EDITOR);
+    else if (pressed(KEYS.expandDiff, input, key)) onPrint();
+  });
+
+  const inner = Math.max(10, width - 4);
+  const head: ReactNode[] = [];
+  const who = `${params.agentId} · ${params.toolName}`;
+  const queue = props.queued > 1 ? ` · ${props.position} of ${props.queued} waiting` : '';
+  head.push(
+    h(Text, { key: 'who', bold: true, wrap: 'truncate-end' }, `Approval · ${visibleText(who)}${queue}`),
+  );
+  if (params.protected === true) {
+    head.push(
+      h(
+        Text,
+        { key: 'protected', color: 'yellow', wrap: 'truncate-end' },
+        `! protected location (${visibleText(params.protectedReason ?? 'protected')}): asked every time`,
+      ),
+    );
+  }
+  let body: DiffRow[];
+  if (params.kind === 'file_change') {
+    const { added, removed, replacement } = params.diff;
+    head.push(
+      h(
+        Text,
+        { key: 'what', wrap: 'truncate-end' },
+        `${params.operation} `,
+        h(Text, { bold: true }, visibleText(params.path)),
+        h(Text, { color: 'green' }, `  +${added}`),
+        h(Text, { color: 'red' }, ` −${removed}`),
+        replacement ? h(Text, { dimColor: true }, ' (whole file)') : '',
+      ),
+    );
+    body = diffRows(params.diff.hunks);
+  } else {
+    head.push(h(Text, { key: 'what' }, 'run a command'));
+    body = [
+      { text: `$ ${visibleText(params.command)}`, colour: 'yellow' },
+      { text: `in ${visibleText(params.cwd)}`, dim: true },
+    ];
+  }
+  const footer =
+    feedback === undefined
+      ? h(
+          Text,
+          { key: 'keys', wrap: 'truncate-end' },
+          h(Text, { color: 'green' }, '[y]'),
+          ' allow  ',
+          h(Text, { color: 'green' }, '[a]'),
+          ' allow all  ',
+          h(Text, { color: 'red' }, '[r/n]'),
+          ' reject  ',
+          h(Text, { color: 'yellow' }, '[f]'),
+          ' feedback',
+          params.kind === 'file_change' ? '  [e] whole diff' : '',
+        )
+      : h(
+          Box,
+          { key: 'feedback', flexDirection: 'column' },
+          h(
+            Box,
+            null,
+            h(Text, { color: 'yellow' }, 'Feedback for the agent: '),
+            h(SingleLine, { state: feedback }),
+          ),
+          h(Text, { dimColor: true }, 'Enter: reject with this feedback · Esc: back'),
+        );
+  // Borders (2), the head, the footer (2 in feedback mode) and a "more" line.
+  const room = Math.max(1, maxRows - 2 - head.length - (feedback === undefined ? 1 : 2) - 1);
+  const shown = body.length > room ? body.slice(0, room) : body;
+  const more = body.length - shown.length;
+  return h(
+    Box,
+    {
+      flexDirection: 'column',
+      borderStyle: 'round',
+      borderColor: params.protected === true ? 'yellow' : 'magenta',
+      paddingX: 1,
+      width,
+    },
+    ...head,
+    ...shown.map((row, index) =>
+      h(
+        Text,
+        {
+          key: `d${index}`,
+          wrap: 'truncate-end',
+          ...(row.colour === undefined ? {} : { color: row.colour }),
+          dimColor: row.dim === true,
+        },
+        row.text.length > inner * 2 ? row.text.slice(0, inner * 2) : row.text,
+      ),
+    ),
+    more > 0
+      ? h(Text, { key: 'more', dimColor: true }, `… ${more} more lines (e: print the whole diff above)`)
+      : null,
+    footer,
+  );
+}
+
+/** The hunks as rows: old and new line numbers, the sign, the text; a gap between hunks. */
+export function diffRows(hunks: FileDiff['hunks']): DiffRow[] {
+  let widest = 1;
+  for (const hunk of hunks)
+    widest = Math.max(
+      widest,
+      String(Math.max(hunk.oldStart + hunk.oldLines, hunk.newStart + hunk.newLines)).length,
+    );
+  const number = (value: number | undefined) => (value === undefined ? '' : String(value)).padStart(widest);
+  const rows: DiffRow[] = [];
+  hunks.forEach((hunk, index) => {
+    if (index > 0) rows.push({ text: '⋯', dim: true });
+    for (const line of hunk.lines) {
+      const sign = line.type === 'added' ? '+' : line.type === 'removed' ? '-' : ' ';
+      const colour = line.type === 'added' ? 'green' : line.type === 'removed' ? 'red' : undefined;
+      rows.push({
+        text: `${number(line.oldLine)} ${number(line.newLine)} ${sign} ${visibleText(line.text)}`,
+        ...(colour === undefined ? {} : { colour }),
+      });
+    }
+  });
+  return rows;
+}

@@ -1,0 +1,49 @@
+/** The line under the composer: project, model, session, tokens and cost so far. */
+import { Box, Text } from 'ink';
+import { createElement as h, type ReactNode } from 'react';
+import type { Usage } from '#protocol';
+import { formatCost, formatTokens } from '../controller.ts';
+
+export interface ChromeBarProps {
+  project: string;
+  model: string | undefined;
+  sessionId: string | undefined;
+  usage: Usage | undefined;
+  costUsd: number;
+  connection: 'starting' | 'setup' | 'ready' | 'failed';
+  /** A hint that replaces the right side for a moment (e.g. "press Ctrl+C again to exit"). */
+  hint?: string | undefined;
+  width: number;
+}
+
+export function ChromeBar(props: ChromeBarProps): ReactNode {
+  const { usage } = props;
+  const parts = [
+    props.project,
+    props.connection === 'starting'
+      ? 'starting the server…'
+      : props.connection === 'failed'
+        ? 'server stopped'
+        : (props.model ?? 'no model'),
+    props.sessionId === undefined
+      ? 'new session'
+      : `session ${props.sessionId.replace(/^ses_/, '').slice(0, 8)}`,
+    usage === undefined
+      ? '0 tokens'
+      : `${formatTokens(usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens)} in / ${formatTokens(usage.outputTokens)} out`,
+    formatCost(props.costUsd),
+  ];
+  return h(
+    Box,
+    { width: props.width },
+    h(
+      Text,
+      {
+        wrap: 'truncate-end',
+        dimColor: props.hint === undefined,
+        color: props.hint === undefined ? undefined : 'yellow',
+      },
+      props.hint ?? parts.join(' · '),
+    ),
+  );
+}

@@ -1,0 +1,154 @@
+/**
+ * The composer: multi-line input with history (↑ on the first line, ↓ on the last), slash-command
+ * suggestions as you type (Tab completes, ↑/↓ choose), and paste of any size in one step.
+ * Enter sends; Alt+Enter, Ctrl+J or a trailing backslash start a new line. It shows at most
+ * `maxRows` lines, around the cursor.
+ */
+import { Box, Text, useInput, usePaste } from 'ink';
+import { createElement as h, type ReactNode, useState } from 'react';
+import { KEYS, pressed } from '../keybindings.ts';
+import { cursorLine, edit, EMPTY_EDITOR, type EditorState, insert, moveLine } from '../line-editor.ts';
+import { type SlashCommand, suggestions as suggest } from '../slash-commands.ts';
+import { LineField } from './line-field.ts';
+
+const MAX_SUGGESTIONS = 6;
+
+export interface ComposerProps {
+  commands: readonly SlashCommand[];
+  history: readonly string[];
+  onSubmit: (text: string) => void;
+  isActive: boolean;
+  width: number;
+  /** Lines of text shown at most. */
+  maxRows: number;
+  placeholder?: string;
+}
+
+export function Composer(props: ComposerProps): ReactNode {
+  const { commands, history, onSubmit, isActive, maxRows } = props;
+  const [editor, setEditor] = useState<EditorState>(EMPTY_EDITOR);
+  const [browsing, setBrowsing] = useState<{ index: number; draft: string } | undefined>(undefined);
+  const [chosen, setChosen] = useState(0);
+  const matches = suggest(editor.text, commands).slice(0, MAX_SUGGESTIONS);
+  const selected = Math.min(chosen, Math.max(0, matches.length - 1));
+
+  const update = (next: EditorState) => {
+    setEditor(next);
+    setChosen(0);
+  };
+  const submit = (text: string) => {
+    update(EMPTY_EDITOR);
+    setBrowsing(undefined);
+    onSubmit(text);
+  };
+  const recall = (direction: -1 | 1): boolean => {
+    const index = (browsing?.index ?? history.length) + direction;
+    if (index < 0 || index > history.length || history.length === 0) return false;
+    const text = index === history.length ? (browsing?.draft ?? '') : (history[index] as string);
+    setBrowsing(index === history.length ? undefined : { index, draft: browsing?.draft ?? editor.text });
+    update({ text, cursor: text.length });
+    return true;
+  };
+
+  usePaste((text) => update(insert(editor, text)), { isActive });
+  useInput(
+    (input, key) => {
+      if (pressed(KEYS.exit, input, key)) {
+        update(EMPTY_EDITOR);
+        return;
+      }
+      if (pressed(KEYS.newline, input, key)) {
+        update(insert(editor, '\n'));
+        return;
+      }
+      if (pressed(KEYS.submit, input, key)) {
+        const command = matches[selected];
+        if (command !== undefined && editor.text !== `/${command.name}`) {
+          submit(`/${command.name}`);
+          return;
+        }
+        // A backslash before Enter means a new line, as in a shell.
+        if (editor.text.slice(0, editor.cursor).endsWith('\\')) {
+          update(
+            insert(
+              {
+                text: editor.text.slice(0, editor.cursor - 1) + editor.text.slice(editor.cursor),
+                cursor: editor.cursor - 1,
+              },
+              '\n',
+            ),
+          );
+          return;
+        }
+        submit(editor.text);
+        return;
+      }
+      if (pressed(KEYS.complete, input, key)) {
+        const command = matches[selected];
+        if (command !== undefined) update({ text: `/${command.name} `, cursor: command.name.length + 2 });
+        return;
+      }
+      if (pressed(KEYS.historyPrevious, input, key) || pressed(KEYS.historyNext, input, key)) {
+        const direction = key.upArrow ? -1 : 1;
+        if (matches.length > 1) {
+          setChosen((selected + direction + matches.length) % matches.length);
+          return;
+        }
+        const moved = moveLine(editor, direction);
+        if (moved !== undefined) setEditor(moved);
+        else recall(direction);
+        return;
+      }
+      // Typed text and Enter in one chunk (fast typing, or a paste without bracketed paste): a
+      // single line that ends with a carriage return is sent; otherwise line breaks are kept.
+      if (input.length > 1 && !key.ctrl && !key.meta && /^[^\r\n]*\r$/.test(input)) {
+        submit(insert(editor, input.slice(0, -1)).text);
+        return;
+      }
+      const next = edit(editor, input, key, true);
+      if (next !== undefined) update(next);
+    },
+    { isActive },
+  );
+
+  const { line, column, lines } = cursorLine(editor);
+  const shown = Math.max(1, maxRows);
+  const first = Math.max(0, Math.min(line - Math.floor(shown / 2), lines.length - shown));
+  const visible = lines.slice(first, first + shown);
+  const rows: ReactNode[] = [];
+  if (first > 0) rows.push(h(Text, { key: 'above', dimColor: true }, `  … ${first} lines above`));
+  visible.forEach((text, index) => {
+    const at = first + index;
+    rows.push(
+      h(
+        Box,
+        { key: at },
+        h(Text, { color: 'cyan' }, at === 0 ? '› ' : '  '),
+        h(LineField, {
+          text,
+          column: isActive && at === line ? column : undefined,
+          ...(at === 0 && props.placeholder !== undefined ? { placeholder: props.placeholder } : {}),
+        }),
+      ),
+    );
+  });
+  const below = lines.length - first - visible.length;
+  if (below > 0) rows.push(h(Text, { key: 'below', dimColor: true }, `  … ${below} lines below`));
+  return h(
+    Box,
+    { flexDirection: 'column' },
+    h(
+      Box,
+      { flexDirection: 'column', borderStyle: 'round', borderColor: isActive ? 'cyan' : 'gray', paddingX: 1 },
+      ...rows,
+    ),
+    ...matches.map((command, index) =>
+      h(
+        Text,
+        { key: command.name, wrap: 'truncate-end', color: index === selected ? 'cyan' : undefined },
+        `  ${index === selected ? '›' : ' '} /${command.name}${command.args === '' ? '' : ` ${command.args}`}`,
+        h(Text, { dimColor: true }, `  ${command.does}`),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * First run: no model can be used (no key in the environment or the config). The SetupFlow asks
+ * for the provider, its key (masked) and the model, then hands the choice to be written to the
+ * config file (0600) and santra continues with a new server that reads it.
+ */
+import { Box, Text, useInput, usePaste } from 'ink';
+import { createElement as h, type ReactNode, useState } from 'react';
+import type { ModelEntry } from '#protocol';
+import { KEYS, pressed } from '../keybindings.ts';
+import { edit, EMPTY_EDITOR, type EditorState, insert } from '../line-editor.ts';
+import type { SetupChoice } from '../config-file.ts';
+import { SingleLine } from './line-field.ts';
+import { Picker } from './picker.ts';
+
+/** Providers that run on the user's machine and need no key. */
+const KEYLESS = new Set(['ollama', 'lmstudio', 'vllm']);
+
+export interface SetupFlowProps {
+  providers: readonly { id: string; models: readonly ModelEntry[] }[];
+  error?: string;
+  width: number;
+  maxRows: number;
+  onDone: (choice: SetupChoice) => void;
+}
+
+type Step =
+  | { step: 'provider' }
+  | { step: 'key'; provider: string }
+  | { step: 'model'; provider: string; apiKey: string };
+
+export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlowProps): ReactNode {
+  const [step, setStep] = useState<Step>({ step: 'provider' });
+  const [key, setKey] = useState<EditorState>(EMPTY_EDITOR);
+  const keyActive = step.step === 'key';
+  usePaste((text) => setKey(insert(key, text.trim())), { isActive: keyActive });
+  useInput(
+    (input, k) => {
+      if (step.step !== 'key') return;
+      if (pressed(KEYS.back, input, k)) setStep({ step: 'provider' });
+      else if (pressed(KEYS.submit, input, k)) {
+        if (key.text.trim() === '' && !KEYLESS.has(step.provider)) return;
+        setStep({ step: 'model', provider: step.provider, apiKey: key.text.trim() });
+      } else {
+        const next = edit(key, input, k, false);
+        if (next !== undefined) setKey(next);
+      }
+    },
+    { isActive: keyActive },
+  );
+
+  const intro = h(
+    Box,
+    { flexDirection: 'column', marginBottom: 1 },
+    h(Text, { bold: true, color: 'cyan' }, 'Welcome to santra'),
+    h(
+      Text,
+      null,
+      'No model can be used yet: choose a provider, give its key, and pick a model. They are saved in your santra config file (mode 0600).',
+    ),
+    error === undefined ? null : h(Text, { color: 'red' }, error),
+  );
+  const room = Math.max(5, maxRows - 4);
+  switch (step.step) {
+    case 'provider':
+      return h(
+        Box,
+        { flexDirection: 'column' },
+        intro,
+        h(Picker, {
+          title: 'Provider',
+          items: providers.map((provider) => ({
+            label: provider.id,
+            detail: `${provider.models.length} models${KEYLESS.has(provider.id) ? ', no key needed' : ''}`,
+            value: provider.id,
+          })),
+          width,
+          maxRows: room,
+          onPick: (provider) => {
+            setKey(EMPTY_EDITOR);
+            setStep({ step: 'key', provider });
+          },
+        }),
+      );
+    case 'key':
+      return h(
+        Box,
+        { flexDirection: 'column' },
+        intro,
+        h(
+          Box,
+          { borderStyle: 'round', borderColor: 'cyan', paddingX: 1, flexDirection: 'column', width },
+          h(Text, { bold: true }, `API key for ${step.provider}`),
+          h(Box, null, h(Text, null, 'Key: '), h(SingleLine, { state: key, mask: true })),
+          h(
+            Text,
+            { dimColor: true },
+            `Enter: continue${KEYLESS.has(step.provider) ? ' (empty: no key)' : ''} · Esc: back · the key is masked and never shown`,
+          ),
+        ),
+      );
+    case 'model': {
+      const models = providers.find((provider) => provider.id === step.provider)?.models ?? [];
+      return h(
+        Box,
+        { flexDirection: 'column' },
+        intro,
+        h(Picker, {
+          title: `Model (${step.provider})`,
+          items: models.map((model) => ({
+            label: model.id,
+            detail: `${model.contextWindow.toLocaleString('en')} tokens of context${
+              model.inputUsdPerMTok === undefined
+                ? ''
+                : `, $${model.inputUsdPerMTok}/$${model.outputUsdPerMTok ?? '?'} per Mtok`
+            }`,
+            value: model.ref,
+          })),
+          width,
+          maxRows: room,
+          onPick: (model) => onDone({ provider: step.provider, apiKey: step.apiKey, model }),
+          onClose: () => setStep({ step: 'key', provider: step.provider }),
+        }),
+      );
+    }
+    default: {
+      const exhaustive: never = step;
+      throw new Error(`unknown step ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}

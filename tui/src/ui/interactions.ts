@@ -1,0 +1,71 @@
+/**
+ * The server's `approve` and `ask` requests as a queue the UI shows one at a time: several agents
+ * of a swarm may ask at once, and each request waits for its own answer. A request the server
+ * withdraws ($/cancelRequest, e.g. when the run is cancelled) leaves the queue at once and is
+ * answered RequestCancelled by the session (QuestionWithdrawn).
+ */
+import type { ApproveParams, ApproveResult, AskParams, AskResult } from '#protocol';
+import { QuestionWithdrawn } from '../print/approvals.ts';
+
+export type Interaction =
+  | { id: number; kind: 'approve'; params: ApproveParams; answer: (result: ApproveResult) => void }
+  | { id: number; kind: 'ask'; params: AskParams; answer: (result: AskResult) => void };
+
+export class Interactions {
+  #queue: Interaction[] = [];
+  #nextId = 1;
+  #withdraw = new Map<number, () => void>();
+  readonly #onChange: (queue: readonly Interaction[]) => void;
+
+  constructor(onChange: (queue: readonly Interaction[]) => void) {
+    this.#onChange = onChange;
+  }
+
+  get queue(): readonly Interaction[] {
+    return this.#queue;
+  }
+
+  approve(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult> {
+    return this.#enqueue(signal, (id, answer) => ({ id, kind: 'approve', params, answer }));
+  }
+
+  ask(params: AskParams, signal: AbortSignal): Promise<AskResult> {
+    return this.#enqueue(signal, (id, answer) => ({ id, kind: 'ask', params, answer }));
+  }
+
+  /** Withdraws every request on screen (the user cancelled the run). */
+  withdrawAll(): void {
+    for (const withdraw of [...this.#withdraw.values()]) withdraw();
+  }
+
+  #enqueue<R>(
+    signal: AbortSignal,
+    make: (id: number, answer: (result: R) => void) => Interaction,
+  ): Promise<R> {
+    if (signal.aborted) return Promise.reject(new QuestionWithdrawn('the question was withdrawn'));
+    const id = this.#nextId++;
+    return new Promise<R>((resolve, reject) => {
+      const settle = () => {
+        signal.removeEventListener('abort', onAbort);
+        this.#withdraw.delete(id);
+        this.#queue = this.#queue.filter((item) => item.id !== id);
+        this.#onChange(this.#queue);
+      };
+      const onAbort = () => {
+        settle();
+        reject(new QuestionWithdrawn('the question was withdrawn before it was answered'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#withdraw.set(id, onAbort);
+      this.#queue = [
+        ...this.#queue,
+        make(id, (result) => {
+          if (!this.#withdraw.has(id)) return; // answered or withdrawn already
+          settle();
+          resolve(result);
+        }),
+      ];
+      this.#onChange(this.#queue);
+    });
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Every key binding of the interactive UI, in one table: components ask `pressed(binding, input,
+ * key)` instead of testing keys themselves, and /help is written from the same table, so a binding
+ * and its description cannot drift apart.
+ */
+import type { Key } from 'ink';
+
+/** One way to press a binding: a character (with or without Ctrl/Meta) or a named key. */
+export interface Chord {
+  /** A printable character, compared case-insensitively; with `ctrl`, the letter of Ctrl+letter. */
+  char?: string;
+  /** A named key of Ink's `Key`, e.g. `escape`, `return`, `upArrow`. */
+  key?: NamedKey;
+  ctrl?: boolean;
+  meta?: boolean;
+}
+
+type NamedKey =
+  | 'upArrow'
+  | 'downArrow'
+  | 'leftArrow'
+  | 'rightArrow'
+  | 'pageUp'
+  | 'pageDown'
+  | 'home'
+  | 'end'
+  | 'return'
+  | 'escape'
+  | 'tab'
+  | 'backspace'
+  | 'delete';
+
+export interface Binding {
+  chords: Chord[];
+  /** How /help names the keys. */
+  keys: string;
+  /** What the binding does, for /help. */
+  does: string;
+}
+
+const chord = (spec: Chord): Chord => spec;
+const bind = (keys: string, does: string, ...chords: Chord[]): Binding => ({ chords, keys, does });
+
+export const KEYS = {
+  // Anywhere in the chat.
+  abort: bind('Esc', 'stop the running run (the server cancels it)', chord({ key: 'escape' })),
+  exit: bind('Ctrl+C twice', 'exit santra', chord({ char: 'c', ctrl: true })),
+  clearScreen: bind('Ctrl+L', 'clear the screen', chord({ char: 'l', ctrl: true })),
+  expandOutput: bind(
+    'Ctrl+O',
+    'print the whole output of the last tool call',
+    chord({ char: 'o', ctrl: true }),
+  ),
+  // The composer.
+  submit: bind('Enter', 'send the message (queued while a run goes on)', chord({ key: 'return' })),
+  newline: bind(
+    'Alt+Enter, Ctrl+J, or \\ then Enter',
+    'new line',
+    chord({ key: 'return', meta: true }),
+    chord({ char: '\n' }), // Ctrl+J sends a line feed
+  ),
+  historyPrevious: bind('↑', 'previous message (on the first line)', chord({ key: 'upArrow' })),
+  historyNext: bind('↓', 'next message (on the last line)', chord({ key: 'downArrow' })),
+  complete: bind('Tab', 'complete the slash command', chord({ key: 'tab' })),
+  cursorLeft: bind('←', 'cursor left', chord({ key: 'leftArrow' })),
+  cursorRight: bind('→', 'cursor right', chord({ key: 'rightArrow' })),
+  lineStart: bind(
+    'Ctrl+A, Home',
+    'start of the line',
+    chord({ char: 'a', ctrl: true }),
+    chord({ key: 'home' }),
+  ),
+  lineEnd: bind('Ctrl+E, End', 'end of the line', chord({ char: 'e', ctrl: true }), chord({ key: 'end' })),
+  deleteBack: bind('Backspace', 'delete back', chord({ key: 'backspace' }), chord({ key: 'delete' })),
+  clearLine: bind('Ctrl+U', 'clear the input', chord({ char: 'u', ctrl: true })),
+  // The approval overlay.
+  allow: bind('y', 'allow this change or command', chord({ char: 'y' })),
+  allowAll: bind('a', 'allow everything for the rest of the session', chord({ char: 'a' })),
+  reject: bind('r, n', 'reject', chord({ char: 'r' }), chord({ char: 'n' })),
+  feedback: bind('f', 'reject with feedback for the agent', chord({ char: 'f' })),
+  expandDiff: bind('e', 'print the whole diff above', chord({ char: 'e' })),
+  // Lists (question options, pickers).
+  up: bind('↑', 'previous', chord({ key: 'upArrow' })),
+  down: bind('↓', 'next', chord({ key: 'downArrow' })),
+  pick: bind('Enter', 'choose', chord({ key: 'return' })),
+  back: bind('Esc', 'close without choosing', chord({ key: 'escape' })),
+} satisfies Record<string, Binding>;
+
+export type BindingName = keyof typeof KEYS;
+
+/** Whether `input`/`key` (as Ink's useInput reports them) is a press of `binding`. */
+export function pressed(binding: Binding, input: string, key: Key): boolean {
+  return binding.chords.some((c) => matches(c, input, key));
+}
+
+function matches(c: Chord, input: string, key: Key): boolean {
+  if ((c.ctrl ?? false) !== key.ctrl) return false;
+  if (c.key !== undefined) {
+    if (!key[c.key]) return false;
+    return (c.meta ?? false) === key.meta;
+  }
+  if (c.char === undefined) return false;
+  if (!c.ctrl && key.meta !== (c.meta ?? false)) return false;
+  return input.toLowerCase() === c.char;
+}
+
+/** The lines of /help about keys. */
+export function keyHelp(names: readonly BindingName[]): string[] {
+  const width = Math.max(...names.map((name) => KEYS[name].keys.length));
+  return names.map((name) => `  ${KEYS[name].keys.padEnd(width)}  ${KEYS[name].does}`);
+}

@@ -1,0 +1,65 @@
+/**
+ * `santra` with no arguments on a terminal: the interactive UI. The first frame is drawn at once,
+ * while the server starts beside it (typing is possible meanwhile; a message sent before the
+ * server is ready waits for it). No alternate screen: the transcript lives in the terminal's own
+ * scrollback.
+ */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { render } from 'ink';
+import { createElement as h } from 'react';
+import { findWorkplace, promptCwd } from '../print/project-root.ts';
+import { startBackend } from './backend.ts';
+import { App } from './components/app.ts';
+import { loadMarkdown } from './components/entry-view.ts';
+import { writeSetup } from './config-file.ts';
+import { Controller } from './controller.ts';
+
+export interface InteractiveEnvironment {
+  serverPath: string;
+  clientVersion: string;
+  /** The server, when bin.ts started it early. */
+  server?: ChildProcessWithoutNullStreams;
+}
+
+/** Runs the UI until the user leaves; resolves with the exit code. */
+export async function runInteractive(environment: InteractiveEnvironment): Promise<number> {
+  const place = findWorkplace(process.cwd(), false);
+  let early = environment.server;
+  let done: (code: number) => void = () => {};
+  const finished = new Promise<number>((resolve) => (done = resolve));
+  const controller = new Controller({
+    workspaceRoot: place.root,
+    cwd: promptCwd(place),
+    startDir: place.start,
+    connect: ({ interactions, onPhase }) => {
+      const server = early;
+      early = undefined; // a restart (after the setup) starts a new one
+      return startBackend({
+        serverPath: environment.serverPath,
+        workspaceRoot: place.root,
+        clientVersion: environment.clientVersion,
+        interactions,
+        onPhase,
+        ...(server === undefined ? {} : { server }),
+      });
+    },
+    writeSetup: (choice) => writeSetup(process.env, choice),
+    clearScreen: () => {
+      instance.clear();
+      process.stdout.write('\u001b[2J\u001b[H');
+    },
+    onExit: () => {
+      instance.unmount();
+      done(0);
+    },
+  });
+  const instance = render(h(App, { controller }), {
+    exitOnCtrlC: false,
+    patchConsole: false,
+    maxFps: 30,
+    incrementalRendering: true,
+  });
+  void loadMarkdown();
+  void controller.start();
+  return finished;
+}

@@ -1,0 +1,299 @@
+/**
+ * The transcript as a pure reducer: phases and the client's own events in, finished entries out.
+ *
+ * `step(state, event, out)` never changes `state`; it returns the next state and appends every
+ * entry the event finished to `out`. Finished entries are final: the view prints them once into
+ * the terminal's scrollback (Ink's <Static>) and never draws them again, so the state keeps only
+ * what is still live — each agent's unfinished text, the tool calls still running, the latest
+ * status line. Every step costs O(1) in the length of the transcript (the maps hold the agents
+ * and tool calls of the current run only; text is scanned once, see markdown-blocks.ts).
+ */
+import type { Phase, RunStatus, Usage } from '#protocol';
+import { EMPTY_STREAM, endMarkdown, feedMarkdown, type MarkdownStream } from './markdown-blocks.ts';
+
+export type ToolStatus = 'ok' | 'error' | 'rejected' | 'cancelled';
+export type Tone = 'info' | 'warning' | 'error';
+
+/** A finished entry of the transcript. `depth` is the agent's depth in the agent tree (0: root). */
+export type Entry =
+  | { kind: 'user'; id: number; text: string }
+  | { kind: 'markdown'; id: number; depth: number; text: string }
+  | { kind: 'thinking'; id: number; depth: number; text: string }
+  | {
+      kind: 'tool';
+      id: number;
+      depth: number;
+      agentId: string;
+      toolName: string;
+      summary: string;
+      status: ToolStatus;
+      result: string;
+      /** Whether it had an output the user can print whole (Ctrl+O, for the latest). */
+      hasOutput: boolean;
+    }
+  | { kind: 'section'; id: number; depth: number; agentId: string; title: string }
+  | { kind: 'agent_done'; id: number; depth: number; agentId: string; status: RunStatus }
+  | { kind: 'status'; id: number; depth: number; text: string }
+  | { kind: 'error'; id: number; depth: number; text: string }
+  | {
+      kind: 'run_end';
+      id: number;
+      status: RunStatus;
+      usage: Usage | undefined;
+      costUsd: number | undefined;
+      seconds: number;
+    }
+  | { kind: 'note'; id: number; text: string; tone: Tone }
+  | { kind: 'block'; id: number; title: string; lines: readonly string[]; diff: boolean };
+
+/** An entry before it has its id. */
+export type NewEntry = Entry extends infer E ? (E extends Entry ? Omit<E, 'id'> : never) : never;
+
+export interface AgentLive {
+  id: string;
+  depth: number;
+  role: string | undefined;
+  markdown: MarkdownStream;
+  thinking: string;
+}
+
+export interface RunningTool {
+  toolCallId: string;
+  agentId: string;
+  depth: number;
+  toolName: string;
+  summary: string;
+}
+
+export interface Transcript {
+  nextId: number;
+  agents: ReadonlyMap<string, AgentLive>;
+  tools: ReadonlyMap<string, RunningTool>;
+  /** The latest info status line of the run, shown beside the spinner. */
+  status: string | undefined;
+  /** A prompt is running; `startedAt` is when (ms, the caller's clock). */
+  running: boolean;
+  startedAt: number;
+  /** The last tool output, for Ctrl+O. */
+  lastOutput: { title: string; text: string } | undefined;
+}
+
+export type TranscriptEvent =
+  | { type: 'phase'; phase: Phase }
+  | { type: 'user'; text: string }
+  | { type: 'run_start'; at: number }
+  | {
+      type: 'run_end';
+      at: number;
+      status: RunStatus;
+      usage?: Usage;
+      costUsd?: number;
+    }
+  | { type: 'note'; text: string; tone?: Tone }
+  | { type: 'entry'; entry: NewEntry };
+
+export const EMPTY_TRANSCRIPT: Transcript = {
+  nextId: 1,
+  agents: new Map(),
+  tools: new Map(),
+  status: undefined,
+  running: false,
+  startedAt: 0,
+  lastOutput: undefined,
+};
+
+/** Applies one event; appends the entries it finished to `out`. */
+export function step(state: Transcript, event: TranscriptEvent, out: Entry[]): Transcript {
+  const emitter = new Emitter(state.nextId, out);
+  const next = apply(state, event, emitter);
+  return emitter.id === next.nextId ? next : { ...next, nextId: emitter.id };
+}
+
+/** Applies events in order; returns the state and every entry they finished. */
+export function stepAll(
+  state: Transcript,
+  events: readonly TranscriptEvent[],
+): { state: Transcript; entries: Entry[] } {
+  const entries: Entry[] = [];
+  let current = state;
+  for (const event of events) current = step(current, event, entries);
+  return { state: current, entries };
+}
+
+class Emitter {
+  id: number;
+  readonly #out: Entry[];
+  constructor(id: number, out: Entry[]) {
+    this.id = id;
+    this.#out = out;
+  }
+  emit(entry: NewEntry): void {
+    this.#out.push({ ...entry, id: this.id++ });
+  }
+}
+
+function apply(state: Transcript, event: TranscriptEvent, out: Emitter): Transcript {
+  switch (event.type) {
+    case 'phase':
+      return applyPhase(state, event.phase, out);
+    case 'user':
+      out.emit({ kind: 'user', text: event.text });
+      return state;
+    case 'run_start':
+      return { ...state, running: true, startedAt: event.at, status: undefined };
+    case 'run_end': {
+      for (const agent of state.agents.values()) flushAgent(agent, out);
+      for (const tool of state.tools.values()) {
+        out.emit({
+          kind: 'tool',
+          depth: tool.depth,
+          agentId: tool.agentId,
+          toolName: tool.toolName,
+          summary: tool.summary,
+          status: 'cancelled',
+          result: 'stopped with the run',
+          hasOutput: false,
+        });
+      }
+      out.emit({
+        kind: 'run_end',
+        status: event.status,
+        usage: event.usage,
+        costUsd: event.costUsd,
+        seconds: state.running ? Math.max(0, (event.at - state.startedAt) / 1000) : 0,
+      });
+      return { ...state, agents: new Map(), tools: new Map(), status: undefined, running: false };
+    }
+    case 'note':
+      out.emit({ kind: 'note', text: event.text, tone: event.tone ?? 'info' });
+      return state;
+    case 'entry':
+      out.emit(event.entry);
+      return state;
+    default: {
+      const exhaustive: never = event;
+      throw new Error(`unknown transcript event ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
+
+function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
+  switch (phase.type) {
+    case 'text': {
+      const agent = agentOf(state, phase);
+      const fed = feedMarkdown(agent.markdown, phase.text);
+      flushThinking(agent, out);
+      for (const text of fed.blocks) out.emit({ kind: 'markdown', depth: agent.depth, text });
+      return withAgent(state, { ...agent, thinking: '', markdown: fed.stream });
+    }
+    case 'thinking': {
+      const agent = agentOf(state, phase);
+      return withAgent(state, { ...agent, thinking: agent.thinking + phase.text });
+    }
+    case 'tool_call': {
+      const agent = agentOf(state, phase);
+      flushAgent(agent, out);
+      const tools = new Map(state.tools);
+      tools.set(phase.toolCallId, {
+        toolCallId: phase.toolCallId,
+        agentId: phase.agentId,
+        depth: agent.depth,
+        toolName: phase.toolName,
+        summary: phase.summary ?? phase.toolName,
+      });
+      return { ...withAgent(state, cleared(agent)), tools };
+    }
+    case 'tool_result': {
+      const running = state.tools.get(phase.toolCallId);
+      const depth = running?.depth ?? agentOf(state, phase).depth;
+      const output = phase.output ?? '';
+      out.emit({
+        kind: 'tool',
+        depth,
+        agentId: phase.agentId,
+        toolName: phase.toolName,
+        summary: running?.summary ?? phase.toolName,
+        status: phase.status,
+        result: phase.summary,
+        hasOutput: output !== '',
+      });
+      let tools = state.tools;
+      if (running !== undefined) {
+        const rest = new Map(tools);
+        rest.delete(phase.toolCallId);
+        tools = rest;
+      }
+      const lastOutput =
+        output === '' ? state.lastOutput : { title: running?.summary ?? phase.toolName, text: output };
+      return { ...state, tools, lastOutput };
+    }
+    case 'section': {
+      const agent = agentOf(state, phase);
+      out.emit({ kind: 'section', depth: agent.depth, agentId: phase.agentId, title: phase.title });
+      return withAgent(state, agent);
+    }
+    case 'complete': {
+      const agent = state.agents.get(phase.agentId);
+      if (agent !== undefined) flushAgent(agent, out);
+      if (phase.parentAgentId !== undefined) {
+        out.emit({
+          kind: 'agent_done',
+          depth: agent?.depth ?? 1,
+          agentId: phase.agentId,
+          status: phase.status,
+        });
+      }
+      if (agent === undefined) return state;
+      const agents = new Map(state.agents);
+      agents.delete(phase.agentId);
+      return { ...state, agents };
+    }
+    case 'error': {
+      const agent = agentOf(state, phase);
+      flushAgent(agent, out);
+      out.emit({ kind: 'error', depth: agent.depth, text: phase.message });
+      return withAgent(state, cleared(agent));
+    }
+    case 'status': {
+      if (phase.level === 'warning') {
+        out.emit({ kind: 'status', depth: agentOf(state, phase).depth, text: phase.text });
+        return state;
+      }
+      return { ...state, status: phase.text };
+    }
+    default: {
+      const exhaustive: never = phase;
+      throw new Error(`unknown phase ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
+
+/** The live state of the phase's agent; a new one (not yet in the map) the first time. */
+function agentOf(state: Transcript, phase: Phase): AgentLive {
+  const known = state.agents.get(phase.agentId);
+  if (known !== undefined) return known;
+  const parent = phase.parentAgentId === undefined ? undefined : state.agents.get(phase.parentAgentId);
+  const depth = phase.parentAgentId === undefined ? 0 : (parent?.depth ?? 0) + 1;
+  return { id: phase.agentId, depth, role: phase.agentRole, markdown: EMPTY_STREAM, thinking: '' };
+}
+
+function withAgent(state: Transcript, agent: AgentLive): Transcript {
+  const agents = new Map(state.agents);
+  agents.set(agent.id, agent);
+  return { ...state, agents };
+}
+
+function cleared(agent: AgentLive): AgentLive {
+  return { ...agent, markdown: EMPTY_STREAM, thinking: '' };
+}
+
+function flushThinking(agent: AgentLive, out: Emitter): void {
+  if (agent.thinking.trim() !== '') out.emit({ kind: 'thinking', depth: agent.depth, text: agent.thinking });
+}
+
+/** Emits what the agent had not finished: its thinking and its last block of text. */
+function flushAgent(agent: AgentLive, out: Emitter): void {
+  flushThinking(agent, out);
+  const last = endMarkdown(agent.markdown);
+  if (last !== undefined) out.emit({ kind: 'markdown', depth: agent.depth, text: last });
+}

@@ -1,0 +1,320 @@
+/**
+ * The whole UI (App and its Controller) with ink-testing-library, on a scripted Backend instead of
+ * a server: the composer and its slash suggestions, queued messages, the agent tree, Esc, Ctrl+C
+ * twice, the first-run setup.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, describe, test } from 'node:test';
+import type { ModelEntry, ParamsOf, Phase, PromptResult } from '#protocol';
+import { cleanup, render } from 'ink-testing-library';
+import { createElement as h } from 'react';
+import type { Backend } from '../src/ui/backend.ts';
+import { App } from '../src/ui/components/app.ts';
+import { loadMarkdown } from '../src/ui/components/entry-view.ts';
+import type { SetupChoice } from '../src/ui/config-file.ts';
+import { Controller } from '../src/ui/controller.ts';
+
+afterEach(() => cleanup());
+
+const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
+const ESC = '\u001b';
+const UP = '\u001b[A';
+const CTRL_C = '\u0003';
+
+const MODELS: ModelEntry[] = [
+  {
+    ref: 'anthropic/claude-sonnet-4-5',
+    provider: 'anthropic',
+    id: 'claude-sonnet-4-5',
+    contextWindow: 200000,
+    configured: true,
+    inputUsdPerMTok: 3,
+    outputUsdPerMTok: 15,
+  },
+  { ref: 'openai/gpt-5', provider: 'openai', id: 'gpt-5', contextWindow: 400000, configured: false },
+];
+
+/** A Backend whose prompts the test ends, and that sends the phases the test gives. */
+function scripted(models: ModelEntry[] = MODELS, initial = 'anthropic/claude-sonnet-4-5') {
+  const model = { current: initial };
+  const prompts: ParamsOf<'prompt'>[] = [];
+  const ends: ((result: PromptResult) => void)[] = [];
+  let cancelled = 0;
+  let closed = 0;
+  let onPhase: (phase: Phase) => void = () => {};
+  let seq = 0;
+  const backend: Backend = {
+    methods: undefined,
+    prompt: (params) => {
+      prompts.push(params);
+      return new Promise((resolve) => ends.push(resolve));
+    },
+    cancelPrompt: () => void cancelled++,
+    models: () => Promise.resolve({ current: model.current, models }),
+    sessions: () => Promise.resolve({ sessions: [], warnings: [] }),
+    resume: () => Promise.reject(new Error('no sessions')),
+    agents: () => Promise.resolve({ agents: [], problems: [] }),
+    close: () => {
+      closed++;
+      return Promise.resolve();
+    },
+    kill: () => {},
+  };
+  return {
+    backend,
+    model,
+    prompts,
+    cancelled: () => cancelled,
+    closed: () => closed,
+    connect: (handlers: { onPhase: (phase: Phase) => void }) => {
+      onPhase = handlers.onPhase;
+      return Promise.resolve(backend);
+    },
+    phase: (fields: Record<string, unknown>, agentId = 'orchestrator', parentAgentId?: string) =>
+      onPhase({
+        runId: 'run-1',
+        sessionId: 'ses_12345678abc',
+        agentId,
+        seq: ++seq,
+        ...(parentAgentId === undefined ? {} : { parentAgentId, agentRole: 'reader' }),
+        ...fields,
+      } as Phase),
+    end: (status: PromptResult['status'] = 'completed') =>
+      ends.shift()?.({
+        runId: 'run-1',
+        sessionId: 'ses_12345678abc',
+        status,
+        output: '',
+        usage: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        costUsd: 0.0042,
+        sessionUsage: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        sessionCostUsd: 0.0042,
+      }),
+  };
+}
+
+async function start(
+  server = scripted(),
+  options: { writeSetup?: (choice: SetupChoice) => Promise<string> } = {},
+) {
+  await loadMarkdown();
+  let exited = 0;
+  const controller = new Controller({
+    connect: server.connect,
+    workspaceRoot: '/home/ada/project',
+    cwd: undefined,
+    startDir: '/home/ada/project',
+    ...options,
+    onExit: () => void exited++,
+  });
+  const view = render(h(App, { controller, size: { columns: 100, rows: 30 }, guardMs: 0 }));
+  await controller.start();
+  await settle();
+  return {
+    ...view,
+    server,
+    controller,
+    exited: () => exited,
+    frame: () => view.lastFrame() ?? '',
+    type: async (text: string) => {
+      view.stdin.write(text);
+      await settle();
+    },
+  };
+}
+
+describe('the interactive UI', () => {
+  test('the ChromeBar shows project, model, session, tokens and cost', async () => {
+    const ui = await start();
+    assert.match(ui.frame(), /project · anthropic\/claude-sonnet-4-5 · new session · 0 tokens · \$0\.0000/);
+    await ui.type('hi');
+    await ui.type('\r');
+    ui.server.phase({ type: 'text', text: 'Hello **there**.' });
+    ui.server.end();
+    await settle();
+    assert.match(ui.frame(), /session 12345678 · 1\.2k in \/ 34 out · \$0\.0042/);
+    assert.match(ui.frame(), /› hi/);
+    assert.match(ui.frame(), /Hello there\./);
+    assert.match(ui.frame(), /── done · .*1\.2k in, 34 out · \$0\.0042/);
+  });
+
+  test('slash commands are suggested as you type; Tab completes; Enter runs the chosen one', async () => {
+    const ui = await start();
+    await ui.type('/mo');
+    assert.match(ui.frame(), /› \/model \[provider\/model\] {2}choose the model/);
+    assert.match(ui.frame(), /\/models {2}list the models/);
+    assert.doesNotMatch(ui.frame(), /\/help/);
+    await ui.type('\t');
+    assert.match(ui.frame(), /› \/model /);
+    assert.doesNotMatch(ui.frame(), /\/models/);
+    await ui.type('\u0015'); // Ctrl+U clears
+    await ui.type('/he');
+    await ui.type('\r');
+    assert.match(ui.frame(), /Commands:/);
+    assert.match(ui.frame(), /\/exit, \/quit/);
+    assert.match(ui.frame(), /Esc +stop the running run/);
+  });
+
+  test('/model opens the ModelSelector, grouped by provider, with context and prices', async () => {
+    const ui = await start();
+    await ui.type('/model');
+    await ui.type('\r');
+    await settle();
+    const frame = ui.frame();
+    assert.match(frame, /Choose the model/);
+    assert.match(frame, /│ anthropic +│\n│ › \* claude-sonnet-4-5 {2}200k context, \$3\/\$15 per Mtok/);
+    assert.match(frame, /│ openai +│\n│ {3}gpt-5 {2}400k context — no key/);
+    await ui.type(ESC);
+    assert.doesNotMatch(ui.frame(), /Choose the model/);
+  });
+
+  test('a message typed while a run goes on is queued, shown, and sent after it', async () => {
+    const ui = await start();
+    await ui.type('first');
+    await ui.type('\r');
+    assert.equal(ui.server.prompts.length, 1);
+    await ui.type('second');
+    await ui.type('\r');
+    assert.equal(ui.server.prompts.length, 1);
+    assert.match(ui.frame(), /⏳ queued: second/);
+    ui.server.end();
+    await settle();
+    assert.equal(ui.server.prompts.length, 2);
+    assert.equal(ui.server.prompts[1]?.text, 'second');
+    assert.equal(ui.server.prompts[1]?.sessionId, 'ses_12345678abc');
+    assert.doesNotMatch(ui.frame(), /queued/);
+    // History: ↑ recalls what was sent.
+    await ui.type(UP);
+    assert.match(ui.frame(), /› second/);
+  });
+
+  test('the agent tree: sub-agents indented under their parent, a spinner while it runs', async () => {
+    const ui = await start();
+    await ui.type('read the config');
+    await ui.type('\r');
+    ui.server.phase({ type: 'status', text: 'Planning' });
+    ui.server.phase({
+      type: 'tool_call',
+      toolCallId: 'o1',
+      toolName: 'spawn_agent',
+      args: {},
+      summary: 'spawn_agent reader',
+    });
+    ui.server.phase({ type: 'section', title: 'Reader: read config.txt' }, 'reader-1', 'orchestrator');
+    ui.server.phase(
+      {
+        type: 'tool_call',
+        toolCallId: 'r1',
+        toolName: 'read_file',
+        args: {},
+        summary: 'read_file config.txt',
+      },
+      'reader-1',
+      'orchestrator',
+    );
+    await settle();
+    let frame = ui.frame();
+    assert.match(frame, /^▸ Reader: read config\.txt$/m);
+    assert.match(frame, /^… spawn_agent reader$/m);
+    assert.match(frame, /^ {2}… read_file config\.txt$/m);
+    assert.match(frame, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Planning \(\ds · /);
+    ui.server.phase(
+      { type: 'tool_result', toolCallId: 'r1', toolName: 'read_file', status: 'ok', summary: '1 line' },
+      'reader-1',
+      'orchestrator',
+    );
+    ui.server.phase(
+      { type: 'complete', status: 'completed', output: 'debug=false' },
+      'reader-1',
+      'orchestrator',
+    );
+    ui.server.phase({
+      type: 'tool_result',
+      toolCallId: 'o1',
+      toolName: 'spawn_agent',
+      status: 'ok',
+      summary: 'reader-1: completed',
+    });
+    ui.server.end();
+    await settle();
+    frame = ui.frame();
+    assert.match(frame, /^ {2}✓ read_file config\.txt — 1 line$/m);
+    assert.match(frame, /^ {2}└ reader-1 completed$/m);
+    assert.match(frame, /^✓ spawn_agent reader — reader-1: completed$/m);
+    assert.doesNotMatch(frame, /Planning/);
+  });
+
+  test('Esc stops the running run; Ctrl+C twice exits', async () => {
+    const ui = await start();
+    await ui.type('go');
+    await ui.type('\r');
+    await ui.type(ESC);
+    assert.equal(ui.server.cancelled(), 1);
+    assert.match(ui.frame(), /Stopping…/);
+    ui.server.end('cancelled');
+    await settle();
+    assert.match(ui.frame(), /── cancelled/);
+    await ui.type(CTRL_C);
+    assert.match(ui.frame(), /Press Ctrl\+C again to exit/);
+    assert.equal(ui.exited(), 0);
+    await ui.type(CTRL_C);
+    assert.equal(ui.exited(), 1);
+    assert.equal(ui.server.closed(), 1);
+  });
+
+  test('the live region stays shorter than the terminal, however long the streamed text', async () => {
+    const ui = await start();
+    await ui.type('tell me everything');
+    await ui.type('\r');
+    // One long paragraph (no blank line): it all stays in the live tail until it ends.
+    for (let i = 0; i < 50; i++) ui.server.phase({ type: 'text', text: `line ${i} `.repeat(30) + '\n' });
+    await settle();
+    const frame = ui.frame();
+    const live = frame.slice(frame.indexOf('› tell me everything') + '› tell me everything'.length);
+    assert.ok(live.split('\n').length < 30, `${live.split('\n').length} rows:\n${live}`);
+    assert.match(live, /line 49/);
+  });
+
+  test('first run: no usable model, so the SetupFlow asks provider, key (masked) and model, then restarts', async () => {
+    const unconfigured = MODELS.map((model) => ({ ...model, configured: false }));
+    const server = scripted(unconfigured, '');
+    const choices: SetupChoice[] = [];
+    let connects = 0;
+    const connect = server.connect;
+    server.connect = (handlers) => {
+      connects++;
+      if (connects === 2) {
+        for (const model of unconfigured) model.configured = true;
+        server.model.current = 'anthropic/claude-sonnet-4-5';
+      }
+      return connect(handlers);
+    };
+    const ui = await start(server, {
+      writeSetup: (choice) => {
+        choices.push(choice);
+        return Promise.resolve('/tmp/santra-test/config.json');
+      },
+    });
+    assert.match(ui.frame(), /Welcome to santra/);
+    assert.match(ui.frame(), /› anthropic {2}1 models/);
+    await ui.type('\r');
+    assert.match(ui.frame(), /API key for anthropic/);
+    await ui.type('sk-ant-secret');
+    assert.doesNotMatch(ui.frame(), /sk-ant-secret/);
+    assert.match(ui.frame(), /Key: •{13}/);
+    await ui.type('\r');
+    assert.match(ui.frame(), /Model \(anthropic\)/);
+    await ui.type('\r');
+    await settle();
+    assert.deepEqual(choices, [
+      { provider: 'anthropic', apiKey: 'sk-ant-secret', model: 'anthropic/claude-sonnet-4-5' },
+    ]);
+    assert.equal(connects, 2);
+    assert.equal(server.closed(), 1);
+    assert.match(
+      ui.frame(),
+      /Saved anthropic\/claude-sonnet-4-5 and its key to \/tmp\/santra-test\/config\.json/,
+    );
+    assert.match(ui.frame(), /Ask santra, or \/help/);
+  });
+});

@@ -1,0 +1,257 @@
+/**
+ * The approval and question overlays with ink-testing-library: frames and keys, without a terminal.
+ * The clock is the test's, so the early-keypress guard is checked without sleeping.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, describe, test } from 'node:test';
+import type { ApproveParams, ApproveResult, AskParams, AskResult } from '#protocol';
+import { cleanup, render } from 'ink-testing-library';
+import { createElement as h } from 'react';
+import { ApprovalOverlay, GUARD_MS } from '../src/ui/components/approval-overlay.ts';
+import { QuestionOverlay } from '../src/ui/components/question-overlay.ts';
+
+afterEach(() => cleanup());
+
+/** Lets Ink handle what was written to stdin and draw. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+const ESC = '\u001b';
+const UP = '\u001b[A';
+const DOWN = '\u001b[B';
+
+function fileChange(lines: number): ApproveParams {
+  const added = Array.from({ length: lines }, (_, i) => ({
+    type: 'added' as const,
+    text: `line ${i + 1}`,
+    newLine: i + 1,
+  }));
+  return {
+    kind: 'file_change',
+    runId: 'run-1',
+    agentId: 'executor-3',
+    toolCallId: 'c1',
+    toolName: 'write_file',
+    path: 'src/greet.ts',
+    operation: 'modify',
+    diff: {
+      added: lines,
+      removed: 1,
+      replacement: false,
+      hunks: [
+        {
+          oldStart: 1,
+          oldLines: 2,
+          newStart: 1,
+          newLines: lines + 1,
+          lines: [
+            { type: 'context', text: 'export function greet() {', oldLine: 1, newLine: 1 },
+            { type: 'removed', text: "  return 'hi';", oldLine: 2 },
+            ...added.map((line) => ({ ...line, newLine: line.newLine + 1 })),
+          ],
+        },
+      ],
+      unifiedDiff: '',
+    },
+  };
+}
+
+/** An approval overlay on a clock the test moves; returns the answers it gave. */
+function approval(params: ApproveParams, maxRows = 20) {
+  let clock = 1000;
+  const answers: ApproveResult[] = [];
+  let printed = 0;
+  const view = render(
+    h(ApprovalOverlay, {
+      params,
+      position: 1,
+      queued: 2,
+      width: 80,
+      maxRows,
+      onAnswer: (result) => answers.push(result),
+      onPrint: () => printed++,
+      now: () => clock,
+    }),
+  );
+  return {
+    ...view,
+    answers,
+    printed: () => printed,
+    later: (ms: number) => (clock += ms),
+    press: async (keys: string) => {
+      view.stdin.write(keys);
+      await settle();
+    },
+  };
+}
+
+describe('the approval overlay', () => {
+  test('shows who asks, the queue, the diff with line numbers, and the keys', async () => {
+    const view = approval(fileChange(2));
+    await settle();
+    const frame = view.lastFrame() ?? '';
+    assert.match(frame, /Approval · executor-3 · write_file · 1 of 2 waiting/);
+    assert.match(frame, /modify src\/greet\.ts {2}\+2 −1/);
+    assert.match(frame, /1 1 {3}export function greet\(\) \{/);
+    assert.match(frame, /2 {3}- {3}return 'hi';/);
+    assert.match(frame, / {2}2 \+ line 1/);
+    assert.match(
+      frame,
+      /\[y\] allow {2}\[a\] allow all {2}\[r\/n\] reject {2}\[f\] feedback {2}\[e\] whole diff/,
+    );
+  });
+
+  test('keys typed in the first 250 ms are dropped; y then allows', async () => {
+    const view = approval(fileChange(1));
+    await view.press('y');
+    view.later(GUARD_MS - 10);
+    await view.press('y');
+    assert.deepEqual(view.answers, []);
+    view.later(20);
+    await view.press('y');
+    assert.deepEqual(view.answers, [{ decision: 'allow' }]);
+  });
+
+  for (const [key, decision] of [
+    ['a', 'allow_all'],
+    ['r', 'reject'],
+    ['n', 'reject'],
+    ['Y', 'allow'],
+  ] as const) {
+    test(`${key} answers ${decision}`, async () => {
+      const view = approval(fileChange(1));
+      view.later(GUARD_MS);
+      await view.press('x'); // not a key of the overlay: nothing happens
+      await view.press(key);
+      assert.deepEqual(view.answers, [{ decision }]);
+    });
+  }
+
+  test('f asks for feedback, Esc goes back, Enter rejects with the text', async () => {
+    const view = approval(fileChange(1));
+    view.later(GUARD_MS);
+    await view.press('f');
+    assert.match(view.lastFrame() ?? '', /Feedback for the agent:/);
+    await view.press('use tabs');
+    await view.press(ESC);
+    assert.doesNotMatch(view.lastFrame() ?? '', /Feedback for the agent:/);
+    await view.press('f');
+    // Keys of the overlay are text here: y does not allow.
+    for (const char of 'y, tabs please') await view.press(char);
+    assert.match(view.lastFrame() ?? '', /Feedback for the agent: y, tabs please/);
+    await view.press('\r');
+    assert.deepEqual(view.answers, [{ decision: 'feedback', feedback: 'y, tabs please' }]);
+  });
+
+  test('an empty feedback is a plain reject', async () => {
+    const view = approval(fileChange(1));
+    view.later(GUARD_MS);
+    await view.press('f');
+    await view.press('\r');
+    assert.deepEqual(view.answers, [{ decision: 'reject' }]);
+  });
+
+  test('a long diff is cut to the rows there are, with "… N more lines", and e prints it whole', async () => {
+    const view = approval(fileChange(50), 12);
+    await settle();
+    const frame = view.lastFrame() ?? '';
+    assert.ok(frame.split('\n').length <= 12, frame);
+    const more = /… (\d+) more lines \(e: print the whole diff above\)/.exec(frame);
+    assert.ok(more !== null, frame);
+    const shown = frame.split('\n').filter((line) => /\+ line \d+/.test(line)).length;
+    assert.equal(shown + Number(more[1]), 50);
+    view.later(GUARD_MS);
+    await view.press('e');
+    assert.equal(view.printed(), 1);
+    assert.deepEqual(view.answers, []);
+  });
+
+  test('a command shows exactly what runs and where; a protected request says so', async () => {
+    const view = approval({
+      kind: 'command',
+      runId: 'run-1',
+      agentId: 'orchestrator',
+      toolCallId: 'c2',
+      toolName: 'run_command',
+      command: 'rm -rf .git/hooks',
+      cwd: '/home/ada/project',
+      protected: true,
+      protectedReason: "git's internals",
+    });
+    await settle();
+    const frame = view.lastFrame() ?? '';
+    assert.match(frame, /! protected location \(git's internals\): asked every time/);
+    assert.match(frame, /\$ rm -rf \.git\/hooks/);
+    assert.match(frame, /in \/home\/ada\/project/);
+    assert.doesNotMatch(frame, /\[e\] whole diff/);
+  });
+});
+
+function question(params: Omit<AskParams, 'runId' | 'agentId'>) {
+  let clock = 0;
+  const answers: AskResult[] = [];
+  const view = render(
+    h(QuestionOverlay, {
+      params: { runId: 'run-1', agentId: 'reader-2', ...params },
+      position: 1,
+      queued: 1,
+      width: 80,
+      maxRows: 20,
+      onAnswer: (result) => answers.push(result),
+      now: () => clock,
+    }),
+  );
+  clock += GUARD_MS;
+  return {
+    ...view,
+    answers,
+    press: async (keys: string) => {
+      view.stdin.write(keys);
+      await settle();
+    },
+  };
+}
+
+describe('the question overlay', () => {
+  const colours = {
+    prompt: 'Which colour?',
+    header: 'Theme',
+    options: [
+      { label: 'Red', value: 'red' },
+      { label: 'Blue', value: 'blue' },
+    ],
+  };
+
+  test('options are chosen with the arrows and Enter', async () => {
+    const view = question(colours);
+    await settle();
+    assert.match(view.lastFrame() ?? '', /Theme · reader-2/);
+    assert.match(view.lastFrame() ?? '', /› 1\. Red/);
+    await view.press(DOWN);
+    assert.match(view.lastFrame() ?? '', /› 2\. Blue/);
+    await view.press('\r');
+    assert.deepEqual(view.answers, [{ answer: 'blue' }]);
+  });
+
+  test('a free answer is always possible: the last row', async () => {
+    const view = question(colours);
+    await view.press(DOWN);
+    await view.press(DOWN);
+    await view.press(DOWN); // stays on the last row
+    await view.press(UP);
+    await view.press(DOWN);
+    await view.press('green');
+    assert.match(view.lastFrame() ?? '', /› Other: green/);
+    await view.press('\r');
+    assert.deepEqual(view.answers, [{ answer: 'green' }]);
+  });
+
+  test('without options it is a text field; a secret answer is masked', async () => {
+    const view = question({ prompt: 'API key?', secret: true });
+    await view.press('sk-hidden-123');
+    const frame = view.lastFrame() ?? '';
+    assert.doesNotMatch(frame, /sk-hidden/);
+    assert.match(frame, /Answer: •{13}/);
+    assert.match(frame, /masked and never saved/);
+    await view.press('\r');
+    assert.deepEqual(view.answers, [{ answer: 'sk-hidden-123' }]);
+  });
+});

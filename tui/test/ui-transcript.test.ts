@@ -1,0 +1,259 @@
+/**
+ * The transcript reducer (tui/src/ui/transcript.ts) and the cutting of streamed text into
+ * finished Markdown blocks (markdown-blocks.ts): pure functions, phases in, entries out.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Phase } from '#protocol';
+import { EMPTY_STREAM, endMarkdown, feedMarkdown, type MarkdownStream } from '../src/ui/markdown-blocks.ts';
+import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from '../src/ui/transcript.ts';
+
+let seq = 0;
+const base = (agentId = 'orchestrator', parentAgentId?: string) => ({
+  runId: 'run-1',
+  sessionId: 'ses-1',
+  agentId,
+  seq: ++seq,
+  ...(parentAgentId === undefined ? {} : { parentAgentId, agentRole: agentId.replace(/-\d+$/, '') }),
+});
+const text = (value: string, agent?: string, parent?: string): TranscriptEvent => ({
+  type: 'phase',
+  phase: { ...base(agent, parent), type: 'text', text: value } as Phase,
+});
+const phase = (value: Record<string, unknown>, agent?: string, parent?: string): TranscriptEvent => ({
+  type: 'phase',
+  phase: { ...base(agent, parent), ...value } as Phase,
+});
+
+/** Feeds the text in pieces of `size` characters; returns the blocks and what is left. */
+function feedAll(input: string, size: number): { blocks: string[]; rest: MarkdownStream } {
+  let stream = EMPTY_STREAM;
+  const blocks: string[] = [];
+  for (let i = 0; i < input.length; i += size) {
+    const fed = feedMarkdown(stream, input.slice(i, i + size));
+    stream = fed.stream;
+    blocks.push(...fed.blocks);
+  }
+  return { blocks, rest: stream };
+}
+
+describe('markdown blocks', () => {
+  const answer = [
+    '# Title',
+    '',
+    'A paragraph that',
+    'spans two lines.',
+    '',
+    '```ts',
+    'const a = 1;',
+    '',
+    'const b = 2;',
+    '```',
+    '',
+    '1. first',
+    '',
+    '2. second',
+    '   continued',
+    '',
+    'Last words',
+  ].join('\n');
+
+  for (const size of [1, 3, 7, 1000]) {
+    test(`blocks end at blank lines, never inside a fence or an ordered list (deltas of ${size})`, () => {
+      const { blocks, rest } = feedAll(answer, size);
+      assert.deepEqual(blocks, [
+        '# Title\n\n',
+        'A paragraph that\nspans two lines.\n\n',
+        '```ts\nconst a = 1;\n\nconst b = 2;\n```\n\n',
+        // The list is not cut before its second item (it would be numbered 1 again).
+        '1. first\n\n2. second\n   continued\n\n',
+      ]);
+      // A block is finished as soon as the next one starts; the rest is the unfinished tail.
+      assert.equal(rest.text, 'Last words');
+      assert.deepEqual(blocks.join('') + rest.text, answer);
+      assert.equal(endMarkdown(rest), rest.text);
+    });
+  }
+
+  test('a long code block is cut into fenced pieces, each closed and reopened with its language', () => {
+    const code = Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n');
+    const { blocks, rest } = feedAll(`\`\`\`python\n${code}\n`, 5);
+    assert.ok(blocks.length >= 2);
+    for (const block of blocks) {
+      assert.match(block, /^```python\n/);
+      assert.match(block, /\n```\n$/);
+    }
+    assert.match(rest.text, /^```python\n/);
+    // Unclosed at the end of the turn: closed, so it renders as code.
+    assert.match(endMarkdown(rest) ?? '', /\n```\n$/);
+  });
+
+  test('a long paragraph without blank lines is cut, so the live tail stays small', () => {
+    const long = Array.from({ length: 200 }, (_, i) => `word ${i}`).join('\n');
+    const { blocks, rest } = feedAll(long, 11);
+    assert.ok(blocks.length >= 3);
+    assert.ok(rest.text.split('\n').length <= 61);
+  });
+});
+
+describe('the transcript reducer', () => {
+  test('text streams live and is printed in blocks; the run end prints the rest and a footer', () => {
+    let { state, entries } = stepAll(EMPTY_TRANSCRIPT, [
+      { type: 'user', text: 'hello' },
+      { type: 'run_start', at: 1000 },
+      text('Hello '),
+      text('there.\n\nSecond'),
+    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.kind, 'text' in e ? e.text : '']),
+      [
+        ['user', 'hello'],
+        ['markdown', 'Hello there.\n\n'],
+      ],
+    );
+    assert.equal(state.agents.get('orchestrator')?.markdown.text, 'Second');
+    assert.equal(state.running, true);
+    ({ state, entries } = stepAll(state, [
+      text(' paragraph.'),
+      phase({ type: 'complete', status: 'completed', output: '' }),
+      { type: 'run_end', at: 3500, status: 'completed', costUsd: 0.01 },
+    ]));
+    assert.deepEqual(
+      entries.map((e) => e.kind),
+      ['markdown', 'run_end'],
+    );
+    assert.equal((entries[0] as Entry & { kind: 'markdown' }).text, 'Second paragraph.');
+    assert.equal((entries[1] as Entry & { kind: 'run_end' }).seconds, 2.5);
+    assert.equal(state.running, false);
+    assert.equal(state.agents.size, 0);
+  });
+
+  test('tool calls are live until their result, then one row; text before a call is printed first', () => {
+    let { state, entries } = stepAll(EMPTY_TRANSCRIPT, [
+      { type: 'run_start', at: 0 },
+      text('Let me look'),
+      phase({
+        type: 'tool_call',
+        toolCallId: 'c1',
+        toolName: 'read_file',
+        args: {},
+        summary: 'read_file a.ts',
+      }),
+    ]);
+    assert.deepEqual(
+      entries.map((e) => e.kind),
+      ['markdown'],
+    );
+    assert.equal(state.tools.get('c1')?.summary, 'read_file a.ts');
+    ({ state, entries } = stepAll(state, [
+      phase({
+        type: 'tool_result',
+        toolCallId: 'c1',
+        toolName: 'read_file',
+        status: 'ok',
+        summary: '3 lines',
+        output: 'a\nb\nc',
+      }),
+    ]));
+    assert.deepEqual(entries, [
+      {
+        kind: 'tool',
+        id: 2,
+        depth: 0,
+        agentId: 'orchestrator',
+        toolName: 'read_file',
+        summary: 'read_file a.ts',
+        status: 'ok',
+        result: '3 lines',
+        hasOutput: true,
+      },
+    ]);
+    assert.equal(state.tools.size, 0);
+    assert.deepEqual(state.lastOutput, { title: 'read_file a.ts', text: 'a\nb\nc' });
+  });
+
+  test('the agent tree: sub-agents are indented under their parent, two levels deep', () => {
+    const { entries } = stepAll(EMPTY_TRANSCRIPT, [
+      { type: 'run_start', at: 0 },
+      phase({
+        type: 'tool_call',
+        toolCallId: 'o1',
+        toolName: 'spawn_agent',
+        args: {},
+        summary: 'spawn reader',
+      }),
+      phase({ type: 'section', title: 'Reader: read the config' }, 'reader-1', 'orchestrator'),
+      phase(
+        { type: 'tool_call', toolCallId: 'r1', toolName: 'read_file', args: {} },
+        'reader-1',
+        'orchestrator',
+      ),
+      phase({ type: 'section', title: 'Picker: find it' }, 'picker-2', 'reader-1'),
+      phase(
+        { type: 'tool_result', toolCallId: 'p1', toolName: 'list_dir', status: 'ok', summary: '4 entries' },
+        'picker-2',
+        'reader-1',
+      ),
+      phase({ type: 'complete', status: 'completed', output: 'found' }, 'picker-2', 'reader-1'),
+      phase(
+        { type: 'tool_result', toolCallId: 'r1', toolName: 'read_file', status: 'ok', summary: '1 line' },
+        'reader-1',
+        'orchestrator',
+      ),
+      phase({ type: 'complete', status: 'completed', output: 'done' }, 'reader-1', 'orchestrator'),
+    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.kind, 'depth' in e ? e.depth : -1]),
+      [
+        ['section', 1],
+        ['section', 2],
+        ['tool', 2],
+        ['agent_done', 2],
+        ['tool', 1],
+        ['agent_done', 1],
+      ],
+    );
+  });
+
+  test('a cancelled run prints its running tools as cancelled; warnings and errors are printed, info is live', () => {
+    const { state, entries } = stepAll(EMPTY_TRANSCRIPT, [
+      { type: 'run_start', at: 0 },
+      phase({ type: 'status', text: 'Reading' }),
+      phase({ type: 'status', text: 'Retrying in 2 s', level: 'warning' }),
+      phase({ type: 'tool_call', toolCallId: 'c1', toolName: 'run_command', args: {}, summary: 'npm test' }),
+      phase({ type: 'error', message: 'rate limited', retryable: true }),
+    ]);
+    assert.equal(state.status, 'Reading');
+    assert.deepEqual(
+      entries.map((e) => e.kind),
+      ['status', 'error'],
+    );
+    const ended = stepAll(state, [{ type: 'run_end', at: 10, status: 'cancelled' }]);
+    assert.deepEqual(
+      ended.entries.map((e) => [e.kind, 'status' in e ? e.status : '']),
+      [
+        ['tool', 'cancelled'],
+        ['run_end', 'cancelled'],
+      ],
+    );
+  });
+
+  test('the state holds only what is live, however long the transcript', () => {
+    let state = EMPTY_TRANSCRIPT;
+    let printed = 0;
+    for (let turn = 0; turn < 2000; turn++) {
+      const result = stepAll(state, [
+        { type: 'user', text: `question ${turn}` },
+        { type: 'run_start', at: turn },
+        text(`answer ${turn}\n\nmore`),
+        { type: 'run_end', at: turn + 1, status: 'completed' },
+      ]);
+      state = result.state;
+      printed += result.entries.length;
+    }
+    assert.equal(printed, 2000 * 4);
+    assert.equal(state.agents.size, 0);
+    assert.equal(state.tools.size, 0);
+    assert.equal(state.nextId, 2000 * 4 + 1);
+  });
+});
