@@ -69,6 +69,7 @@ export function renderMethodTable(): JsonSchema {
       direction: spec.direction,
       kind: spec.kind,
       params: `#/$defs/${typeIdOf(spec.params)}`,
+      paramsRequired: paramsRequired(spec),
       ...(spec.result === undefined ? {} : { result: `#/$defs/${typeIdOf(spec.result)}` }),
       since: spec.since,
       stability: spec.stability,
@@ -165,13 +166,20 @@ function renderTypes(jsonSchema: JsonSchema): string {
   return sections.join('\n').trimEnd();
 }
 
+/** Whether a message of this method must carry `params` (absent or null params fail its schema). */
+function paramsRequired(spec: MethodSpec): boolean {
+  return !spec.params.safeParse(undefined).success;
+}
+
 function renderMethodRows(): string {
   return [
     '| Method | Direction | Kind | Params | Result | Since | Stability | Summary |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...Object.entries(methods as Record<string, MethodSpec>).map(
       ([name, spec]) =>
-        `| \`${name}\` | ${DIRECTION[spec.direction]} | ${spec.kind} | ${anchor(typeIdOf(spec.params))} | ${
+        `| \`${name}\` | ${DIRECTION[spec.direction]} | ${spec.kind} | ${anchor(typeIdOf(spec.params))}${
+          paramsRequired(spec) ? '' : ' (may be omitted)'
+        } | ${
           spec.result === undefined ? '—' : anchor(typeIdOf(spec.result))
         } | ${spec.since} | ${spec.stability} | ${cell(spec.summary)} |`,
     ),

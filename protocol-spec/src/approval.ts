@@ -67,7 +67,15 @@ export const ApproveParams = named(
     z.object({
       kind: z.literal('file_change'),
       ...approvalBase,
-      path: z.string().describe('Path relative to the workspace root.'),
+      path: z
+        .string()
+        .describe('Path relative to the workspace root; for a `move`, the file that is moved (its source).'),
+      destination: z
+        .string()
+        .optional()
+        .describe(
+          'With operation `move` (and only then): where the file goes, relative to the workspace root. The diff shows the rename (`--- a/<path>`, `+++ b/<destination>`) and no content change.',
+        ),
       operation: z.enum(['create', 'modify', 'delete', 'move']),
       diff: FileDiff,
     }),

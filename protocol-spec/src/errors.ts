@@ -21,7 +21,7 @@ export const JsonRpcErrorCodes = {
   ServerNotInitialized: -32002,
   /** The request was cancelled with `$/cancelRequest` (LSP). */
   RequestCancelled: -32800,
-  /** The receiver understood the request but cannot carry it out (LSP), e.g. `ask` without a terminal. */
+  /** The receiver understood the request but cannot carry it out (LSP), e.g. a client with no user to put an `ask` to. */
   RequestFailed: -32803,
 } as const;
 
@@ -100,7 +100,7 @@ export const errorCatalog: readonly ErrorInfo[] = [
     code: JsonRpcErrorCodes.RequestFailed,
     retryable: false,
     description:
-      'The receiver understood the request but cannot carry it out — e.g. a client asked a question with no terminal to ask on. The message says why.',
+      'The receiver understood the request but cannot carry it out; the message says why. The server sends it when, e.g., a shared session store cannot be reached (§10). A client sends it to decline the server’s `approve` or `ask` — e.g. it has no user to put the question to: a declined `approve` is a rejection, a declined `ask` leaves the question unanswered (the agent is told and goes on).',
   },
   {
     name: 'UnsupportedProtocolVersion',
@@ -178,11 +178,27 @@ export const ErrorData = named(
       .array(z.string())
       .optional()
       .describe('For UnsupportedProtocolVersion: the protocol versions the server speaks.'),
+    requested: z
+      .string()
+      .optional()
+      .describe('For UnsupportedProtocolVersion: the `protocolVersion` the client asked for.'),
     limit: z
       .number()
       .int()
       .optional()
-      .describe('For MessageTooLarge and ServerBusy: the limit that was hit.'),
+      .describe(
+        'For MessageTooLarge: `maxMessageBytes`; for ServerBusy: `maxConcurrentRequests` — the limit that was hit.',
+      ),
+    size: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe('For MessageTooLarge: the Content-Length of the message, in bytes.'),
+    workspaceRoot: z
+      .string()
+      .optional()
+      .describe('For SessionInOtherWorkspace: the workspace the session was started in.'),
   }),
 );
 export type ErrorData = z.infer<typeof ErrorData>;

@@ -27,14 +27,18 @@ export type ModelEntry = z.infer<typeof ModelEntry>;
 /** §model/list */
 export const ModelListParams = named(
   'ModelListParams',
-  'Params of `model/list`.',
-  z.object({
-    sessionId: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Report this session’s current model instead of the default.'),
-  }),
+  'Params of `model/list`. Every field is optional; the params may be omitted.',
+  z
+    .object({
+      sessionId: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'Report this session’s current model instead of the default. A session that is neither open nor saved is refused with UnknownSession.',
+        ),
+    })
+    .optional(),
 );
 
 export const ModelListResult = named(

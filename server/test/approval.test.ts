@@ -43,6 +43,34 @@ describe('approve through the protocol', () => {
     assert.equal(results(phases)[0]?.status, 'ok');
   });
 
+  test('a move: path is the source, destination the target, and the diff header shows the rename', async () => {
+    const h = await start(
+      'anthropic',
+      [
+        { toolCalls: [{ id: 'm1', name: 'move_file', args: { from: 'a.txt', to: 'sub/b.txt' } }] },
+        { text: 'moved' },
+      ],
+      {},
+      undefined,
+      APPROVER,
+    );
+    writeFileSync(join(h.workspace, 'a.txt'), 'same\n');
+    const seen: Json[] = [];
+    h.client.handle('approve', (params) => {
+      seen.push(params);
+      return { decision: 'allow' };
+    });
+    await h.prompt({ text: 'move it' });
+    assert.equal(readFileSync(join(h.workspace, 'sub/b.txt'), 'utf8'), 'same\n');
+    const [approve] = seen;
+    assert.equal(approve?.operation, 'move');
+    assert.equal(approve?.path, 'a.txt');
+    assert.equal(approve?.destination, 'sub/b.txt');
+    const diff = approve?.diff as Json;
+    assert.equal(diff.unifiedDiff, '--- a/a.txt\n+++ b/sub/b.txt\n');
+    assert.deepEqual([diff.added, diff.removed, diff.hunks], [0, 0, []]);
+  });
+
   test('reject: nothing is written and the model is told; feedback reaches the model', async () => {
     const h = await start(
       'anthropic',

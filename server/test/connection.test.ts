@@ -570,4 +570,29 @@ describe('connection robustness (raw frames, in-process)', () => {
     send({ jsonrpc: '2.0', id: 4, method: 'prompt', params: { text: 'room again' } });
     assert.deepEqual((await response(4)).result, result('room again'));
   });
+
+  test('shutdown is never refused as ServerBusy, even with every slot taken', async () => {
+    const { send, response, events } = rawPair(1);
+    await response('init');
+    send({ jsonrpc: '2.0', id: 1, method: 'prompt', params: { text: 'slow' } });
+    while (!events.includes('slow started')) await new Promise((r) => setTimeout(r, 5));
+    send({ jsonrpc: '2.0', id: 2, method: 'shutdown' });
+    assert.equal((await response(2)).result, null);
+    assert.equal((await response(1)).error?.code, -32800, 'the running prompt was cancelled by shutdown');
+  });
+
+  test('$/cancelRequest names the id as a number or a string: 2 and "2" are the same id (§2.3)', async () => {
+    const { send, response, events } = rawPair();
+    await response('init');
+    send({ jsonrpc: '2.0', id: 2, method: 'prompt', params: { text: 'slow' } });
+    send({ jsonrpc: '2.0', id: '3', method: 'prompt', params: { text: 'slow' } });
+    while (events.filter((event) => event === 'slow started').length < 2)
+      await new Promise((r) => setTimeout(r, 5));
+    send({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: '2' } });
+    const first = await response(2);
+    assert.equal(first.error?.code, -32800);
+    send({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 3 } });
+    const second = await response('3');
+    assert.equal(second.error?.code, -32800);
+  });
 });

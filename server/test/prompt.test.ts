@@ -17,6 +17,16 @@ function assertSeq(phases: Json[]): void {
 }
 
 describe('prompt with Anthropic', () => {
+  test('agent takes precedence over mode: with both, the agent runs and mode is ignored (§7.1)', async () => {
+    const h = await start('anthropic', [{ text: 'from the tester' }]);
+    const { response, phases } = await h.prompt({ text: 'hi', agent: 'tester', mode: 'simple_chat' });
+    assert.equal((response.result as Json).output, 'from the tester');
+    const complete = phases.find((p) => p.type === 'complete' && p.parentAgentId === undefined);
+    assert.equal(complete?.agentId, 'tester');
+    const system = JSON.stringify(h.fake.requests[0]?.body.system);
+    assert.match(system, /You are the test agent/);
+  });
+
   test('streams text, reports usage and cost, and sends the key and the cached system prompt', async () => {
     const h = await start('anthropic', [
       {

@@ -180,6 +180,12 @@ describe('cancellation and configuration', () => {
     h.client.notify('$/cancelRequest', { id });
     const response = await h.client.response(id);
     assert.equal(outcome(response).status, 'cancelled');
+    // The provider reported no usage (its final event never came): estimated from what streamed.
+    const usage = outcome(response).usage as Json;
+    assert.equal(usage.estimated, true, 'a cancelled run that streamed text has estimated usage');
+    assert.ok(Number(usage.outputTokens) >= 2, `output tokens estimated: ${JSON.stringify(usage)}`);
+    assert.ok(Number(usage.inputTokens) > 0, `input tokens estimated: ${JSON.stringify(usage)}`);
+    assert.equal((outcome(response).sessionUsage as Json).estimated, true);
     const complete = h.client.messages.find(
       (m) => m.method === 'phase' && (m.params as Json).type === 'complete',
     );
@@ -231,6 +237,35 @@ describe('cancellation and configuration', () => {
     const refused = (await h.client.response(bad)).error as Json;
     assert.equal(refused.code, -33006);
     assert.match(String(refused.message), /GROQ_API_KEY/);
+  });
+
+  test('model/set refuses a provider it does not know, and a bare id it cannot place (§8.2)', async () => {
+    const h = await start('anthropic', []);
+    for (const model of ['nope/nothing', 'nothing']) {
+      const id = h.nextId();
+      h.client.request(id, 'model/set', { model });
+      const refused = (await h.client.response(id)).error as Json | undefined;
+      assert.equal(refused?.code, -33006, `${model} is refused with ModelUnavailable`);
+    }
+  });
+
+  test('with OPENAI_BASE_URL, any model id goes to that endpoint, slashes and all (§8.2)', async () => {
+    const h = await start('openai', [{ text: 'served' }]);
+    const id = h.nextId();
+    h.client.request(id, 'model/set', { model: 'nope/nothing' });
+    assert.deepEqual((await h.client.response(id)).result, { model: 'openai/nope/nothing' });
+    await h.prompt({ text: 'hi' });
+    assert.equal(h.fake.requests[0]?.body.model, 'nope/nothing');
+  });
+
+  test('model/list takes no params; an unknown sessionId is refused with UnknownSession', async () => {
+    const h = await start('anthropic', []);
+    const bare = h.nextId();
+    h.client.request(bare, 'model/list');
+    assert.equal(((await h.client.response(bare)).result as Json).current, 'anthropic/claude-sonnet-4-5');
+    const unknown = h.nextId();
+    h.client.request(unknown, 'model/list', { sessionId: 'sess_doesnotexist' });
+    assert.equal(((await h.client.response(unknown)).error as Json | undefined)?.code, -33005);
   });
 });
 

@@ -4,9 +4,9 @@
  * read from the fake's requests; a failed, cancelled or killed compaction leaves the history whole.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   type FakeProvider,
   type FakeTurn,
@@ -17,15 +17,10 @@ import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { renderTranscript, splitIndex, SUMMARY_HEADER } from '../src/agent/compaction.ts';
 import { validateConfig } from '../src/config/schema.ts';
 import { type ChatMessage, userText } from '../src/providers/messages.ts';
-import { parseJournal } from '../src/sessions/journal.ts';
-import type { SessionRecord } from '../src/sessions/records.ts';
-import { CANARY_KEY, FAST_RESILIENCE } from './helpers/run.ts';
-import { type Json, WireClient } from './helpers/wire.ts';
+import { sessionRecords, sessionServers } from './helpers/sessions.ts';
+import type { Json } from './helpers/wire.ts';
 
 const cleanup: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const step of cleanup.reverse()) await step();
-});
 
 /** An agent with two read tools, so a conversation holds tool calls and their results. */
 const READER = {
@@ -51,57 +46,19 @@ async function setup(turns: FakeTurn[]) {
   return { fake, home, workspace, sessionsDir: join(home, 'santra', 'sessions') };
 }
 
-let nextId = 1;
+const servers = sessionServers();
+servers.later(async () => {
+  for (const step of cleanup.reverse()) await step();
+});
 
 async function server(at: { home: string; fake: FakeProvider; workspace: string }, config?: Json) {
   if (config !== undefined) writeFileSync(join(at.home, 'santra', 'config.json'), JSON.stringify(config));
-  const client = new WireClient([], {
-    HOME: at.home,
-    SANTRA_HOME: join(at.home, 'santra'),
-    ANTHROPIC_API_KEY: CANARY_KEY,
-    ANTHROPIC_BASE_URL: at.fake.url,
-    SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-    ...FAST_RESILIENCE,
+  return servers.start({
+    home: at.home,
+    workspace: at.workspace,
+    anthropicUrl: at.fake.url,
+    promptDefaults: { agent: 'reader_test' },
   });
-  cleanup.push(async () => {
-    assert.ok(!client.stdout.includes(CANARY_KEY) && !client.stderr.includes(CANARY_KEY), 'the key leaked');
-    client.child.kill('SIGKILL');
-    await client.exited;
-  });
-  const init = await client.initialize(at.workspace, nextId++);
-  assert.equal(init.error, undefined, JSON.stringify(init.error));
-  return {
-    client,
-    async call(method: string, params?: unknown): Promise<Json> {
-      const id = nextId++;
-      client.request(id, method, params);
-      return client.response(id);
-    },
-    async prompt(params: Json): Promise<{ result: Json; phases: Json[] }> {
-      const id = nextId++;
-      client.request(id, 'prompt', { agent: 'reader_test', ...params });
-      const response = await client.response(id);
-      assert.equal(response.error, undefined, JSON.stringify(response.error));
-      const phases = client.messages.filter((m) => m.method === 'phase').map((m) => m.params as Json);
-      client.messages.splice(0);
-      return { result: response.result as Json, phases };
-    },
-  };
-}
-
-function sessionRecords(sessionsDir: string, sessionId: string): SessionRecord[] {
-  for (const project of readdirSync(sessionsDir)) {
-    const path = join(sessionsDir, project, `${sessionId}.jsonl`);
-    const text = (() => {
-      try {
-        return readFileSync(path, 'utf8');
-      } catch {
-        return undefined;
-      }
-    })();
-    if (text !== undefined) return parseJournal(text, path).records;
-  }
-  throw new Error(`no file for ${sessionId}`);
 }
 
 type Block = { type: string; text?: string; name?: string };
@@ -276,7 +233,7 @@ describe('session/compact', () => {
     const at = await setup([{ text: 'One.' }, { text: 'Two.', firstByteDelayMs: 500 }]);
     const s = await server(at);
     const sessionId = (await s.prompt({ text: 'first' })).result.sessionId as string;
-    const promptId = nextId++;
+    const promptId = 'busy-prompt';
     s.client.request(promptId, 'prompt', { agent: 'reader_test', text: 'second', sessionId });
     await until(() => at.fake.requests.length === 2, 'the prompt reached the model');
     const refused = await s.call('session/compact', { sessionId, keepTurns: 1 });
@@ -284,7 +241,7 @@ describe('session/compact', () => {
     assert.equal(((await s.client.response(promptId)).result as Json).status, 'completed');
 
     at.fake.push({ text: 'Summary.', firstByteDelayMs: 500 });
-    const compactId = nextId++;
+    const compactId = 'busy-compact';
     s.client.request(compactId, 'session/compact', { sessionId, keepTurns: 1 });
     await until(() => at.fake.requests.length === 3, 'the summary was asked for');
     const busy = await s.call('prompt', { agent: 'reader_test', text: 'third', sessionId });
@@ -306,7 +263,7 @@ describe('session/compact', () => {
     assert.equal((error.data as Json).retryable, false);
 
     at.fake.push({ fault: { kind: 'stall', afterEvents: 0 } });
-    const cancelId = nextId++;
+    const cancelId = 'cancelled-compact';
     s.client.request(cancelId, 'session/compact', { sessionId, keepTurns: 1 });
     await until(() => at.fake.requests.length === 4, 'the summary was asked for');
     s.client.notify('$/cancelRequest', { id: cancelId });
@@ -418,7 +375,7 @@ describe('a compacted session in a new server', () => {
     await first.prompt({ text: 'P4', sessionId });
     // The second compaction never gets its summary: the server dies while the model writes.
     at.fake.push({ fault: { kind: 'stall', afterEvents: 0 } });
-    first.client.request(nextId++, 'session/compact', { sessionId, keepTurns: 1 });
+    first.client.request('killed-compact', 'session/compact', { sessionId, keepTurns: 1 });
     await until(() => at.fake.requests.length === 6, 'the summary was asked for');
     first.client.child.kill('SIGKILL');
     await first.client.exited;

@@ -8,26 +8,27 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { type FakeProvider, startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
-import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+import { tempDir } from '../../scripts/temp-dirs.ts';
 import { connectKeyv } from '../src/sessions/keyv-connection.ts';
 import { KeyvStorage } from '../src/sessions/keyv-storage.ts';
 import { ConfigError, loadConfig } from '../src/config/config.ts';
 import { userText } from '../src/providers/messages.ts';
 import type { SessionRecord } from '../src/sessions/records.ts';
 import { Redactor } from '../src/support/log.ts';
-import { CANARY_KEY, FAST_RESILIENCE } from './helpers/run.ts';
+import { CANARY_KEY } from './helpers/run.ts';
 import { freePort, missing, type RunningStore, startPostgres, startRedis } from './helpers/stores.ts';
-import { type Json, WireClient } from './helpers/wire.ts';
+import { sentTexts, sessionServers } from './helpers/sessions.ts';
+import type { Json } from './helpers/wire.ts';
 
 const cleanup: Array<() => Promise<void>> = [];
-after(async () => {
+
+const servers = sessionServers();
+servers.later(async () => {
   for (const step of cleanup.reverse()) await step();
 });
-
-let nextId = 1;
 
 /** The built server with its own home, whose config keeps sessions in `store`. */
 async function server(fake: FakeProvider, workspace: string, store: string) {
@@ -36,65 +37,15 @@ async function server(fake: FakeProvider, workspace: string, store: string) {
   writeFileSync(join(home, 'santra', 'config.json'), JSON.stringify({ sessions: { store } }), {
     mode: 0o600,
   });
-  const client = new WireClient([], {
-    HOME: home,
-    SANTRA_HOME: join(home, 'santra'),
-    ANTHROPIC_API_KEY: CANARY_KEY,
-    ANTHROPIC_BASE_URL: fake.url,
-    SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-    ...FAST_RESILIENCE,
-  });
-  const stopped = async () => {
-    client.child.kill('SIGKILL');
-    await client.exited;
-    await removeTempDir(home);
-  };
-  cleanup.push(stopped);
-  const init = await client.initialize(workspace, nextId++, {});
-  assert.equal(init.error, undefined, JSON.stringify(init.error));
-  const call = async (method: string, params?: unknown): Promise<Json> => {
-    const id = nextId++;
-    client.request(id, method, params);
-    return client.response(id);
-  };
+  const base = await servers.start({ home, workspace, anthropicUrl: fake.url, ownsHome: true });
   return {
-    client,
+    ...base,
     home,
-    call,
-    /** The result of a call that must succeed. */
-    async ok(method: string, params?: unknown): Promise<Json> {
-      const response = await call(method, params);
-      assert.equal(response.error, undefined, `${method}: ${JSON.stringify(response.error)}`);
-      return response.result as Json;
-    },
+    /** A simple-chat prompt that must be answered; its result. */
     async prompt(params: Json): Promise<Json> {
-      const response = await call('prompt', { mode: 'simple_chat', ...params });
-      assert.equal(response.error, undefined, JSON.stringify(response.error));
-      client.messages.splice(0);
-      return response.result as Json;
-    },
-    /** A clean exit: shutdown (which stores what is queued), then exit. */
-    async stop(): Promise<void> {
-      await call('shutdown');
-      client.notify('exit');
-      await client.exited;
-      assert.ok(!client.stdout.includes(CANARY_KEY), 'the key appeared in protocol output');
-      assert.ok(!client.stderr.includes(CANARY_KEY), 'the key appeared in the server log');
+      return (await base.prompt({ mode: 'simple_chat', ...params })).result;
     },
   };
-}
-
-/** The user and assistant texts the fake provider received in its last request. */
-function sentTexts(fake: FakeProvider): string[] {
-  const body = fake.requests.at(-1)?.body as { messages: Array<{ content: unknown }> };
-  return body.messages.map((m) =>
-    typeof m.content === 'string'
-      ? m.content
-      : (m.content as Array<{ type: string; text?: string }>)
-          .filter((b) => b.type === 'text')
-          .map((b) => b.text)
-          .join(''),
-  );
 }
 
 const ids = (result: Json) => (result.sessions as Json[]).map((s) => s.sessionId as string);

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import {
   type FakeProvider,
   type FakeTurn,
@@ -22,11 +22,13 @@ import type { ModelRequest, StreamEvent } from '../src/providers/stream.ts';
 import { parseJournal } from '../src/sessions/journal.ts';
 import type { SessionRecord } from '../src/sessions/records.ts';
 import { recordingOf, replayStream } from '../src/sessions/replay.ts';
-import { CANARY_KEY, FAST_RESILIENCE } from './helpers/run.ts';
+import { CANARY_KEY } from './helpers/run.ts';
+import { sessionServers } from './helpers/sessions.ts';
 import { type Json, WireClient } from './helpers/wire.ts';
 
 const cleanup: Array<() => Promise<void>> = [];
-after(async () => {
+const servers = sessionServers();
+servers.later(async () => {
   for (const step of cleanup.reverse()) await step();
 });
 
@@ -89,49 +91,24 @@ const PROMPTS: Json[] = [
   { text: 'Have a reader check the greeting', agent: 'orchestrator' },
 ];
 
-let nextId = 1;
-
 /** A server in its own home; `env` adds the provider (recording) or not (replay). */
 async function server(workspace: string, env: NodeJS.ProcessEnv, args: string[] = []) {
   const home = tempDir('santra-home-');
-  const client = new WireClient(args, {
-    HOME: home,
-    SANTRA_HOME: join(home, 'santra'),
-    ...FAST_RESILIENCE,
-    ...env,
-  });
-  cleanup.push(async () => {
-    client.child.kill('SIGKILL');
-    await client.exited;
-    await removeTempDir(home);
+  const base = await servers.start({
+    home,
+    workspace,
+    env,
+    args,
+    capabilities: { approve: true, ask: true },
+    ownsHome: true,
   });
   const approvals: Json[] = [];
-  client.handle('approve', (params) => {
+  base.client.handle('approve', (params) => {
     approvals.push(params);
     return { decision: 'allow' };
   });
-  client.handle('ask', () => ({ answer: 'goodbye' }));
-  const init = await client.initialize(workspace, nextId++, { approve: true, ask: true });
-  assert.equal(init.error, undefined, JSON.stringify(init.error));
-  return {
-    client,
-    home,
-    approvals,
-    async call(method: string, params?: unknown): Promise<Json> {
-      const id = nextId++;
-      client.request(id, method, params);
-      return client.response(id);
-    },
-    async prompt(params: Json): Promise<{ result: Json; phases: Json[] }> {
-      const id = nextId++;
-      client.request(id, 'prompt', params);
-      const response = await client.response(id);
-      assert.equal(response.error, undefined, JSON.stringify(response.error));
-      const phases = client.messages.filter((m) => m.method === 'phase').map((m) => m.params as Json);
-      client.messages.splice(0);
-      return { result: response.result as Json, phases };
-    },
-  };
+  base.client.handle('ask', () => ({ answer: 'goodbye' }));
+  return { ...base, home, approvals };
 }
 
 type Server = Awaited<ReturnType<typeof server>>;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   type FakeProvider,
   type FakeTurn,
@@ -15,13 +15,11 @@ import {
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { parseJournal } from '../src/sessions/journal.ts';
 import type { SessionRecord } from '../src/sessions/records.ts';
-import { CANARY_KEY, FAST_RESILIENCE } from './helpers/run.ts';
-import { type Json, WireClient } from './helpers/wire.ts';
+import { CANARY_KEY } from './helpers/run.ts';
+import { sessionServers } from './helpers/sessions.ts';
+import type { Json } from './helpers/wire.ts';
 
 const cleanup: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const step of cleanup.reverse()) await step();
-});
 
 /** An agent with the file tools, so the fake model's calls run without the orchestrator. */
 const EDITOR = {
@@ -62,7 +60,10 @@ function put(workspace: string, path: string, content: string | Buffer): void {
 const read = (workspace: string, path: string) =>
   existsSync(join(workspace, path)) ? readFileSync(join(workspace, path), 'utf8') : undefined;
 
-let nextId = 1;
+const servers = sessionServers();
+servers.later(async () => {
+  for (const step of cleanup.reverse()) await step();
+});
 
 /**
  * A server on the setup's home and workspace. `approvals` answers `approve` requests: every
@@ -73,63 +74,39 @@ async function server(
   capabilities: Json = APPROVER,
   args: string[] = [],
 ) {
-  const client = new WireClient(args, {
-    HOME: at.home,
-    SANTRA_HOME: join(at.home, 'santra'),
-    ANTHROPIC_API_KEY: CANARY_KEY,
-    ANTHROPIC_BASE_URL: at.fake.url,
-    SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-    ...FAST_RESILIENCE,
+  const base = await servers.start({
+    home: at.home,
+    workspace: at.workspace,
+    anthropicUrl: at.fake.url,
+    capabilities,
+    args,
+    promptDefaults: { agent: 'editor' },
   });
-  cleanup.push(async () => {
-    client.child.kill('SIGKILL');
-    await client.exited;
-  });
-  const init = await client.initialize(at.workspace, nextId++, capabilities);
-  assert.equal(init.error, undefined, JSON.stringify(init.error));
   const undoAsks: Json[] = [];
   let undoAnswer: (params: Json) => unknown = () => ({ decision: 'reject' });
-  client.handle('approve', (params) => {
+  base.client.handle('approve', (params) => {
     if (params.toolName !== 'session/undo') return { decision: 'allow' };
     undoAsks.push(params);
     return undoAnswer(params);
   });
   return {
-    client,
+    client: base.client,
     undoAsks,
     answerUndo(answer: (params: Json) => unknown) {
       undoAnswer = answer;
     },
-    async call(method: string, params?: unknown): Promise<Json> {
-      const id = nextId++;
-      client.request(id, method, params);
-      return client.response(id);
-    },
+    call: base.call,
+    /** A prompt that must complete; its result. */
     async prompt(params: Json): Promise<Json> {
-      const id = nextId++;
-      client.request(id, 'prompt', { agent: 'editor', ...params });
-      const response = await client.response(id);
-      assert.equal(response.error, undefined, JSON.stringify(response.error));
-      client.messages.splice(0);
-      const result = response.result as Json;
+      const { result } = await base.prompt(params);
       assert.equal(result.status, 'completed');
       return result;
     },
     async undo(sessionId: string, scope?: 'change' | 'run'): Promise<Json[]> {
-      const response = await this.call('session/undo', {
-        sessionId,
-        ...(scope === undefined ? {} : { scope }),
-      });
-      assert.equal(response.error, undefined, JSON.stringify(response.error));
-      return (response.result as Json).changes as Json[];
+      const result = await base.ok('session/undo', { sessionId, ...(scope === undefined ? {} : { scope }) });
+      return result.changes as Json[];
     },
-    async stop(): Promise<void> {
-      const id = nextId++;
-      client.request(id, 'shutdown');
-      await client.response(id);
-      client.notify('exit');
-      await client.exited;
-    },
+    stop: base.stop,
   };
 }
 
@@ -309,12 +286,14 @@ describe('session/undo', () => {
 
     assert.deepEqual(outcomes(await s.undo(id, 'run')), ['move c.txt restored', 'move a.txt restored']);
     assert.deepEqual(
-      s.undoAsks.map((a) => [a.path, a.operation]),
+      s.undoAsks.map((a) => [a.path, a.destination, a.operation]),
       [
-        ['c.txt', 'create'],
-        ['b/a.txt → a.txt', 'move'],
+        ['c.txt', undefined, 'create'],
+        ['b/a.txt', 'a.txt', 'move'],
       ],
     );
+    const moveBack = (s.undoAsks[1]?.diff as Json).unifiedDiff as string;
+    assert.ok(moveBack.startsWith('--- a/b/a.txt\n+++ b/a.txt\n'), `the diff shows the rename: ${moveBack}`);
     assert.equal(read(at.workspace, 'c.txt'), 'c\n');
     assert.equal(read(at.workspace, 'a.txt'), 'a, edited\n', 'moved back as it is now');
     assert.equal(read(at.workspace, 'b/a.txt'), undefined);
@@ -398,7 +377,7 @@ describe('session/undo', () => {
     const s = await server(at);
     let release: (answer: Json) => void = () => {};
     s.client.handle('approve', () => new Promise((resolve) => (release = resolve)));
-    const promptId = nextId++;
+    const promptId = 'busy-prompt';
     s.client.request(promptId, 'prompt', { agent: 'editor', text: 'write' });
     await s.client.next((m) => m.method === 'approve');
     const sessionId = (

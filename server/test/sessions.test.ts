@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   type FakeProvider,
   type FakeTurn,
@@ -15,13 +15,11 @@ import {
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { Journal, parseJournal } from '../src/sessions/journal.ts';
 import type { SessionRecord } from '../src/sessions/records.ts';
-import { CANARY_KEY, FAST_RESILIENCE, runSantra, santraEnv } from './helpers/run.ts';
-import { type Json, WireClient } from './helpers/wire.ts';
+import { CANARY_KEY, runSantra, santraEnv } from './helpers/run.ts';
+import { sentTexts, sessionFiles, sessionServers } from './helpers/sessions.ts';
+import type { Json } from './helpers/wire.ts';
 
 const cleanup: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const step of cleanup.reverse()) await step();
-});
 
 /** A home and workspace that outlive any one server, and a fake provider. */
 async function setup(turns: FakeTurn[]) {
@@ -36,75 +34,25 @@ async function setup(turns: FakeTurn[]) {
   return { fake, home, workspace, sessionsDir: join(home, 'santra', 'sessions') };
 }
 
-let nextId = 1;
+const servers = sessionServers();
+servers.later(async () => {
+  for (const step of cleanup.reverse()) await step();
+});
 
-async function server(at: { home: string; fake: FakeProvider }, workspace: string, capabilities: Json = {}) {
-  const client = new WireClient([], {
-    HOME: at.home,
-    SANTRA_HOME: join(at.home, 'santra'),
-    ANTHROPIC_API_KEY: CANARY_KEY,
-    ANTHROPIC_BASE_URL: at.fake.url,
-    SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-    ...FAST_RESILIENCE,
+function server(at: { home: string; fake: FakeProvider }, workspace: string, capabilities: Json = {}) {
+  return servers.start({
+    home: at.home,
+    workspace,
+    anthropicUrl: at.fake.url,
+    capabilities,
+    promptDefaults: { mode: 'simple_chat' },
   });
-  cleanup.push(async () => {
-    client.child.kill('SIGKILL');
-    await client.exited;
-  });
-  const init = await client.initialize(workspace, nextId++, capabilities);
-  assert.equal(init.error, undefined, JSON.stringify(init.error));
-  return {
-    client,
-    async call(method: string, params?: unknown): Promise<Json> {
-      const id = nextId++;
-      client.request(id, method, params);
-      return client.response(id);
-    },
-    async prompt(params: Json): Promise<{ result: Json; phases: Json[] }> {
-      const id = nextId++;
-      client.request(id, 'prompt', { mode: 'simple_chat', ...params });
-      const response = await client.response(id);
-      assert.equal(response.error, undefined, JSON.stringify(response.error));
-      const phases = client.messages.filter((m) => m.method === 'phase').map((m) => m.params as Json);
-      client.messages.splice(0);
-      return { result: response.result as Json, phases };
-    },
-    async stop(): Promise<void> {
-      const id = nextId++;
-      client.request(id, 'shutdown');
-      await client.response(id);
-      client.notify('exit');
-      await client.exited;
-    },
-  };
-}
-
-/** Every session file under the sessions directory, by name. */
-function sessionFiles(sessionsDir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const project of readdirSync(sessionsDir))
-    for (const name of readdirSync(join(sessionsDir, project)))
-      if (name.endsWith('.jsonl')) files.set(name, join(sessionsDir, project, name));
-  return files;
 }
 
 function records(path: string): SessionRecord[] {
   const parsed = parseJournal(readFileSync(path, 'utf8'), path);
   assert.deepEqual(parsed.warnings, []);
   return parsed.records;
-}
-
-/** The user/assistant texts the fake provider received in its last request. */
-function sentTexts(fake: FakeProvider): string[] {
-  const body = fake.requests.at(-1)?.body as { messages: Array<{ content: unknown }> };
-  return body.messages.map((m) =>
-    typeof m.content === 'string'
-      ? m.content
-      : (m.content as Array<{ type: string; text?: string }>)
-          .filter((b) => b.type === 'text')
-          .map((b) => b.text)
-          .join(''),
-  );
 }
 
 describe('saved sessions', () => {
@@ -155,8 +103,7 @@ describe('saved sessions', () => {
       { text: 'Resumed.' },
     ]);
     const first = await server(at, at.workspace);
-    const id = nextId++;
-    first.client.request(id, 'prompt', { mode: 'simple_chat', text: 'count forever' });
+    first.client.request('kill-me', 'prompt', { mode: 'simple_chat', text: 'count forever' });
     const texts = async () => {
       for (;;) {
         const phases = first.client.messages.filter((m) => (m.params as Json | undefined)?.type === 'text');

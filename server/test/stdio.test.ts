@@ -320,6 +320,37 @@ describe('santra-server over stdio', () => {
     assert.equal((await client.response(2)).error, undefined);
   });
 
+  test('id 0 is an id like any other; methods.json paramsRequired is what the server enforces', async () => {
+    const client = start();
+    const init = await client.initialize(workspace, 0);
+    assert.equal(init.id, 0);
+    assert.equal((init.result as Json).protocolVersion, '0.1.0');
+    const table = JSON.parse(
+      readFileSync(
+        fileURLToPath(new URL('../../protocol-spec/schema/methods.json', import.meta.url)),
+        'utf8',
+      ),
+    ) as { methods: { method: string; direction: string; kind: string; paramsRequired: boolean }[] };
+    const requests = table.methods.filter(
+      (m) =>
+        m.kind === 'request' &&
+        m.direction !== 'server_to_client' &&
+        !['initialize', 'shutdown'].includes(m.method),
+    );
+    assert.ok(requests.some((m) => m.method === 'model/list' && !m.paramsRequired));
+    assert.ok(requests.some((m) => m.method === 'model/set' && m.paramsRequired));
+    let id = 1;
+    for (const { method, paramsRequired } of requests) {
+      client.request(id, method);
+      const answer = await client.response(id++);
+      const code = (answer.error as Json | undefined)?.code;
+      if (paramsRequired) assert.equal(code, -32602, `${method} without params is InvalidParams`);
+      else assert.notEqual(code, -32602, `${method} accepts absent params: ${JSON.stringify(answer)}`);
+    }
+    client.request(id, 'shutdown');
+    assert.equal((await client.response(id)).result, null);
+  });
+
   test('requests after shutdown get InvalidRequest', async () => {
     const client = start();
     await client.initialize(workspace);
@@ -378,7 +409,7 @@ describe('the example exchanges of the spec, replayed against the real server', 
   const examples = await loadExamples(
     fileURLToPath(new URL('../../protocol-spec/examples', import.meta.url)),
   );
-  // prompt and cancel need the agent runtime; they are replayed once it serves prompt.
+  // The examples with a model are checked through their recordings: scripts/test/examples-replay.test.ts.
   for (const example of examples.filter((e) =>
     ['lifecycle', 'version-mismatch', 'errors'].includes(e.name),
   )) {

@@ -163,6 +163,22 @@ function finish(run: AgentRun, status: RunStatus, text: string, usage: Usage, tu
   return { status, output, usage, turns };
 }
 
+/**
+ * The usage of a turn that ended without the provider's count (cancelled, failed mid-stream):
+ * estimated at 6 characters per token, as the protocol's Usage type says (§6.2). A turn that
+ * streamed nothing counts as zero — the provider may never have accepted the request.
+ */
+function unreportedUsage(request: { system: string; messages: ChatMessage[] }, generated: number): Usage {
+  if (generated === 0) return EMPTY_USAGE;
+  return {
+    inputTokens: Math.ceil((JSON.stringify(request.messages).length + request.system.length) / 6),
+    outputTokens: Math.ceil(generated / 6),
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    estimated: true,
+  };
+}
+
 interface TurnResult {
   content: AssistantBlock[];
   stopReason: StopReason;
@@ -181,6 +197,8 @@ async function streamTurn(
 ): Promise<TurnResult> {
   run.emit({ type: 'turn_start' });
   let shown = '';
+  /** Characters the model generated this turn (text, thinking, tool arguments). */
+  let generated = 0;
   const request = {
     model: run.model,
     system: run.system,
@@ -197,15 +215,18 @@ async function streamTurn(
     switch (event.type) {
       case 'text_delta':
         shown += event.text;
+        generated += event.text.length;
         run.emit({ type: 'text', text: event.text });
         break;
       case 'thinking_delta':
+        generated += event.text.length;
         run.emit({ type: 'thinking', text: event.text });
         break;
       case 'status':
         run.emit({ type: 'status', text: event.text });
         break;
       case 'tool_call_delta':
+        generated += event.argsDelta.length;
         break;
       case 'waiting':
         run.emit({
@@ -222,7 +243,13 @@ async function streamTurn(
         });
         break;
       case 'error':
-        return { content: [], stopReason: 'other', shown, usage: EMPTY_USAGE, failure: event.failure };
+        return {
+          content: [],
+          stopReason: 'other',
+          shown,
+          usage: unreportedUsage(request, generated),
+          failure: event.failure,
+        };
       case 'done':
         // Ids are made unique before anything (phases, approvals, history) uses them.
         return {
@@ -241,7 +268,7 @@ async function streamTurn(
     content: [],
     stopReason: 'other',
     shown,
-    usage: EMPTY_USAGE,
+    usage: unreportedUsage(request, generated),
     failure: {
       kind: 'incomplete',
       provider: run.endpoint.id,

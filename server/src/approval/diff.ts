@@ -23,6 +23,8 @@ export interface DiffOptions {
   timeoutMs?: number;
   /** Largest edit distance (lines removed + added) searched for; beyond it, a replacement. */
   maxEditLength?: number;
+  /** A rename: the path on the new side (`+++ b/<newPath>`); default `path`. */
+  newPath?: string;
 }
 
 // Below this size a worker round trip costs more than the diff it would run.
@@ -76,6 +78,7 @@ export async function computeDiffAsync(
 
 interface Input {
   path: string;
+  newPath: string;
   created: boolean;
   deleted: boolean;
   oldText: string;
@@ -104,6 +107,7 @@ function prepare(
   }
   const base = {
     path,
+    newPath: options.newPath ?? path,
     created: oldText === undefined,
     deleted: newText === undefined,
     oldText: oldText ?? '',
@@ -122,12 +126,15 @@ function prepare(
   };
 }
 
-function headers(input: Pick<Input, 'path' | 'created' | 'deleted'>): string {
-  const path = visibleControlChars(input.path);
-  return `--- ${input.created ? '/dev/null' : `a/${path}`}\n+++ ${input.deleted ? '/dev/null' : `b/${path}`}\n`;
+function headers(input: Pick<Input, 'path' | 'newPath' | 'created' | 'deleted'>): string {
+  const oldPath = visibleControlChars(input.path);
+  const newPath = visibleControlChars(input.newPath);
+  return `--- ${input.created ? '/dev/null' : `a/${oldPath}`}\n+++ ${input.deleted ? '/dev/null' : `b/${newPath}`}\n`;
 }
 
-function binaryDiff(input: Pick<Input, 'path' | 'created' | 'deleted' | 'oldText' | 'newText'>): FileDiff {
+function binaryDiff(
+  input: Pick<Input, 'path' | 'newPath' | 'created' | 'deleted' | 'oldText' | 'newText'>,
+): FileDiff {
   const oldBytes = Buffer.byteLength(input.oldText);
   const newBytes = Buffer.byteLength(input.newText);
   const summary = input.created

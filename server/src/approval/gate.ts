@@ -191,10 +191,21 @@ export function createGate(options: GateOptions): ApprovalGate {
       return decide(options.policy.forTool(options.toolName), protection, what, async () => ({
         kind: 'file_change',
         ...ids,
-        path:
-          request.operation === 'move' ? `${request.path.display} → ${target.display}` : request.path.display,
+        path: request.path.display,
+        ...(request.operation === 'move' ? { destination: target.display } : {}),
         operation: request.operation,
-        diff: await computeDiffAsync(request.path.display, request.oldContent, request.newContent),
+        diff:
+          request.operation === 'move'
+            ? // A move changes no content (a file too large to load shows as empty); the header shows the rename.
+              await computeDiffAsync(
+                request.path.display,
+                request.oldContent ?? '',
+                request.newContent ?? '',
+                {
+                  newPath: target.display,
+                },
+              )
+            : await computeDiffAsync(request.path.display, request.oldContent, request.newContent),
       }));
     },
     command(request) {

@@ -10,7 +10,10 @@
  *   would keep a cancelled request waiting for them;
  * - a request reusing the id of one still in flight → DuplicateRequestId (vscode-jsonrpc would
  *   silently overwrite the first in its queue);
- * - more requests in flight than allowed → ServerBusy;
+ * - more requests in flight than allowed → ServerBusy (never `shutdown`, which must always be
+ *   able to end a busy connection);
+ * - `$/cancelRequest` names the id as the client wrote it in the request (`"2"` cancels request
+ *   `2`), since vscode-jsonrpc keys running requests by the raw id;
  * - a header that desynchronises the stream, or announces a body too large even to skip →
  *   `onFatal`, and nothing more is read.
  */
@@ -74,7 +77,8 @@ export class GatedMessageReader extends AbstractMessageReader {
   readonly #input: NodeJS.ReadableStream;
   readonly #options: GateOptions;
   readonly #parser: FrameParser;
-  readonly #inFlight = new Set<string>();
+  /** Ids of unanswered client requests, by `idKey`, as the requests carried them. */
+  readonly #inFlight = new Map<string, MessageId>();
   #waiters: Array<{ atMost: number; wake: () => void }> = [];
   #closed = false;
 
@@ -208,7 +212,11 @@ export class GatedMessageReader extends AbstractMessageReader {
           );
           return;
         }
-        if (this.#inFlight.size >= this.#options.maxConcurrentRequests) {
+        // `shutdown` is never refused: it is how a client ends a connection that is busy.
+        if (
+          envelope.message.method !== 'shutdown' &&
+          this.#inFlight.size >= this.#options.maxConcurrentRequests
+        ) {
           this.#options.send(
             errorResponse(
               id,
@@ -219,7 +227,7 @@ export class GatedMessageReader extends AbstractMessageReader {
           );
           return;
         }
-        this.#inFlight.add(idKey(id));
+        this.#inFlight.set(idKey(id), id);
         callback(envelope.message);
         return;
       }
@@ -229,6 +237,15 @@ export class GatedMessageReader extends AbstractMessageReader {
         if (method === '$/cancelRequest' && !isMessageId((params as { id?: unknown } | undefined)?.id)) {
           this.#options.warn('ignored $/cancelRequest without a valid "id" (an integer or a string)');
           return;
+        }
+        if (method === '$/cancelRequest') {
+          // vscode-jsonrpc finds the request by its raw id; `1` and `"1"` are the same id (§2.3).
+          const cancelId = (params as { id: MessageId }).id;
+          const asSent = this.#inFlight.get(idKey(cancelId));
+          if (asSent !== undefined && asSent !== cancelId) {
+            callback({ ...envelope.message, params: { ...(params as object), id: asSent } } as Message);
+            return;
+          }
         }
         callback(envelope.message);
         return;

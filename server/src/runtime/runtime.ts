@@ -141,15 +141,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         void run.finally(() => runs.delete(run)).catch(() => {});
         return run;
       },
-      'model/list'(params) {
+      async 'model/list'(params) {
         const { config, sessions } = ready();
-        const session = params.sessionId === undefined ? undefined : sessions.get(params.sessionId);
+        // An unknown session is refused (UnknownSession), as model/set refuses it.
+        const session =
+          params?.sessionId === undefined ? undefined : (await sessions.open(params.sessionId)).session;
         const current = session?.model ?? defaultModel ?? config.model;
         const selection = current === '' ? undefined : selectModel(config, current);
-        return Promise.resolve({
+        return {
           current: selection?.ok ? selection.ref : current,
           models: listModels(config),
-        });
+        };
       },
       async 'agents/list'() {
         const { workspaceRoot, tooling } = ready();

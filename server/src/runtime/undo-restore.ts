@@ -30,10 +30,14 @@ import { PathError, type ResolvedPath, type Workspace } from '../workspace/works
 
 /** What the user is asked before a restore writes over something the change did not leave. */
 export interface RestoreQuestion {
-  /** As the approval shows it: `a.txt`, or `to → from` for a move back. */
+  /** As the approval shows it: the file changed, or for a move back the file moved (`to`). */
   path: string;
+  /** For a move back: where the file goes (`from`), the approval's `destination`. */
+  destination?: string;
   /** The path the diff is of. */
   diffPath: string;
+  /** A rename in the diff: the path on its new side. */
+  diffNewPath?: string;
   operation: FileOperation;
   /** The content there now and after the restore (undefined: no file). */
   oldText: string | undefined;
@@ -209,10 +213,13 @@ async function moveBack(
   const protection = deps.isProtected(from.absolute) ?? deps.isProtected(to.absolute);
   if (changed || protection !== undefined) {
     const answer = await deps.ask({
-      path: `${to.display} → ${from.display}`,
-      diffPath: from.display,
+      path: to.display,
+      destination: from.display,
       operation: 'move',
-      oldText: atFrom.kind === 'file' ? (atFrom.bytes?.toString('utf8') ?? '') : undefined,
+      // Over a file at `from`: the change of its content. Else the rename, as a move's approval shows it.
+      ...(atFrom.kind === 'file'
+        ? { diffPath: from.display, oldText: atFrom.bytes?.toString('utf8') ?? '' }
+        : { diffPath: to.display, diffNewPath: from.display, oldText: atTo.bytes?.toString('utf8') ?? '' }),
       newText: atTo.bytes?.toString('utf8') ?? '',
       protection,
     });

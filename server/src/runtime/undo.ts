@@ -63,8 +63,14 @@ export function undoHandlers(
           toolCallId: change.toolCallId,
           toolName: UNDO_TOOL,
           path: question.path,
+          ...(question.destination === undefined ? {} : { destination: question.destination }),
           operation: question.operation,
-          diff: await computeDiffAsync(question.diffPath, question.oldText, question.newText),
+          diff: await computeDiffAsync(
+            question.diffPath,
+            question.oldText,
+            question.newText,
+            question.diffNewPath === undefined ? {} : { newPath: question.diffNewPath },
+          ),
           ...(question.protection === undefined
             ? {}
             : { protected: true, protectedReason: question.protection }),

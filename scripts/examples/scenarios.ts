@@ -1,0 +1,285 @@
+/**
+ * The scenarios behind the spec's example exchanges that involve a model: the workspace they
+ * start from, what the fake model answers, and what the client does. scripts/record-examples.ts
+ * runs them against the real server to write the examples and their recordings; the replay test
+ * re-executes the recordings from the same workspace.
+ */
+import type { FakeTurn, RecordedRequest } from '../../conformance-tests/src/fake-providers/index.ts';
+import type { ExchangeClient, Json } from './exchange.ts';
+
+export interface ScenarioContext {
+  client: ExchangeClient;
+  /** A `{"note"}` line at this point of the example. */
+  note: (text: string) => void;
+  /** Sends a request and waits for its response; the next client request id. */
+  call: (method: string, params?: unknown) => Promise<Json>;
+  nextId: () => number;
+  /** Keeps the session file as it is now as the recording (before a `session/delete`). */
+  keepRecording: () => void;
+}
+
+export interface Scenario {
+  /** The example's file name, without `.jsonl`. */
+  name: string;
+  /** The workspace before the exchange: path → content. */
+  files: Record<string, string>;
+  turns: FakeTurn[];
+  /** The first client request id of the example (after the handshake's). */
+  firstId: number;
+  run(context: ScenarioContext): Promise<void>;
+}
+
+const systemText = (request: RecordedRequest) =>
+  (request.body as { system: Array<{ text: string }> }).system.map((block) => block.text).join('\n');
+const as =
+  (role: string): FakeTurn['match'] =>
+  (request) =>
+    systemText(request).includes(`You are the ${role}`);
+const tool = (id: string, name: string, args: unknown) => ({ id, name, args, chunks: 1 });
+
+const GREET = "export function greet(name: string) {\n  return 'Hello ' + name;\n}\n";
+
+const prompt: Scenario = {
+  name: 'prompt',
+  files: { 'src/greet.ts': GREET },
+  firstId: 2,
+  turns: [
+    {
+      match: as('orchestrator'),
+      text: ['I will have the executor make the change.'],
+      toolCalls: [
+        tool('toolu_01', 'spawn_agent', {
+          agentId: 'executor',
+          task: "In src/greet.ts, make greet() return `Hello, ${name}!` with a template string instead of 'Hello ' + name.",
+        }),
+      ],
+      usage: { inputTokens: 1840, outputTokens: 96, cacheReadTokens: 1024 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [tool('toolu_02', 'read_file', { path: 'src/greet.ts' })],
+      usage: { inputTokens: 2210, outputTokens: 40 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [
+        tool('toolu_03', 'str_replace', {
+          path: 'src/greet.ts',
+          oldStr: "  return 'Hello ' + name;",
+          newStr: '  return `Hello, ${name}!`;',
+        }),
+      ],
+      usage: { inputTokens: 2390, outputTokens: 85 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [
+        tool('toolu_04', 'task_completed', { result: 'greet() in src/greet.ts now uses a template string.' }),
+      ],
+      usage: { inputTokens: 2520, outputTokens: 30 },
+    },
+    {
+      match: as('orchestrator'),
+      toolCalls: [
+        tool('toolu_05', 'ask_user', {
+          prompt: 'Also update the tests?',
+          options: [
+            { label: 'Yes', value: 'yes' },
+            { label: 'No', value: 'no' },
+          ],
+        }),
+      ],
+      usage: { inputTokens: 1990, outputTokens: 45, cacheReadTokens: 1024 },
+    },
+    {
+      match: as('orchestrator'),
+      text: ['Done: greet() now uses a template string.'],
+      usage: { inputTokens: 2050, outputTokens: 12, cacheReadTokens: 1024 },
+    },
+    // The second prompt of the session, whichever agent its route gives it.
+    {
+      text: ['src/greet.ts holds greet(); the executor changed it in this session.'],
+      usage: { inputTokens: 2120, outputTokens: 18, cacheReadTokens: 1024 },
+    },
+  ],
+  async run({ client, note, call }) {
+    client.handle('approve', (_params, message) => ({
+      jsonrpc: '2.0',
+      id: message.id,
+      result: { decision: 'allow' },
+    }));
+    client.handle('ask', (_params, message) => ({
+      jsonrpc: '2.0',
+      id: message.id,
+      result: { answer: 'no' },
+    }));
+    note(
+      "After the handshake (see lifecycle), a `prompt` starts a run. The classifier picks a route (the `Route:` status); the orchestrator does not edit files itself but delegates to an executor, whose phases come under a `section` (its `agentId` names the spawned agent, `parentAgentId` the orchestrator). Every `tool_call` has its `tool_result` with the `output` the model saw. The executor's edit needs the user's approval, and the orchestrator asks a question; server-to-client requests number their ids on their own, independently of the client's (a client accepts any id, 0 included). The `prompt` is answered last, after the `complete` phase.",
+    );
+    const first = await call('prompt', { text: 'Make greet() use a template string' });
+    note(
+      'A second `prompt` naming the `sessionId` continues the session: a new run, and `seq` goes on from where the first run stopped. `sessionUsage` and `sessionCostUsd` add up both runs.',
+    );
+    await call('prompt', {
+      text: 'Where is greet() defined?',
+      sessionId: (first.result as Json).sessionId,
+    });
+  },
+};
+
+const cancel: Scenario = {
+  name: 'cancel',
+  files: { 'package.json': '{ "scripts": { "test": "node --test" } }\n' },
+  firstId: 2,
+  turns: [
+    {
+      match: as('executor'),
+      toolCalls: [tool('toolu_01', 'run_command', { command: 'npm test' })],
+      usage: { inputTokens: 950, outputTokens: 40 },
+    },
+  ],
+  async run({ client, note, nextId }) {
+    const id = nextId();
+    // The user cancels while the command waits for approval.
+    client.handle('approve', () => ({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id } }));
+    client.handle('$/cancelRequest', (params) => ({
+      jsonrpc: '2.0',
+      id: params.id,
+      error: { code: -32800, message: 'approve was cancelled', data: { retryable: true } },
+    }));
+    note(
+      'The client cancels a running `prompt` with `$/cancelRequest` (here while the command the executor — asked for by `agent` — wants to run awaits approval). The server cancels its pending `approve` the same way, aborts the run down to the model stream, sends the `complete` phase, and answers the `prompt` with status `cancelled` (other requests answer RequestCancelled).',
+    );
+    client.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'prompt',
+      params: { text: 'Run the whole test suite', agent: 'executor' },
+    });
+    await client.next((m) => m.id === id && m.method === undefined);
+  },
+};
+
+const sessions: Scenario = {
+  name: 'sessions',
+  files: { 'README.md': '# Demo\n\nRun `npm test`.\n', 'test/greet.test.ts': "import './greet.ts';\n" },
+  firstId: 2,
+  turns: [
+    { text: ['The tests live in test/.'], usage: { inputTokens: 19, outputTokens: 6 } },
+    {
+      match: as('executor'),
+      toolCalls: [
+        tool('toolu_01', 'write_file', {
+          path: 'src/util.ts',
+          content: 'export const twice = (n: number) => 2 * n;\n',
+        }),
+      ],
+      usage: { inputTokens: 410, outputTokens: 52 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [
+        tool('toolu_02', 'str_replace', {
+          path: 'README.md',
+          oldStr: 'Run `npm test`.',
+          newStr: 'Run `npm test`. Helpers are in src/util.ts.',
+        }),
+      ],
+      usage: { inputTokens: 530, outputTokens: 48 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [
+        tool('toolu_03', 'run_command', { command: "printf 'See docs/ for more.\\n' >> README.md" }),
+      ],
+      usage: { inputTokens: 640, outputTokens: 40 },
+    },
+    {
+      match: as('executor'),
+      text: ['Added src/util.ts and mentioned it in the README, with a pointer to docs/.'],
+      usage: { inputTokens: 760, outputTokens: 18 },
+    },
+    {
+      text: [
+        'The user asked where the tests are (test/), then had src/util.ts added and mentioned in README.md.',
+      ],
+      usage: { inputTokens: 700, outputTokens: 30 },
+    },
+  ],
+  async run({ client, note, call, keepRecording }) {
+    // The run's changes are allowed; undoing a file changed since is declined.
+    client.handle('approve', (params, message) => ({
+      jsonrpc: '2.0',
+      id: message.id,
+      result: { decision: params.toolName === 'session/undo' ? 'reject' : 'allow' },
+    }));
+    note(
+      'Every session is saved as it runs. A first prompt starts one; a second, with its `sessionId` and the agent `executor`, writes a file, edits another and runs a command that appends to it (each approved).',
+    );
+    const first = await call('prompt', { text: 'Where are the tests?' });
+    const sessionId = (first.result as Json).sessionId;
+    await call('prompt', {
+      text: 'Add a util module and mention it in the README',
+      sessionId,
+      agent: 'executor',
+    });
+    note(
+      'The client lists the saved sessions of the workspace, resumes one and catches up on the phases after seq 1 (sent again before the answer), and exports it as Markdown.',
+    );
+    await call('session/list', { limit: 20 });
+    await call('session/resume', { sessionId, afterSeq: 1 });
+    await call('session/export', { sessionId, format: 'markdown' });
+    note(
+      "`session/compact` has the model summarise everything before the last `keepTurns` user turns, which stay word for word; the summary's tokens and cost count towards the session.",
+    );
+    await call('session/compact', { sessionId, keepTurns: 1 });
+    note(
+      "`session/undo` undoes the last run, newest change first. README.md is not as the edit left it (the command appended to it, as a user's own edit would), so the server asks first: an `approve` with `toolName` `session/undo` and the diff from the file as it is to what the undo would write. The user declines and README.md stays as it is; `src/util.ts` is untouched since, so it is deleted without a question. Then the session is deleted, and resuming it fails.",
+    );
+    await call('session/undo', { sessionId, scope: 'run' });
+    keepRecording();
+    await call('session/delete', { sessionId });
+    await call('session/resume', { sessionId });
+  },
+};
+
+const SECURITY_AGENT = {
+  id: 'security_reviewer',
+  name: 'Security reviewer',
+  description: 'Reviews changes for security problems.',
+  systemPrompt: 'You review code changes for security problems and report what you find.',
+  toolNames: ['read_file', 'grep_search', 'task_completed'],
+};
+
+const agents: Scenario = {
+  name: 'agents',
+  files: {
+    '.agents/security.json': `${JSON.stringify(SECURITY_AGENT, null, 2)}\n`,
+    '.agents/broken.json': `${JSON.stringify({ ...SECURITY_AGENT, id: 'cleaner', name: 'Cleaner', toolNames: ['read_file', 'rm_rf'] }, null, 2)}\n`,
+  },
+  firstId: 2,
+  turns: [],
+  async run({ note, call }) {
+    note(
+      'A client lists the agents the swarm can use: the built-in ones, then the custom agents of the workspace (`.agents/*.json`). A custom agent file with a mistake is skipped and reported; the others load.',
+    );
+    await call('agents/list', {});
+  },
+};
+
+const models: Scenario = {
+  name: 'models',
+  files: {},
+  firstId: 2,
+  turns: [],
+  async run({ note, call }) {
+    note(
+      "After the handshake, a client lists the models and switches the connection's default. Only Anthropic has a key here; a model whose provider has no key is refused with ModelUnavailable, saying what to set.",
+    );
+    await call('model/list', {});
+    await call('model/set', { model: 'anthropic/claude-haiku-5-5' });
+    await call('model/set', { model: 'groq/llama-3.3-70b-versatile' });
+  },
+};
+
+export const SCENARIOS: Scenario[] = [prompt, cancel, sessions, agents, models];
