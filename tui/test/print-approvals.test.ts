@@ -134,6 +134,29 @@ describe('approvals on a terminal', () => {
     assert.match(stderr(), /\n-old\n\+new\n/);
   });
 
+  test('a move names where the file goes, and the rejection note too', async () => {
+    const move: ApproveParams = {
+      ...fileChange,
+      toolName: 'move_file',
+      operation: 'move',
+      path: 'a.txt',
+      destination: 'sub/b.txt',
+      diff: {
+        added: 0,
+        removed: 0,
+        replacement: false,
+        hunks: [],
+        unifiedDiff: '--- a/a.txt\n+++ b/sub/b.txt\n',
+      },
+    };
+    const { approvals, stderr } = setup('ask', ['y']);
+    await approvals.approve(move, live());
+    assert.match(stderr(), /wants to move a\.txt to sub\/b\.txt \(\+0 −0; orchestrator, move_file\)/);
+    const rejected = setup('reject');
+    await rejected.approvals.approve(move, live());
+    assert.match(rejected.stderr(), /move a\.txt → sub\/b\.txt/);
+  });
+
   test('shows the exact command and its cwd, control characters made visible', async () => {
     const { approvals, stderr } = setup('ask', ['n']);
     await approvals.approve(command, live());

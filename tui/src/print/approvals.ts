@@ -164,7 +164,7 @@ function withdrawn(write: (text: string) => void): QuestionWithdrawn {
 export function describeAction(params: ApproveParams): string {
   switch (params.kind) {
     case 'file_change':
-      return `${params.operation} ${oneLine(params.path)} (+${params.diff.added} −${params.diff.removed})`;
+      return `${params.operation} ${oneLine(params.path)}${params.destination === undefined ? '' : ` → ${oneLine(params.destination)}`} (+${params.diff.added} −${params.diff.removed})`;
     case 'command':
       return `command \`${oneLine(params.command)}\` in ${oneLine(params.cwd)}`;
     default: {
@@ -196,7 +196,11 @@ function formatAction(
   switch (params.kind) {
     case 'file_change': {
       const { added, removed, replacement, unifiedDiff } = params.diff;
-      const head = `\n${paint('1', `santra: the agent wants to ${params.operation} ${visible(params.path)}`)} (+${added} −${removed}${replacement ? ', whole file' : ''}; ${who})\n`;
+      const where =
+        params.destination === undefined
+          ? visible(params.path)
+          : `${visible(params.path)} to ${visible(params.destination)}`;
+      const head = `\n${paint('1', `santra: the agent wants to ${params.operation} ${where}`)} (+${added} −${removed}${replacement ? ', whole file' : ''}; ${who})\n`;
       const body = visible(unifiedDiff)
         .split('\n')
         .map((line) => {

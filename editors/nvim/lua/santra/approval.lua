@@ -20,7 +20,11 @@ local function lines_of(params)
       table.insert(lines, '  $ ' .. l)
     end
   else
-    table.insert(lines, string.format('Santra wants to %s %s', params.operation or 'change', params.path or '?'))
+    local where = params.path or '?'
+    if params.destination ~= nil then
+      where = where .. ' to ' .. params.destination
+    end
+    table.insert(lines, string.format('Santra wants to %s %s', params.operation or 'change', where))
     local diff = params.diff or {}
     if diff.added ~= nil then
       table.insert(lines, string.format('+%d -%d%s', diff.added, diff.removed or 0, diff.replacement and ' (whole file)' or ''))
