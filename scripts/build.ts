@@ -11,11 +11,11 @@
  * `npm link`ed santra keeps working.
  *   node scripts/build.js [--outdir DIR]   (default: dist/ of this repository)
  */
-import { chmod, rm, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import packageJson from '../package.json' with { type: 'json' };
 import { nodeVersionOk } from './node-version.js';
 
@@ -47,6 +47,29 @@ const ancient = {
 if (nodeVersionOk(ancient, 'build', range))
   throw new Error(`package.json engines.node must read >=MAJOR.MINOR for the bins' check, not ${range}`);
 
+/**
+ * yoga-layout (Ink's layout engine) embeds its WebAssembly as a data: URL and, wherever `fetch` is
+ * a function, reads it back with fetch(), which loads Node's undici for that alone: 50 to 150 ms
+ * of the TUI's start-up. Without fetch it decodes the same base64 in place (its own fallback).
+ * This makes the loader take that path; the build fails if yoga's loader no longer reads as expected.
+ */
+const YOGA_LOADER = /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/;
+const yogaWithoutFetch: Plugin = {
+  name: 'yoga-without-fetch',
+  setup(builder) {
+    builder.onLoad({ filter: YOGA_LOADER }, async ({ path }) => {
+      const source = await readFile(path, 'utf8');
+      const test = '"function"!=typeof fetch';
+      const found = source.split(test).length - 1;
+      if (found !== 2)
+        throw new Error(
+          `${path}: expected ${test} twice, found it ${found} times; update yogaWithoutFetch in scripts/build.ts`,
+        );
+      return { contents: source.replaceAll(test, '!0'), loader: 'js' };
+    });
+  },
+};
+
 /** dist/<name>.js: the version check, then the program. */
 function binSource(name: string): string {
   return [
@@ -75,6 +98,7 @@ const result = await build({
   // Ink loads React's devtools only when DEV=true and the package is installed; it is not a
   // dependency, so the import stays unresolved in the bundle (and is never reached).
   external: ['react-devtools-core'],
+  plugins: [yogaWithoutFetch],
   // React's production build for the TUI (its development build is twice the size and slower);
   // nothing else in the bundle reads NODE_ENV.
   define: { 'process.env.NODE_ENV': '"production"' },

@@ -5,6 +5,7 @@
  *
  *   node scripts/bench/fake-provider.ts --generate 100000     unpaced `tok1 `, `tok2 `, …
  *   node scripts/bench/fake-provider.ts --chars 190000        38,000 deltas of 5 characters
+ *   node scripts/bench/fake-provider.ts --generate 2000 --rate 200   the same, paced at 200 tokens/s
  *
  * Every request whose last user message is `warm up` gets a two-character answer instead.
  */
@@ -53,11 +54,14 @@ export async function startFakeProcess(
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { generate: { type: 'string' }, chars: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { generate: { type: 'string' }, chars: { type: 'string' }, rate: { type: 'string' } },
+  });
+  const rate = values.rate === undefined ? {} : { tokensPerSecond: Number(values.rate) };
   const answer: FakeTurn =
     values.chars !== undefined
       ? { text: answerChunks(Number(values.chars)), repeat: true }
-      : { generate: { tokens: Number(values.generate ?? '0') }, repeat: true };
+      : { generate: { tokens: Number(values.generate ?? '0'), ...rate }, repeat: true };
   const provider = await startFakeProvider('openai', [
     { match: (request) => lastUserText(request) === WARM_UP, text: 'ok', repeat: true },
     answer,

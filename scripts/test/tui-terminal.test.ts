@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -39,12 +39,15 @@ const as = (role: string) => (request: RecordedRequest) =>
   systemText(request).includes(`You are the ${role}`);
 const call = (id: string, name: string, args: unknown) => ({ toolCalls: [{ id, name, args }] });
 
-/** santra in a fresh tmux session of 120x40, in a temp workspace with a temp HOME. */
-async function startSantra(turns: FakeTurn[]) {
+/**
+ * santra in a fresh tmux session of 120x40, in a temp workspace with a temp HOME — or, with
+ * `again`, in the HOME and workspace of an earlier one (which has exited), as a restart.
+ */
+async function startSantra(turns: FakeTurn[], again?: { home: string; workspace: string }) {
   const fake: FakeProvider = await startFakeProvider('anthropic', turns);
-  const home = tempDir('santra-tui-home-');
-  const workspace = tempDir('santra-tui-ws-');
-  const files = { code: join(home, 'exit-code') };
+  const home = again?.home ?? tempDir('santra-tui-home-');
+  const workspace = again?.workspace ?? tempDir('santra-tui-ws-');
+  const files = { code: join(home, again === undefined ? 'exit-code' : 'exit-code-again') };
   const command = [
     'env',
     `HOME=${quote(home)}`,
@@ -56,8 +59,12 @@ async function startSantra(turns: FakeTurn[]) {
     quote(process.execPath),
     quote(SANTRA),
   ].join(' ');
-  tmux('new-session', '-d', '-s', 'keeper');
-  tmux('set-option', '-g', 'remain-on-exit', 'on');
+  if (again === undefined) {
+    tmux('new-session', '-d', '-s', 'keeper');
+    tmux('set-option', '-g', 'remain-on-exit', 'on');
+  } else {
+    tmux('kill-session', '-t', 'ui');
+  }
   tmux(
     'new-session',
     '-d',
@@ -73,7 +80,7 @@ async function startSantra(turns: FakeTurn[]) {
   );
   cleanups.push(async () => {
     await fake.close();
-    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
+    if (again === undefined) await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
   });
   const pane = () => tmux('capture-pane', '-p', '-t', 'ui', '-S', '-300');
   const waitFor = (pattern: RegExp, count = 1) =>
@@ -83,6 +90,7 @@ async function startSantra(turns: FakeTurn[]) {
     );
   return {
     fake,
+    home,
     workspace,
     pane,
     waitFor,
@@ -120,7 +128,7 @@ describe('santra, the interactive UI, in tmux', () => {
     assert.ok(existsSync(SANTRA), 'run npm run build first');
   });
 
-  test('a greeting streams; a file change shows its diff and y writes it; Esc stops a slow stream and the next prompt works', async () => {
+  test('a greeting streams; a file change shows its diff and y writes it; Esc stops a slow stream and the next prompt works; the recorded session replays', async () => {
     const term = await startSantra([
       { text: 'Hello! **How** can I help?' },
       {
@@ -179,5 +187,94 @@ describe('santra, the interactive UI, in tmux', () => {
     await term.waitFor(/Press Ctrl\+C again to exit/);
     term.type('C-c');
     assert.equal(await term.exitCode(), 0);
+
+    // The session just recorded, played in the replay viewer: no server, no key, no provider.
+    const sessions = join(term.home, 'santra', 'sessions');
+    const [file] = (readdirSync(sessions, { recursive: true }) as string[]).filter((name) =>
+      /ses_[^/]*\.jsonl$/.test(name),
+    );
+    assert.ok(file !== undefined, `no session file under ${sessions}`);
+    const replay = await replayIn(join(sessions, file));
+    await replay.waitFor(/▶ replay 1x · \d+\/\d+ · run 1 of 4/);
+    replay.type('Space');
+    await replay.waitFor(/⏸ paused 1x/);
+    replay.type('+');
+    await replay.waitFor(/⏸ paused 2x/);
+    replay.type('Space');
+    replay.type('End');
+    await replay.waitFor(/■ end of the recording · (\d+)\/\1 · run 4 of 4/);
+    const played = replay.pane();
+    if (process.env.SHOW_PANES === '1') console.log(played);
+    assert.match(played, /› hello\n[\s\S]*Hello! How can I help\?[\s\S]*› Create hello\.txt with a greeting/);
+    assert.match(played, /✓ write_file hello\.txt[\s\S]*Created hello\.txt for you\./);
+    assert.match(played, /── cancelled[\s\S]*› are you there\?[\s\S]*Back again\./);
+    assert.equal(played.match(/Hello! How can I help\?/g)?.length, 1, played);
+    replay.type('q');
+    assert.equal(await replay.exitCode(), 0);
+
+    // Restarted in the same project: /resume shows the earlier runs, then the session goes on.
+    const sessionId = /(ses_[^/]*)\.jsonl$/.exec(file)?.[1] ?? '';
+    const restarted = await startSantra([{ text: 'Still here.' }], term);
+    await restarted.waitFor(/Ask santra, or \/help/);
+    await restarted.say(`/resume ${sessionId}`);
+    await restarted.waitFor(/Resumed "hello"/);
+    const resumed = restarted.pane();
+    if (process.env.SHOW_PANES === '1') console.log(resumed);
+    assert.match(
+      resumed,
+      /Earlier in this session:[\s\S]*› hello\n[\s\S]*Hello! How can I help\?[\s\S]*› are you there\?[\s\S]*Back again\.[\s\S]*Resumed "hello"/,
+    );
+    await restarted.say('still there?');
+    await restarted.waitFor(/Still here\./);
+    const [request] = restarted.fake.requests;
+    assert.ok(JSON.stringify(request?.body).includes('Back again.'), 'the model gets the whole history');
+    restarted.type('C-c');
+    restarted.type('C-c');
+    assert.equal(await restarted.exitCode(), 0);
   });
 });
+
+/** The replay viewer on a recording, in a tmux session of its own, with an empty HOME and no key. */
+async function replayIn(file: string) {
+  const home = tempDir('santra-tui-replay-home-');
+  const code = join(home, 'exit-code');
+  cleanups.push(() => removeTempDir(home));
+  const command = [
+    'env',
+    '-i',
+    `HOME=${quote(home)}`,
+    'TERM=xterm-256color',
+    quote(process.execPath),
+    quote(SANTRA),
+    'replay',
+    quote(file),
+  ];
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    'replay',
+    '-x',
+    '120',
+    '-y',
+    '40',
+    `${command.join(' ')}; echo $? > ${quote(code)}`,
+  );
+  const pane = () => tmux('capture-pane', '-p', '-t', 'replay', '-S', '-300');
+  return {
+    pane,
+    type: (...keys: string[]) => tmux('send-keys', '-t', 'replay', ...keys),
+    waitFor: (pattern: RegExp) =>
+      poll(
+        () => pattern.test(pane()),
+        () => `waiting for ${pattern}; pane:\n${pane()}`,
+      ),
+    exitCode: async () => {
+      await poll(
+        () => existsSync(code) && readFileSync(code, 'utf8').endsWith('\n'),
+        () => `the replay did not exit; pane:\n${pane()}`,
+      );
+      return Number(readFileSync(code, 'utf8'));
+    },
+  };
+}

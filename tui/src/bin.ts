@@ -83,6 +83,14 @@ switch (command.action) {
     process.stdout.write('', () => process.exit(code));
     break;
   }
+  case 'replay': {
+    // A recording played in the UI: no server at all.
+    enableCompileCache();
+    const { runReplay } = await import('./ui/replay-main.ts');
+    const code = await runReplay(command.file);
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
   default: {
     const exhaustive: never = command;
     throw new Error(`unknown command ${JSON.stringify(exhaustive)}`);

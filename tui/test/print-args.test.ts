@@ -130,6 +130,23 @@ describe('santra command line', () => {
     });
   });
 
+  test('santra replay FILE: the file, resolved; nothing else', () => {
+    assert.deepEqual(parse(['replay', 'sessions/ses_1.jsonl']), {
+      action: 'replay',
+      file: '/home/ada/project/sessions/ses_1.jsonl',
+    });
+    for (const argv of [['replay'], ['replay', 'a', 'b']]) {
+      assert.deepEqual(parse(argv), {
+        action: 'usage_error',
+        message: 'santra replay takes one file: santra replay <session file>',
+      });
+    }
+    assert.deepEqual(parse(['replay', 'a.jsonl', '--model', 'x']), {
+      action: 'usage_error',
+      message: 'santra replay takes no options, got --model',
+    });
+  });
+
   test('santra models / santra agents, with --json and --cwd', () => {
     assert.deepEqual(parse(['models']), {
       action: 'list',

@@ -5,123 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
-import type { ModelEntry, ParamsOf, Phase, PromptResult } from '#protocol';
-import { cleanup, render } from 'ink-testing-library';
-import { createElement as h } from 'react';
-import type { Backend } from '../src/ui/backend.ts';
-import { App } from '../src/ui/components/app.ts';
-import { loadMarkdown } from '../src/ui/components/entry-view.ts';
+import { cleanup } from 'ink-testing-library';
 import type { SetupChoice } from '../src/ui/config-file.ts';
-import { Controller } from '../src/ui/controller.ts';
+import { MODELS, scripted, settle, start } from './helpers/ui-backend.ts';
 
 afterEach(() => cleanup());
 
-const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
 const ESC = '\u001b';
 const UP = '\u001b[A';
 const CTRL_C = '\u0003';
-
-const MODELS: ModelEntry[] = [
-  {
-    ref: 'anthropic/claude-sonnet-4-5',
-    provider: 'anthropic',
-    id: 'claude-sonnet-4-5',
-    contextWindow: 200000,
-    configured: true,
-    inputUsdPerMTok: 3,
-    outputUsdPerMTok: 15,
-  },
-  { ref: 'openai/gpt-5', provider: 'openai', id: 'gpt-5', contextWindow: 400000, configured: false },
-];
-
-/** A Backend whose prompts the test ends, and that sends the phases the test gives. */
-function scripted(models: ModelEntry[] = MODELS, initial = 'anthropic/claude-sonnet-4-5') {
-  const model = { current: initial };
-  const prompts: ParamsOf<'prompt'>[] = [];
-  const ends: ((result: PromptResult) => void)[] = [];
-  let cancelled = 0;
-  let closed = 0;
-  let onPhase: (phase: Phase) => void = () => {};
-  let seq = 0;
-  const backend: Backend = {
-    methods: undefined,
-    prompt: (params) => {
-      prompts.push(params);
-      return new Promise((resolve) => ends.push(resolve));
-    },
-    cancelPrompt: () => void cancelled++,
-    models: () => Promise.resolve({ current: model.current, models }),
-    sessions: () => Promise.resolve({ sessions: [], warnings: [] }),
-    resume: () => Promise.reject(new Error('no sessions')),
-    agents: () => Promise.resolve({ agents: [], problems: [] }),
-    close: () => {
-      closed++;
-      return Promise.resolve();
-    },
-    kill: () => {},
-  };
-  return {
-    backend,
-    model,
-    prompts,
-    cancelled: () => cancelled,
-    closed: () => closed,
-    connect: (handlers: { onPhase: (phase: Phase) => void }) => {
-      onPhase = handlers.onPhase;
-      return Promise.resolve(backend);
-    },
-    phase: (fields: Record<string, unknown>, agentId = 'orchestrator', parentAgentId?: string) =>
-      onPhase({
-        runId: 'run-1',
-        sessionId: 'ses_12345678abc',
-        agentId,
-        seq: ++seq,
-        ...(parentAgentId === undefined ? {} : { parentAgentId, agentRole: 'reader' }),
-        ...fields,
-      } as Phase),
-    end: (status: PromptResult['status'] = 'completed') =>
-      ends.shift()?.({
-        runId: 'run-1',
-        sessionId: 'ses_12345678abc',
-        status,
-        output: '',
-        usage: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0 },
-        costUsd: 0.0042,
-        sessionUsage: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0 },
-        sessionCostUsd: 0.0042,
-      }),
-  };
-}
-
-async function start(
-  server = scripted(),
-  options: { writeSetup?: (choice: SetupChoice) => Promise<string> } = {},
-) {
-  await loadMarkdown();
-  let exited = 0;
-  const controller = new Controller({
-    connect: server.connect,
-    workspaceRoot: '/home/ada/project',
-    cwd: undefined,
-    startDir: '/home/ada/project',
-    ...options,
-    onExit: () => void exited++,
-  });
-  const view = render(h(App, { controller, size: { columns: 100, rows: 30 }, guardMs: 0 }));
-  await controller.start();
-  await settle();
-  return {
-    ...view,
-    server,
-    controller,
-    exited: () => exited,
-    frame: () => view.lastFrame() ?? '',
-    type: async (text: string) => {
-      view.stdin.write(text);
-      await settle();
-    },
-  };
-}
 
 describe('the interactive UI', () => {
   test('the ChromeBar shows project, model, session, tokens and cost', async () => {
@@ -277,7 +169,7 @@ describe('the interactive UI', () => {
 
   test('first run: no usable model, so the SetupFlow asks provider, key (masked) and model, then restarts', async () => {
     const unconfigured = MODELS.map((model) => ({ ...model, configured: false }));
-    const server = scripted(unconfigured, '');
+    const server = scripted({ models: unconfigured, initial: '' });
     const choices: SetupChoice[] = [];
     let connects = 0;
     const connect = server.connect;

@@ -55,6 +55,9 @@ function fileChange(lines: number): ApproveParams {
 }
 
 /** An approval overlay on a clock the test moves; returns the answers it gave. */
+const PAGE_UP = '\u001b[5~';
+const PAGE_DOWN = '\u001b[6~';
+
 function approval(params: ApproveParams, maxRows = 20) {
   let clock = 1000;
   const answers: ApproveResult[] = [];
@@ -97,6 +100,29 @@ describe('the approval overlay', () => {
       frame,
       /\[y\] allow {2}\[a\] allow all {2}\[r\/n\] reject {2}\[f\] feedback {2}\[e\] whole diff/,
     );
+  });
+
+  test('a move shows where the file goes', async () => {
+    const move: ApproveParams = {
+      kind: 'file_change',
+      runId: 'run-1',
+      agentId: 'executor-3',
+      toolCallId: 'call-9',
+      toolName: 'move_file',
+      operation: 'move',
+      path: 'a.txt',
+      destination: 'sub/b.txt',
+      diff: {
+        added: 0,
+        removed: 0,
+        replacement: false,
+        hunks: [],
+        unifiedDiff: '--- a/a.txt\n+++ b/sub/b.txt\n',
+      },
+    };
+    const view = approval(move);
+    await settle();
+    assert.match(view.lastFrame() ?? '', /move a\.txt → sub\/b\.txt {2}\+0 −0/);
   });
 
   test('keys typed in the first 250 ms are dropped; y then allows', async () => {
@@ -154,11 +180,28 @@ describe('the approval overlay', () => {
     await settle();
     const frame = view.lastFrame() ?? '';
     assert.ok(frame.split('\n').length <= 12, frame);
-    const more = /… (\d+) more lines \(e: print the whole diff above\)/.exec(frame);
+    const more = /… (\d+) more lines \(PgUp\/PgDn: scroll · e: print the whole diff above\)/.exec(frame);
     assert.ok(more !== null, frame);
-    const shown = frame.split('\n').filter((line) => /\+ line \d+/.test(line)).length;
-    assert.equal(shown + Number(more[1]), 50);
+    const lines = (text: string) =>
+      text
+        .split('\n')
+        .map((line) => /\+ line (\d+)/.exec(line)?.[1])
+        .filter((n) => n !== undefined)
+        .map(Number);
+    const shown = lines(frame);
+    assert.equal(shown.length + Number(more[1]), 50);
     view.later(GUARD_MS);
+    // PgDn scrolls the diff a page (as many rows as are shown); PgUp back; never past either end.
+    await view.press(PAGE_DOWN);
+    const second = lines(view.lastFrame() ?? '');
+    assert.deepEqual(second[0], (shown.at(-1) ?? 0) + 1);
+    assert.match(view.lastFrame() ?? '', /↑ \d+ lines above · … \d+ more lines/);
+    for (let i = 0; i < 10; i++) await view.press(PAGE_DOWN);
+    assert.equal(lines(view.lastFrame() ?? '').at(-1), 50);
+    assert.doesNotMatch(view.lastFrame() ?? '', /more lines/);
+    for (let i = 0; i < 10; i++) await view.press(PAGE_UP);
+    assert.deepEqual(lines(view.lastFrame() ?? ''), shown);
+    assert.deepEqual(view.answers, []);
     await view.press('e');
     assert.equal(view.printed(), 1);
     assert.deepEqual(view.answers, []);

@@ -45,7 +45,8 @@ export interface ApprovalOptions {
 }
 
 /** The question was withdrawn before the user answered: by the server ($/cancelRequest) or by Ctrl-C. */
-export class QuestionWithdrawn extends Error {}
+export { QuestionWithdrawn } from './print-error.ts';
+import { QuestionWithdrawn } from './print-error.ts';
 
 /** The question cannot be answered: there is no terminal, or the user ended the input. */
 export class QuestionUnanswerable extends Error {}

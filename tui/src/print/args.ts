@@ -60,7 +60,9 @@ export type Command =
   | { action: 'version' }
   | { action: 'usage_error'; message: string }
   | { action: 'print'; options: PrintOptions }
-  | { action: 'list'; options: ListOptions };
+  | { action: 'list'; options: ListOptions }
+  /** `santra replay <file>`: a recorded session played in the terminal UI (ui/replay-main.ts). */
+  | { action: 'replay'; file: string };
 
 export interface ParseContext {
   /** Whether stdin is a terminal: `-p` without text reads the prompt from stdin only when it is not. */
@@ -80,6 +82,10 @@ Usage: santra [options]
        santra models [--json]              the models you can use with --model
        santra agents [--json]              the agents you can use with --agent
        santra sessions [--json]            the saved sessions of this project, newest first
+       santra replay <file>                play a recorded session (a session file or a
+                                           session/export json) in the terminal UI; it reads
+                                           the file only: no server, model or key (Space pause,
+                                           +/- speed, End jump to the end, q quit)
 
 Options:
   -p, --print                  run one prompt headless: the answer goes to stdout, errors to stderr
@@ -175,6 +181,14 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
         cwdGiven: values.cwd !== undefined,
       },
     };
+  }
+  if (!values.print && word === 'replay') {
+    const misplaced = [...PRINT_ONLY, 'json' as const].find((name) => values[name] !== undefined);
+    if (misplaced !== undefined) return usageError(`santra replay takes no options, got --${misplaced}`);
+    const file = positionals[1];
+    if (file === undefined || file === '' || positionals.length > 2)
+      return usageError('santra replay takes one file: santra replay <session file>');
+    return { action: 'replay', file: resolve(context.cwd, file) };
   }
   if (values.json !== undefined)
     return usageError('--json works with santra models, santra agents and santra sessions');

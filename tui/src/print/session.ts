@@ -15,16 +15,14 @@ import {
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
 import {
-  AgentsListResult,
   ApproveParams,
   AskParams,
   type ClientCapabilities,
+  type ClientRequestName,
   InitializeResult,
   isCompatibleVersion,
   JsonRpcErrorCodes,
-  ModelListResult,
-  SessionListResult,
-  SessionResumeResult,
+  methods,
   type ParamsOf,
   type ResultOf,
   type Phase,
@@ -35,7 +33,8 @@ import { type Approvals, QuestionUnanswerable, QuestionWithdrawn } from './appro
 import { parsePhase } from './output.ts';
 
 /** A failure that ends `santra -p`, with the one-line message for stderr. */
-export class PrintError extends Error {}
+export { PrintError } from './print-error.ts';
+import { PrintError } from './print-error.ts';
 
 const STDERR_TAIL_LINES = 50;
 const TRANSPORT_ERRORS = new Set<number>([
@@ -50,6 +49,8 @@ export interface SessionOptions {
   /** The started santra-server process; the session owns it from now on. */
   server: ChildProcessWithoutNullStreams;
   workspaceRoot: string;
+  /** `clientInfo.name` in `initialize`: `santra-print` (the default) or `santra-tui`. */
+  clientName?: string;
   clientVersion: string;
   capabilities: ClientCapabilities;
   /** Answers `approve` and `ask` (on the terminal, by policy, or from a recording). */
@@ -92,11 +93,14 @@ export class ServerSession {
     this.#connection.listen();
   }
 
-  /** Opens the connection: `initialize`, then `initialized`. Rejects with a PrintError. */
-  async initialize(): Promise<void> {
+  /**
+   * Opens the connection: `initialize`, then `initialized`. Resolves with the server's answer (its
+   * capabilities.methods say which optional methods it offers). Rejects with a PrintError.
+   */
+  async initialize(): Promise<InitializeResult> {
     const params: ParamsOf<'initialize'> = {
       protocolVersion: PROTOCOL_VERSION,
-      clientInfo: { name: 'santra-print', version: this.#options.clientVersion },
+      clientInfo: { name: this.#options.clientName ?? 'santra-print', version: this.#options.clientVersion },
       workspaceRoot: this.#options.workspaceRoot,
       capabilities: this.#options.capabilities,
     };
@@ -113,6 +117,7 @@ export class ServerSession {
       );
     }
     await this.#connection.sendNotification('initialized', {});
+    return result.data;
   }
 
   /** Runs one prompt to its end. Rejects with a PrintError when it fails or the server dies. */
@@ -131,42 +136,41 @@ export class ServerSession {
     }
   }
 
-  /** The models the server knows, with the current one. Rejects with a PrintError. */
-  async models(): Promise<ResultOf<'model/list'>> {
-    const parsed = ModelListResult.safeParse(await this.#request('model/list', {}, undefined, 'model/list'));
+  /**
+   * Any request a client sends, its result checked against the method table's result schema.
+   * Rejects with a PrintError: the server's message when it refused, or an invalid result.
+   */
+  async request<M extends Exclude<ClientRequestName, 'initialize' | 'prompt' | 'shutdown'>>(
+    method: M,
+    params: ParamsOf<M>,
+  ): Promise<ResultOf<M>> {
+    const parsed = methods[method].result.safeParse(await this.#request(method, params, undefined, method));
     if (!parsed.success)
-      throw new PrintError('santra: santra-server answered model/list with an invalid result');
-    return parsed.data;
+      throw new PrintError(`santra: santra-server answered ${method} with an invalid result`);
+    return parsed.data as ResultOf<M>;
+  }
+
+  /** The models the server knows, with the current one. Rejects with a PrintError. */
+  models(): Promise<ResultOf<'model/list'>> {
+    return this.request('model/list', {});
   }
 
   /** The agents of this workspace, and the custom agent files that were skipped. Rejects with a PrintError. */
-  async agents(): Promise<ResultOf<'agents/list'>> {
-    const parsed = AgentsListResult.safeParse(
-      await this.#request('agents/list', {}, undefined, 'agents/list'),
-    );
-    if (!parsed.success)
-      throw new PrintError('santra: santra-server answered agents/list with an invalid result');
-    return parsed.data;
+  agents(): Promise<ResultOf<'agents/list'>> {
+    return this.request('agents/list', {});
   }
 
   /** Saved sessions of this workspace, newest first (one page). Rejects with a PrintError. */
-  async sessions(limit?: number): Promise<ResultOf<'session/list'>> {
-    const parsed = SessionListResult.safeParse(
-      await this.#request('session/list', limit === undefined ? {} : { limit }, undefined, 'session/list'),
-    );
-    if (!parsed.success)
-      throw new PrintError('santra: santra-server answered session/list with an invalid result');
-    return parsed.data;
+  sessions(limit?: number): Promise<ResultOf<'session/list'>> {
+    return this.request('session/list', limit === undefined ? {} : { limit });
   }
 
-  /** Loads a saved session for the next prompt. Rejects with a PrintError (the server's message). */
-  async resume(sessionId: string): Promise<ResultOf<'session/resume'>> {
-    const parsed = SessionResumeResult.safeParse(
-      await this.#request('session/resume', { sessionId }, undefined, 'session/resume'),
-    );
-    if (!parsed.success)
-      throw new PrintError('santra: santra-server answered session/resume with an invalid result');
-    return parsed.data;
+  /**
+   * Loads a saved session for the next prompt; with `afterSeq`, its saved phases above that seq
+   * come again (through onPhase) before the answer. Rejects with a PrintError (the server's message).
+   */
+  resume(sessionId: string, afterSeq?: number): Promise<ResultOf<'session/resume'>> {
+    return this.request('session/resume', afterSeq === undefined ? { sessionId } : { sessionId, afterSeq });
   }
 
   /** Asks the server to cancel the running prompt ($/cancelRequest); it still answers it. */

@@ -4,7 +4,7 @@
  * depends on the `Backend` interface only, so its tests can drive it without a server.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { InitializeResult, type ParamsOf, type Phase, type PromptResult, type ResultOf } from '#protocol';
+import type { ParamsOf, Phase, PromptResult, ResultOf } from '#protocol';
 import { serverPathFor, startServer } from '../print/server-process.ts';
 import { PrintError, ServerSession } from '../print/session.ts';
 import type { Interactions } from './interactions.ts';
@@ -20,10 +20,11 @@ export interface Backend {
   cancelPrompt(): void;
   models(): Promise<ResultOf<'model/list'>>;
   sessions(limit?: number): Promise<ResultOf<'session/list'>>;
-  resume(sessionId: string): Promise<ResultOf<'session/resume'>>;
+  /** With `afterSeq`, the session's saved phases above it come again through onPhase first. */
+  resume(sessionId: string, afterSeq?: number): Promise<ResultOf<'session/resume'>>;
   agents(): Promise<ResultOf<'agents/list'>>;
-  /** A request the session has no method for (model/set, session/compact, session/undo…), when it can send one. */
-  request?: (method: string, params: unknown) => Promise<unknown>;
+  /** The optional methods (model/set, session/compact, session/undo, session/export), result checked. */
+  request: ServerSession['request'];
   close(): Promise<void>;
   kill(): void;
 }
@@ -50,6 +51,7 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   const session = new ServerSession({
     server,
     workspaceRoot: options.workspaceRoot,
+    clientName: 'santra-tui',
     clientVersion: options.clientVersion,
     capabilities: { approve: true, ask: true, diffs: true },
     approvals: options.interactions,
@@ -60,31 +62,24 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
     },
   });
   try {
-    // ServerSession.initialize() resolves with nothing today; when it hands back the result, the
-    // server's methods are known here without a change to this file.
-    const answer: unknown = await session.initialize();
-    const parsed = InitializeResult.safeParse(answer);
-    const methods = parsed.success ? new Set(parsed.data.capabilities.methods) : undefined;
-    return adapt(session, methods);
+    const { capabilities } = await session.initialize();
+    return adapt(session, new Set(capabilities.methods));
   } catch (error) {
     session.kill();
     throw error;
   }
 }
 
-function adapt(session: ServerSession, methods: ReadonlySet<string> | undefined): Backend {
-  // Likewise a generic request method, once the session has one (see the report of issue 12).
-  const generic = (session as unknown as { request?: (method: string, params: unknown) => Promise<unknown> })
-    .request;
+function adapt(session: ServerSession, methods: ReadonlySet<string>): Backend {
   return {
     methods,
     prompt: (params) => session.prompt(params),
     cancelPrompt: () => session.cancelPrompt(),
     models: () => session.models(),
     sessions: (limit) => session.sessions(limit),
-    resume: (sessionId) => session.resume(sessionId),
+    resume: (sessionId, afterSeq) => session.resume(sessionId, afterSeq),
     agents: () => session.agents(),
-    ...(typeof generic === 'function' ? { request: generic.bind(session) } : {}),
+    request: (method, params) => session.request(method, params),
     close: () => session.close(),
     kill: () => session.kill(),
   };

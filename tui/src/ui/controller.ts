@@ -10,13 +10,24 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
-import type { ModelEntry, Phase, PromptResult, SessionInfo, Usage } from '#protocol';
-import { PrintError } from '../print/session.ts';
+import type { ModelEntry, Phase, PromptResult, Usage } from '#protocol';
+import { PrintError } from '../print/print-error.ts';
 import type { Backend } from './backend.ts';
+import {
+  costText,
+  formatCost,
+  helpText,
+  modelPicker,
+  modelsText,
+  promptTexts,
+  providersOf,
+  sessionLine,
+  sessionPicker,
+  undoText,
+} from './command-text.ts';
 import { entryMarkdown } from './export-markdown.ts';
 import { type Interaction, Interactions } from './interactions.ts';
-import { keyHelp } from './keybindings.ts';
-import { availableCommands, commandHelp, parseInput, type SlashCommand } from './slash-commands.ts';
+import { availableCommands, parseInput, type SlashCommand } from './slash-commands.ts';
 import {
   EMPTY_TRANSCRIPT,
   type Entry,
@@ -105,6 +116,8 @@ export class Controller {
   #selectedModel: string | undefined;
   #exported: string[] = [];
   #exiting = false;
+  /** While /resume replays a session: the user's text of each run, and the run shown last. */
+  #replaying: { prompts: ReadonlyMap<string, string>; runId: string | undefined } | undefined;
 
   constructor(options: ControllerOptions) {
     this.#options = options;
@@ -167,14 +180,7 @@ export class Controller {
       const text = entryMarkdown(entry);
       if (text !== undefined) this.#exported.push(text);
     }
-    const { printed } = this.#state;
-    const next =
-      entries.length === 0
-        ? printed
-        : printed.items.length + entries.length > STATIC_WINDOW
-          ? { key: printed.key + 1, items: entries }
-          : { key: printed.key, items: [...printed.items, ...entries] };
-    this.#set({ transcript: state, printed: next });
+    this.#set({ transcript: state, printed: withPrinted(this.#state.printed, entries) });
   }
 
   #note(text: string, tone: 'info' | 'warning' | 'error' = 'info'): void {
@@ -207,6 +213,12 @@ export class Controller {
   }
 
   #onPhase(phase: Phase): void {
+    const replay = this.#replaying;
+    if (replay !== undefined && phase.runId !== replay.runId) {
+      replay.runId = phase.runId;
+      const text = replay.prompts.get(phase.runId);
+      if (text !== undefined) this.dispatch({ type: 'user', text });
+    }
     if (this.#state.sessionId === undefined && phase.sessionId !== '')
       this.#set({ sessionId: phase.sessionId });
     this.dispatch({ type: 'phase', phase });
@@ -462,9 +474,20 @@ export class Controller {
         return;
       }
       case 'compact':
-      case 'undo':
-        await this.#sessionRequest(server(), command.name);
+      case 'undo': {
+        const sessionId = this.#state.sessionId;
+        if (sessionId === undefined) {
+          this.#note(`Nothing to ${command.name} yet: this session has no run.`);
+          return;
+        }
+        if (this.#state.transcript.running) {
+          this.#note('A run is going on: press Esc to stop it first.', 'warning');
+          return;
+        }
+        if (command.name === 'compact') await this.#compact(server(), sessionId);
+        else await this.#undo(server(), sessionId, arg);
         return;
+      }
       default: {
         const exhaustive: never = command.name;
         throw new Error(`unknown command ${String(exhaustive)}`);
@@ -475,11 +498,12 @@ export class Controller {
   async #setModel(model: string): Promise<void> {
     const backend = this.#backend;
     if (backend === undefined) return;
-    if (backend.request !== undefined && backend.methods?.has('model/set') === true) {
-      const result = (await backend.request('model/set', {
+    if (backend.methods?.has('model/set') === true) {
+      const sessionId = this.#state.sessionId;
+      const result = await backend.request('model/set', {
         model,
-        ...(this.#state.sessionId === undefined ? {} : { sessionId: this.#state.sessionId }),
-      })) as { model: string };
+        ...(sessionId === undefined ? {} : { sessionId }),
+      });
       this.#selectedModel = undefined;
       this.#set({ model: result.model });
     } else {
@@ -496,6 +520,11 @@ export class Controller {
     this.#note(`Model: ${this.#state.model ?? model}`);
   }
 
+  /**
+   * Continues a saved session, its earlier runs replayed on screen first: `session/resume` with
+   * afterSeq 0 sends every saved phase again before it answers. Phases carry no user text, so the
+   * prompts come from `session/export` (json) when the server offers it, one per run.
+   */
   async #resume(sessionId: string): Promise<void> {
     const backend = this.#backend;
     if (backend === undefined) return;
@@ -503,7 +532,23 @@ export class Controller {
       this.#note('A run is going on: press Esc to stop it first.', 'warning');
       return;
     }
-    const { session, warnings } = await backend.resume(sessionId);
+    // Without them (no session/export, or it failed) the answers are replayed alone.
+    const prompts =
+      backend.methods?.has('session/export') === true
+        ? await backend.request('session/export', { sessionId, format: 'json' }).then(
+            (exported) => promptTexts(exported.content),
+            () => new Map<string, string>(),
+          )
+        : new Map<string, string>();
+    this.#note('Earlier in this session:');
+    this.#replaying = { prompts, runId: undefined };
+    let answer: Awaited<ReturnType<Backend['resume']>>;
+    try {
+      answer = await backend.resume(sessionId, 0);
+    } finally {
+      this.#replaying = undefined;
+    }
+    const { session, warnings } = answer;
     for (const warning of warnings) this.#note(warning, 'warning');
     this.#set({ sessionId: session.sessionId, sessionUsage: session.usage, sessionCostUsd: session.costUsd });
     if (session.model !== undefined && this.#selectedModel === undefined) this.#set({ model: session.model });
@@ -512,35 +557,44 @@ export class Controller {
     );
   }
 
-  async #sessionRequest(backend: Backend, name: 'compact' | 'undo'): Promise<void> {
-    const sessionId = this.#state.sessionId;
-    if (backend.request === undefined) throw new Error(`This santra-server cannot ${name}.`);
-    if (sessionId === undefined) {
-      this.#note(`Nothing to ${name} yet: this session has no run.`);
-      return;
-    }
-    const result = (await backend.request(`session/${name}`, { sessionId })) as Record<string, unknown>;
-    if (name === 'compact') {
-      this.#note(
-        result.compacted === true
-          ? `Compacted: ${String(result.messagesBefore)} messages → ${String(result.messagesAfter)}.`
-          : 'Too little to compact yet.',
-      );
-    } else {
-      const changes = Array.isArray(result.changes) ? (result.changes as { path?: string }[]) : [];
-      this.#note(
-        changes.length === 0
-          ? 'Nothing left to undo.'
-          : `Undone: ${changes.map((c) => c.path ?? '?').join(', ')}`,
-      );
-    }
+  async #compact(backend: Backend, sessionId: string): Promise<void> {
+    this.#note('Compacting…');
+    const result = await backend.request('session/compact', { sessionId });
+    this.#note(
+      result.compacted
+        ? `Compacted: ${result.messagesBefore} messages → ${result.messagesAfter} (summary ${formatCost(result.costUsd)}).`
+        : `Too little to compact yet (${result.messagesBefore} messages).`,
+    );
   }
 
+  async #undo(backend: Backend, sessionId: string, arg: string): Promise<void> {
+    if (arg !== '' && arg !== 'run' && arg !== 'change')
+      throw new Error('/undo takes no argument, or "run".');
+    const { changes } = await backend.request('session/undo', {
+      sessionId,
+      scope: arg === 'run' ? 'run' : 'change',
+    });
+    const kept = changes.some((change) => change.outcome === 'kept');
+    this.#note(undoText(changes), kept ? 'warning' : 'info');
+  }
+
+  /**
+   * The transcript to a Markdown file: the saved session as the server writes it (`session/export`)
+   * when there is one and the server offers it, else what this screen showed.
+   */
   async #export(arg: string): Promise<void> {
     const name = arg !== '' ? arg : `santra-${new Date().toISOString().replace(/[:.]/g, '-')}.md`;
     const file = isAbsolute(name) ? name : join(this.#options.startDir, name);
-    this.flush();
-    await writeFile(file, `${this.#exported.join('\n')}\n`, { flag: 'wx' });
+    const { sessionId } = this.#state;
+    const backend = this.#backend;
+    let content: string;
+    if (sessionId !== undefined && backend?.methods?.has('session/export') === true) {
+      content = (await backend.request('session/export', { sessionId, format: 'markdown' })).content;
+    } else {
+      this.flush();
+      content = `${this.#exported.join('\n')}\n`;
+    }
+    await writeFile(file, content, { flag: 'wx' });
     this.#note(`Transcript written to ${file}`);
   }
 
@@ -556,93 +610,12 @@ export class Controller {
   }
 }
 
-function providersOf(models: readonly ModelEntry[]): SetupState['providers'] {
-  const byProvider = new Map<string, ModelEntry[]>();
-  for (const model of models)
-    byProvider.set(model.provider, [...(byProvider.get(model.provider) ?? []), model]);
-  return [...byProvider].map(([id, entries]) => ({ id, models: entries }));
-}
-
-function helpText(commands: readonly SlashCommand[]): string {
-  return [
-    'Commands:',
-    ...commandHelp(commands),
-    'Keys:',
-    ...keyHelp([
-      'submit',
-      'newline',
-      'historyPrevious',
-      'complete',
-      'abort',
-      'exit',
-      'clearScreen',
-      'expandOutput',
-    ]),
-    'Approvals:',
-    ...keyHelp(['allow', 'allowAll', 'reject', 'feedback', 'expandDiff']),
-  ].join('\n');
-}
-
-export function formatTokens(count: number): string {
-  return count >= 1000 ? `${(count / 1000).toFixed(count >= 100_000 ? 0 : 1)}k` : String(count);
-}
-
-export function formatCost(usd: number): string {
-  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
-}
-
-function costText(usage: Usage | undefined, cost: number): string {
-  if (usage === undefined) return 'Tokens: none yet; cost $0';
-  return `Tokens:  ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadTokens} cache read, ${usage.cacheWriteTokens} cache write; cost ${formatCost(cost)}`;
-}
-
-function price(model: ModelEntry): string {
-  const context = `${formatTokens(model.contextWindow)} context`;
-  if (model.inputUsdPerMTok === undefined || model.outputUsdPerMTok === undefined) return context;
-  return `${context}, $${model.inputUsdPerMTok}/$${model.outputUsdPerMTok} per Mtok`;
-}
-
-function modelsText(models: readonly ModelEntry[], current: string | undefined): string {
-  const lines: string[] = ['Models (✓ has a key, * current):'];
-  for (const { id, models: entries } of providersOf(models)) {
-    lines.push(`  ${id}`);
-    for (const model of entries) {
-      const mark = model.ref === current ? '*' : model.configured ? '✓' : ' ';
-      lines.push(`   ${mark} ${model.ref.padEnd(40)} ${price(model)}`);
-    }
-  }
-  return lines.join('\n');
-}
-
-export function modelPicker(models: readonly ModelEntry[], current: string | undefined): PickerState {
-  // Models with a key first, grouped by provider.
-  const ordered = [...models.filter((m) => m.configured), ...models.filter((m) => !m.configured)];
-  return {
-    purpose: 'model',
-    title: 'Choose the model',
-    items: ordered.map((model) => ({
-      label: `${model.ref === current ? '* ' : ''}${model.id}`,
-      detail: `${price(model)}${model.configured ? '' : ' — no key'}`,
-      value: model.ref,
-      group: model.provider,
-    })),
-  };
-}
-
-function sessionLine(session: SessionInfo): string {
-  return `  ${session.sessionId}  ${session.updatedAt.slice(0, 16).replace('T', ' ')}  ${session.title}`;
-}
-
-function sessionPicker(sessions: readonly SessionInfo[]): PickerState {
-  return {
-    purpose: 'resume',
-    title: 'Resume a session',
-    items: sessions.map((session) => ({
-      label: session.title,
-      detail: `${session.updatedAt.slice(0, 16).replace('T', ' ')} · ${session.messageCount} messages`,
-      value: session.sessionId,
-    })),
-  };
+/** What <Static> prints after these new entries (the same list, or a fresh one past STATIC_WINDOW). */
+export function withPrinted(printed: UiState['printed'], entries: Entry[]): UiState['printed'] {
+  if (entries.length === 0) return printed;
+  return printed.items.length + entries.length > STATIC_WINDOW
+    ? { key: printed.key + 1, items: entries }
+    : { key: printed.key, items: [...printed.items, ...entries] };
 }
 
 function messageOf(error: unknown): string {

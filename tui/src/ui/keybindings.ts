@@ -83,7 +83,17 @@ export const KEYS = {
   up: bind('↑', 'previous', chord({ key: 'upArrow' })),
   down: bind('↓', 'next', chord({ key: 'downArrow' })),
   pick: bind('Enter', 'choose', chord({ key: 'return' })),
+  // What the UI itself cuts to the screen: a long diff in the approval overlay, a long list. The
+  // transcript is the terminal's own scrollback, which the terminal scrolls (Shift+PgUp, the wheel).
+  pageUp: bind('PgUp', 'a page up in a long diff or list', chord({ key: 'pageUp' })),
+  pageDown: bind('PgDn', 'a page down in a long diff or list', chord({ key: 'pageDown' })),
   back: bind('Esc', 'close without choosing', chord({ key: 'escape' })),
+  // The replay viewer (santra replay FILE).
+  replayPause: bind('Space', 'pause / play on', chord({ char: ' ' })),
+  replayFaster: bind('+', 'faster (up to 16x)', chord({ char: '+' }), chord({ char: '=' })),
+  replaySlower: bind('-', 'slower (down to 0.5x)', chord({ char: '-' }), chord({ char: '_' })),
+  replayEnd: bind('End', 'jump to the end', chord({ key: 'end' })),
+  replayQuit: bind('q, Ctrl+C', 'quit', chord({ char: 'q' }), chord({ char: 'c', ctrl: true })),
 } satisfies Record<string, Binding>;
 
 export type BindingName = keyof typeof KEYS;

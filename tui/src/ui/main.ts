@@ -8,7 +8,6 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { render } from 'ink';
 import { createElement as h } from 'react';
 import { findWorkplace, promptCwd } from '../print/project-root.ts';
-import { startBackend } from './backend.ts';
 import { App } from './components/app.ts';
 import { loadMarkdown } from './components/entry-view.ts';
 import { writeSetup } from './config-file.ts';
@@ -31,9 +30,10 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
     workspaceRoot: place.root,
     cwd: promptCwd(place),
     startDir: place.start,
-    connect: ({ interactions, onPhase }) => {
+    connect: async ({ interactions, onPhase }) => {
       const server = early;
       early = undefined; // a restart (after the setup) starts a new one
+      const { startBackend } = await import('./backend.ts');
       return startBackend({
         serverPath: environment.serverPath,
         workspaceRoot: place.root,

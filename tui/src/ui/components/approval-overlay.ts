@@ -1,7 +1,8 @@
 /**
  * The approval overlay: what an agent wants to change or run, and the keys to decide. A file
  * change shows its diff with line numbers and colours, cut to the rows there are ("… N more
- * lines", `e` prints the whole diff into the scrollback above); a command shows exactly what runs
+ * lines"; PgUp/PgDn scroll it a page at a time, `e` prints the whole diff into the scrollback
+ * above); a command shows exactly what runs
  * and where. Several requests (a swarm's agents) wait in one queue, each labelled with its agent.
  *
  * Keys that arrive in the first GUARD_MS after the overlay appears are dropped: they were typed
@@ -43,6 +44,11 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
   const now = props.now ?? Date.now;
   const shownAt = useRef(now());
   const [feedback, setFeedback] = useState<EditorState | undefined>(undefined);
+  const [offset, setOffset] = useState(0);
+  /** Set below, once the rows are known: the diff rows that fit, and how many there are. */
+  const view = useRef({ room: 1, rows: 0 });
+  const scroll = (by: number) =>
+    setOffset((at) => Math.max(0, Math.min(at + by, view.current.rows - view.current.room)));
   const early = () => now() - shownAt.current < (props.guardMs ?? GUARD_MS);
 
   useInput((input, key) => {
@@ -58,6 +64,8 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
       }
       return;
     }
+    if (pressed(KEYS.pageUp, input, key)) return scroll(-view.current.room);
+    if (pressed(KEYS.pageDown, input, key)) return scroll(view.current.room);
     if (key.ctrl || key.meta) return;
     if (pressed(KEYS.allow, input, key)) onAnswer({ decision: 'allow' });
     else if (pressed(KEYS.allowAll, input, key)) onAnswer({ decision: 'allow_all' });
@@ -91,6 +99,8 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
         { key: 'what', wrap: 'truncate-end' },
         `${params.operation} `,
         h(Text, { bold: true }, visibleText(params.path)),
+        params.destination === undefined ? '' : ' → ',
+        params.destination === undefined ? '' : h(Text, { bold: true }, visibleText(params.destination)),
         h(Text, { color: 'green' }, `  +${added}`),
         h(Text, { color: 'red' }, ` −${removed}`),
         replacement ? h(Text, { dimColor: true }, ' (whole file)') : '',
@@ -132,8 +142,13 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
         );
   // Borders (2), the head, the footer (2 in feedback mode) and a "more" line.
   const room = Math.max(1, maxRows - 2 - head.length - (feedback === undefined ? 1 : 2) - 1);
-  const shown = body.length > room ? body.slice(0, room) : body;
-  const more = body.length - shown.length;
+  view.current = { room, rows: body.length };
+  const first = Math.max(0, Math.min(offset, body.length - room));
+  const shown = body.slice(first, first + room);
+  const more = body.length - first - shown.length;
+  const place = [first > 0 ? `↑ ${first} lines above` : '', more > 0 ? `… ${more} more lines` : ''].filter(
+    (part) => part !== '',
+  );
   return h(
     Box,
     {
@@ -156,8 +171,12 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
         row.text.length > inner * 2 ? row.text.slice(0, inner * 2) : row.text,
       ),
     ),
-    more > 0
-      ? h(Text, { key: 'more', dimColor: true }, `… ${more} more lines (e: print the whole diff above)`)
+    place.length > 0
+      ? h(
+          Text,
+          { key: 'more', dimColor: true, wrap: 'truncate-end' },
+          `${place.join(' · ')} (PgUp/PgDn: scroll · e: print the whole diff above)`,
+        )
       : null,
     footer,
   );

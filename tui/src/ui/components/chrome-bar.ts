@@ -2,7 +2,7 @@
 import { Box, Text } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
 import type { Usage } from '#protocol';
-import { formatCost, formatTokens } from '../controller.ts';
+import { formatCost, formatTokens } from '../command-text.ts';
 
 export interface ChromeBarProps {
   project: string;

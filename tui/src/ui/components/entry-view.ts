@@ -5,7 +5,7 @@
 import { Box, Text } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
 import { visibleText } from '../live-text.ts';
-import { formatCost, formatTokens } from '../controller.ts';
+import { formatCost, formatTokens } from '../command-text.ts';
 import type { Entry, ToolStatus } from '../transcript.ts';
 
 export const TOOL_MARK: Record<ToolStatus, { mark: string; color: string }> = {

@@ -26,9 +26,11 @@ export interface LiveViewProps {
   /** Rows this view may use; it never draws more. */
   maxRows: number;
   cancelling: boolean;
+  /** Rotating tips beside the spinner (false in the replay viewer, where they do not apply). */
+  tips?: boolean;
 }
 
-export function LiveView({ transcript, width, maxRows, cancelling }: LiveViewProps): ReactNode {
+export function LiveView({ transcript, width, maxRows, cancelling, tips = true }: LiveViewProps): ReactNode {
   if (!transcript.running || maxRows <= 0) return null;
   const rows: ReactNode[] = [];
   let budget = maxRows - 1; // the spinner's row
@@ -72,17 +74,19 @@ export function LiveView({ transcript, width, maxRows, cancelling }: LiveViewPro
       h(Text, { key: 'more', dimColor: true }, `  and ${tools.length - shownTools.length} more running`),
     );
   }
-  rows.push(h(Spinner, { key: 'spinner', status: transcript.status, cancelling, width }));
+  rows.push(h(Spinner, { key: 'spinner', status: transcript.status, cancelling, tips, width }));
   return h(Box, { flexDirection: 'column' }, ...rows);
 }
 
 function Spinner({
   status,
   cancelling,
+  tips,
   width,
 }: {
   status: string | undefined;
   cancelling: boolean;
+  tips: boolean;
   width: number;
 }) {
   const { frame, time } = useAnimation({ interval: 100 });
@@ -97,7 +101,7 @@ function Spinner({
       { wrap: 'truncate-end' },
       h(Text, { color: 'magenta' }, `${SPINNER[frame % SPINNER.length]} `),
       what,
-      h(Text, { dimColor: true }, ` (${seconds}s · ${tip})`),
+      h(Text, { dimColor: true }, tips ? ` (${seconds}s · ${tip})` : ` (${seconds}s)`),
     ),
   );
 }

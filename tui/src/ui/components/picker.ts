@@ -29,12 +29,15 @@ export function Picker({
   isActive = true,
 }: PickerProps): ReactNode {
   const [cursor, setCursor] = useState(0);
+  // Rows: borders (2), title, hint; each item one row, plus a row for each group heading.
+  const room = Math.max(1, maxRows - 4);
+  const page = Math.max(1, room - 1);
   useInput(
     (input, key) => {
       if (pressed(KEYS.up, input, key)) setCursor((cursor - 1 + items.length) % items.length);
       else if (pressed(KEYS.down, input, key)) setCursor((cursor + 1) % items.length);
-      else if (key.pageUp) setCursor(Math.max(0, cursor - 10));
-      else if (key.pageDown) setCursor(Math.min(items.length - 1, cursor + 10));
+      else if (pressed(KEYS.pageUp, input, key)) setCursor(Math.max(0, cursor - page));
+      else if (pressed(KEYS.pageDown, input, key)) setCursor(Math.min(items.length - 1, cursor + page));
       else if (pressed(KEYS.pick, input, key)) {
         const item = items[cursor];
         if (item !== undefined) onPick(item.value);
@@ -42,8 +45,6 @@ export function Picker({
     },
     { isActive },
   );
-  // Rows: borders (2), title, hint; each item one row, plus a row for each group heading.
-  const room = Math.max(1, maxRows - 4);
   const first = Math.max(0, Math.min(cursor - Math.floor(room / 2), items.length - room));
   const rows: ReactNode[] = [];
   let group: string | undefined;
@@ -72,7 +73,7 @@ export function Picker({
     h(
       Text,
       { dimColor: true },
-      `${cursor + 1} of ${items.length} · ↑/↓ move · Enter choose${onClose === undefined ? '' : ' · Esc close'}`,
+      `${cursor + 1} of ${items.length} · ↑/↓ move · PgUp/PgDn page · Enter choose${onClose === undefined ? '' : ' · Esc close'}`,
     ),
   );
 }

@@ -1,0 +1,2 @@
+export class PrintError extends Error {}
+export class QuestionWithdrawn extends Error {}

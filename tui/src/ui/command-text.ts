@@ -1,0 +1,128 @@
+/**
+ * What the slash commands print and offer: /help, /models, /cost, the model and session pickers,
+ * and the user's prompts of a session's records (for /resume). Pure text from protocol data; the
+ * controller carries the commands out.
+ */
+import type { ModelEntry, SessionInfo, UndoneChange, Usage } from '#protocol';
+import type { PickerState, SetupState } from './controller.ts';
+import { keyHelp } from './keybindings.ts';
+import { commandHelp, type SlashCommand } from './slash-commands.ts';
+
+export function providersOf(models: readonly ModelEntry[]): SetupState['providers'] {
+  const byProvider = new Map<string, ModelEntry[]>();
+  for (const model of models)
+    byProvider.set(model.provider, [...(byProvider.get(model.provider) ?? []), model]);
+  return [...byProvider].map(([id, entries]) => ({ id, models: entries }));
+}
+
+export function helpText(commands: readonly SlashCommand[]): string {
+  return [
+    'Commands:',
+    ...commandHelp(commands),
+    'Keys:',
+    ...keyHelp([
+      'submit',
+      'newline',
+      'historyPrevious',
+      'complete',
+      'abort',
+      'exit',
+      'clearScreen',
+      'expandOutput',
+    ]),
+    'Approvals:',
+    ...keyHelp(['allow', 'allowAll', 'reject', 'feedback', 'expandDiff', 'pageUp', 'pageDown']),
+  ].join('\n');
+}
+
+export function formatTokens(count: number): string {
+  return count >= 1000 ? `${(count / 1000).toFixed(count >= 100_000 ? 0 : 1)}k` : String(count);
+}
+
+export function formatCost(usd: number): string {
+  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
+export function costText(usage: Usage | undefined, cost: number): string {
+  if (usage === undefined) return 'Tokens: none yet; cost $0';
+  return `Tokens:  ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadTokens} cache read, ${usage.cacheWriteTokens} cache write; cost ${formatCost(cost)}`;
+}
+
+export function price(model: ModelEntry): string {
+  const context = `${formatTokens(model.contextWindow)} context`;
+  if (model.inputUsdPerMTok === undefined || model.outputUsdPerMTok === undefined) return context;
+  return `${context}, $${model.inputUsdPerMTok}/$${model.outputUsdPerMTok} per Mtok`;
+}
+
+export function modelsText(models: readonly ModelEntry[], current: string | undefined): string {
+  const lines: string[] = ['Models (✓ has a key, * current):'];
+  for (const { id, models: entries } of providersOf(models)) {
+    lines.push(`  ${id}`);
+    for (const model of entries) {
+      const mark = model.ref === current ? '*' : model.configured ? '✓' : ' ';
+      lines.push(`   ${mark} ${model.ref.padEnd(40)} ${price(model)}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export function modelPicker(models: readonly ModelEntry[], current: string | undefined): PickerState {
+  // Models with a key first, grouped by provider.
+  const ordered = [...models.filter((m) => m.configured), ...models.filter((m) => !m.configured)];
+  return {
+    purpose: 'model',
+    title: 'Choose the model',
+    items: ordered.map((model) => ({
+      label: `${model.ref === current ? '* ' : ''}${model.id}`,
+      detail: `${price(model)}${model.configured ? '' : ' — no key'}`,
+      value: model.ref,
+      group: model.provider,
+    })),
+  };
+}
+
+export function sessionLine(session: SessionInfo): string {
+  return `  ${session.sessionId}  ${session.updatedAt.slice(0, 16).replace('T', ' ')}  ${session.title}`;
+}
+
+export function sessionPicker(sessions: readonly SessionInfo[]): PickerState {
+  return {
+    purpose: 'resume',
+    title: 'Resume a session',
+    items: sessions.map((session) => ({
+      label: session.title,
+      detail: `${session.updatedAt.slice(0, 16).replace('T', ' ')} · ${session.messageCount} messages`,
+      value: session.sessionId,
+    })),
+  };
+}
+
+/** runId → the user's text, from a session's records (session/export json); unreadable parts are passed over. */
+export function promptTexts(json: string): Map<string, string> {
+  const texts = new Map<string, string>();
+  let records: unknown;
+  try {
+    records = JSON.parse(json);
+  } catch {
+    return texts;
+  }
+  if (!Array.isArray(records)) return texts;
+  for (const record of records as unknown[]) {
+    const r = record as { type?: unknown; runId?: unknown; text?: unknown } | null;
+    if (r?.type === 'prompt' && typeof r.runId === 'string' && typeof r.text === 'string')
+      texts.set(r.runId, r.text);
+  }
+  return texts;
+}
+
+/** What /undo did: each change restored or kept (with why), newest first. */
+export function undoText(changes: readonly UndoneChange[]): string {
+  if (changes.length === 0) return 'Nothing left to undo.';
+  const lines = changes.map((change) => {
+    const what = `${change.operation} ${change.path}${change.destination === undefined ? '' : ` → ${change.destination}`}`;
+    return change.outcome === 'restored'
+      ? `  restored  ${what}`
+      : `  kept      ${what}${change.reason === undefined ? '' : `: ${change.reason}`}`;
+  });
+  return ['Undone:', ...lines].join('\n');
+}

@@ -1,0 +1,143 @@
+/**
+ * A scripted Backend for the UI's component tests: prompts the test ends, phases the test sends,
+ * and answers to the optional methods (`request`) from a table the test gives; and `start`, which
+ * renders the whole App on it with ink-testing-library.
+ */
+import type { ModelEntry, ParamsOf, Phase, PromptResult } from '#protocol';
+import { render } from 'ink-testing-library';
+import { createElement as h } from 'react';
+import type { Backend } from '../../src/ui/backend.ts';
+import { App } from '../../src/ui/components/app.ts';
+import { loadMarkdown } from '../../src/ui/components/entry-view.ts';
+import type { SetupChoice } from '../../src/ui/config-file.ts';
+import { Controller } from '../../src/ui/controller.ts';
+
+export const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const MODELS: ModelEntry[] = [
+  {
+    ref: 'anthropic/claude-sonnet-4-5',
+    provider: 'anthropic',
+    id: 'claude-sonnet-4-5',
+    contextWindow: 200000,
+    configured: true,
+    inputUsdPerMTok: 3,
+    outputUsdPerMTok: 15,
+  },
+  { ref: 'openai/gpt-5', provider: 'openai', id: 'gpt-5', contextWindow: 400000, configured: false },
+];
+
+/** A Backend whose prompts the test ends, and that sends the phases the test gives. */
+export interface ScriptOptions {
+  models?: ModelEntry[];
+  initial?: string;
+  /** initialize's capabilities.methods; absent: not reported. */
+  methods?: readonly string[];
+  /** Answers of `request`, by method (a thrown error is the server refusing it). */
+  answers?: Record<string, (params: unknown) => unknown>;
+  /** What `resume` does before it answers (e.g. send phases again). */
+  onResume?: (sessionId: string, afterSeq: number | undefined) => void;
+}
+
+export function scripted(options: ScriptOptions = {}) {
+  const { models = MODELS, initial = 'anthropic/claude-sonnet-4-5' } = options;
+  const requests: { method: string; params: unknown }[] = [];
+  const model = { current: initial };
+  const prompts: ParamsOf<'prompt'>[] = [];
+  const ends: ((result: PromptResult) => void)[] = [];
+  let cancelled = 0;
+  let closed = 0;
+  let onPhase: (phase: Phase) => void = () => {};
+  let seq = 0;
+  const backend: Backend = {
+    methods: options.methods === undefined ? undefined : new Set(options.methods),
+    prompt: (params) => {
+      prompts.push(params);
+      return new Promise((resolve) => ends.push(resolve));
+    },
+    cancelPrompt: () => void cancelled++,
+    models: () => Promise.resolve({ current: model.current, models }),
+    sessions: () => Promise.resolve({ sessions: [], warnings: [] }),
+    resume: async (sessionId, afterSeq) => {
+      const answer = options.answers?.['session/resume'];
+      if (answer === undefined) throw new Error('no sessions');
+      options.onResume?.(sessionId, afterSeq);
+      requests.push({ method: 'session/resume', params: { sessionId, afterSeq } });
+      return answer({ sessionId, afterSeq }) as Awaited<ReturnType<Backend['resume']>>;
+    },
+    request: (async (method: string, params: unknown) => {
+      requests.push({ method, params });
+      const answer = options.answers?.[method];
+      if (answer === undefined) throw new Error(`${method} is not scripted`);
+      return answer(params);
+    }) as Backend['request'],
+    agents: () => Promise.resolve({ agents: [], problems: [] }),
+    close: () => {
+      closed++;
+      return Promise.resolve();
+    },
+    kill: () => {},
+  };
+  return {
+    backend,
+    model,
+    prompts,
+    requests,
+    cancelled: () => cancelled,
+    closed: () => closed,
+    connect: (handlers: { onPhase: (phase: Phase) => void }) => {
+      onPhase = handlers.onPhase;
+      return Promise.resolve(backend);
+    },
+    phase: (fields: Record<string, unknown>, agentId = 'orchestrator', parentAgentId?: string) =>
+      onPhase({
+        runId: 'run-1',
+        sessionId: 'ses_12345678abc',
+        agentId,
+        seq: ++seq,
+        ...(parentAgentId === undefined ? {} : { parentAgentId, agentRole: 'reader' }),
+        ...fields,
+      } as Phase),
+    end: (status: PromptResult['status'] = 'completed') =>
+      ends.shift()?.({
+        runId: 'run-1',
+        sessionId: 'ses_12345678abc',
+        status,
+        output: '',
+        usage: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        costUsd: 0.0042,
+        sessionUsage: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        sessionCostUsd: 0.0042,
+      }),
+  };
+}
+
+export async function start(
+  server = scripted(),
+  options: { writeSetup?: (choice: SetupChoice) => Promise<string>; startDir?: string } = {},
+) {
+  await loadMarkdown();
+  let exited = 0;
+  const controller = new Controller({
+    connect: server.connect,
+    workspaceRoot: '/home/ada/project',
+    cwd: undefined,
+    startDir: '/home/ada/project',
+    ...options,
+    onExit: () => void exited++,
+  });
+  const view = render(h(App, { controller, size: { columns: 100, rows: 30 }, guardMs: 0 }));
+  await controller.start();
+  await settle();
+  return {
+    ...view,
+    server,
+    controller,
+    exited: () => exited,
+    frame: () => view.lastFrame() ?? '',
+    type: async (text: string) => {
+      view.stdin.write(text);
+      await settle();
+    },
+  };
+}
