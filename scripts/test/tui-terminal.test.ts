@@ -83,10 +83,15 @@ async function startSantra(turns: FakeTurn[], again?: { home: string; workspace:
     if (again === undefined) await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
   });
   const pane = () => tmux('capture-pane', '-p', '-t', 'ui', '-S', '-300');
-  const waitFor = (pattern: RegExp, count = 1) =>
+  const exited = () =>
+    existsSync(files.code)
+      ? `santra exited with ${readFileSync(files.code, 'utf8').trim()}`
+      : 'santra is running';
+  const waitFor = (pattern: RegExp, count = 1, timeoutMs?: number) =>
     poll(
       () => (pane().match(new RegExp(pattern.source, 'g'))?.length ?? 0) >= count,
-      () => `waiting for ${pattern} (x${count}); pane:\n${pane()}`,
+      () => `waiting for ${pattern} (x${count}; ${exited()}); pane:\n${pane()}`,
+      timeoutMs,
     );
   return {
     fake,
@@ -147,7 +152,9 @@ describe('santra, the interactive UI, in tmux', () => {
       { text: 'Once upon a time ', generate: { tokens: 3000, tokensPerSecond: 40 } },
       { text: 'Back again.' },
     ]);
-    await term.waitFor(/Ask santra, or \/help/);
+    // The first start of a fresh build on a busy machine (CI runs two test files at once) can be
+    // slow: this waits for the first frame, not for a speed (bench:tui measures that).
+    await term.waitFor(/Ask santra, or \/help/, 1, 60_000);
     await term.waitFor(/sonnet-4-5 · new session/);
 
     await term.say('hello');
