@@ -54,6 +54,9 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
     },
   });
   const instance = render(h(App, { controller }), {
+    // santra draws this UI only on a terminal; a CI or CONTINUOUS_INTEGRATION variable in the
+    // user's environment must not make Ink hold every frame back until exit.
+    interactive: process.stdout.isTTY === true,
     exitOnCtrlC: false,
     patchConsole: false,
     maxFps: 30,

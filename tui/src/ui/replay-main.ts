@@ -45,7 +45,14 @@ export async function runReplay(file: string): Promise<number> {
       interactive,
       onQuit: quit,
     }),
-    { exitOnCtrlC: false, patchConsole: false, maxFps: 30, incrementalRendering: true },
+    {
+      // A CI variable in the environment must not hold every frame back until exit (as in main.ts).
+      interactive: process.stdout.isTTY === true,
+      exitOnCtrlC: false,
+      patchConsole: false,
+      maxFps: 30,
+      incrementalRendering: true,
+    },
   );
   if (!interactive) {
     const unsubscribe = player.subscribe(() => {
