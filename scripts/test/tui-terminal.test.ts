@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -43,28 +43,36 @@ const call = (id: string, name: string, args: unknown) => ({ toolCalls: [{ id, n
  * santra in a fresh tmux session of 120x40, in a temp workspace with a temp HOME — or, with
  * `again`, in the HOME and workspace of an earlier one (which has exited), as a restart.
  */
-async function startSantra(turns: FakeTurn[], again?: { home: string; workspace: string }) {
+async function startSantra(
+  turns: FakeTurn[],
+  again?: { home: string; workspace: string },
+  options: { withoutKey?: boolean } = {},
+) {
   const fake: FakeProvider = await startFakeProvider('anthropic', turns);
   const home = again?.home ?? tempDir('santra-tui-home-');
   const workspace = again?.workspace ?? tempDir('santra-tui-ws-');
   const files = { code: join(home, again === undefined ? 'exit-code' : 'exit-code-again') };
   const command = [
     'env',
+    ...(options.withoutKey === true
+      ? ['-u', 'ANTHROPIC_API_KEY', '-u', 'OPENAI_API_KEY', '-u', 'SANTRA_MODEL']
+      : []),
     `HOME=${quote(home)}`,
     `SANTRA_HOME=${quote(join(home, 'santra'))}`,
-    'ANTHROPIC_API_KEY=sk-ant-fake-key',
+    ...(options.withoutKey === true
+      ? []
+      : ['ANTHROPIC_API_KEY=sk-ant-fake-key', 'SANTRA_MODEL=anthropic/claude-sonnet-4-5']),
     `ANTHROPIC_BASE_URL=${quote(fake.url)}`,
-    'SANTRA_MODEL=anthropic/claude-sonnet-4-5',
     'TERM=xterm-256color',
     quote(process.execPath),
     quote(SANTRA),
   ].join(' ');
-  if (again === undefined) {
+  const exists = (name: string) => spawnSync('tmux', ['-L', socket, 'has-session', '-t', name]).status === 0;
+  if (!exists('keeper')) {
     tmux('new-session', '-d', '-s', 'keeper');
     tmux('set-option', '-g', 'remain-on-exit', 'on');
-  } else {
-    tmux('kill-session', '-t', 'ui');
   }
+  if (exists('ui')) tmux('kill-session', '-t', 'ui');
   tmux(
     'new-session',
     '-d',
@@ -238,6 +246,40 @@ describe('santra, the interactive UI, in tmux', () => {
     restarted.type('C-c');
     restarted.type('C-c');
     assert.equal(await restarted.exitCode(), 0);
+  });
+
+  test('first run without a key: the setup asks provider, key (masked) and model, saves them 0600, and the chat works', async () => {
+    const key = 'sk-ant-typed-at-setup-0123456789';
+    const term = await startSantra([{ text: 'Hi, set up and ready.' }], undefined, { withoutKey: true });
+    await term.waitFor(/Welcome to santra/, 1, 60_000);
+    await term.waitFor(/› anthropic/);
+    term.type('Enter');
+    await term.waitFor(/API key for anthropic/);
+    tmux('send-keys', '-t', 'ui', '-l', key);
+    await term.waitFor(/Key: •{32}/);
+    assert.ok(!term.pane().includes(key), 'the key is never shown');
+    term.type('Enter');
+    await term.waitFor(/Model \(anthropic\)/);
+    term.type('Enter');
+    await term.waitFor(/Saved anthropic\/[\w.-]+ and its key to .*config\.json \(mode 0600\)/);
+    await term.waitFor(/Ask santra, or \/help/);
+    const config = join(term.home, 'santra', 'config.json');
+    assert.equal(statSync(config).mode & 0o777, 0o600);
+    assert.equal(
+      (JSON.parse(readFileSync(config, 'utf8')) as { providers: { anthropic: { apiKey: string } } }).providers
+        .anthropic.apiKey,
+      key,
+    );
+    await term.say('hello');
+    await term.waitFor(/Hi, set up and ready\./);
+    const headers = term.fake.requests[0]?.headers ?? {};
+    assert.ok(
+      [headers['x-api-key'], headers.authorization].some((value) => value?.includes(key)),
+      'the new server uses the saved key',
+    );
+    term.type('C-c');
+    term.type('C-c');
+    assert.equal(await term.exitCode(), 0);
   });
 });
 
