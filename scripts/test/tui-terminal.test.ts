@@ -261,7 +261,8 @@ describe('santra, the interactive UI, in tmux', () => {
     term.type('Enter');
     await term.waitFor(/Model \(anthropic\)/);
     term.type('Enter');
-    await term.waitFor(/Saved anthropic\/[\w.-]+ and its key to .*config\.json \(mode 0600\)/);
+    // The line wraps where the temp path is long: its start is enough; the file is checked below.
+    await term.waitFor(/Saved anthropic\/[\w.-]+ and its key to /);
     await term.waitFor(/Ask santra, or \/help/);
     const config = join(term.home, 'santra', 'config.json');
     assert.equal(statSync(config).mode & 0o777, 0o600);
