@@ -167,6 +167,23 @@ describe('the interactive UI', () => {
     assert.match(live, /line 49/);
   });
 
+  test('a long plain paragraph is printed row by row while it streams: the live part keeps only its last row', async () => {
+    const ui = await start();
+    await ui.type('write a lot');
+    await ui.type('\r');
+    const words = Array.from({ length: 800 }, (_, i) => `w${i}`);
+    for (const word of words) ui.server.phase({ type: 'text', text: `${word} ` });
+    await settle();
+    const live = ui.controller.getState().transcript.agents.values().next().value?.markdown.text ?? '';
+    assert.ok(live.length > 0 && live.length < 3 * 100, `live: ${live.length} characters`);
+    ui.server.end();
+    await settle();
+    const frame = ui.frame();
+    // Every word once, in order, on rows that fit the terminal.
+    assert.deepEqual(frame.match(/\bw\d+\b/g), words);
+    for (const row of frame.split('\n')) assert.ok(row.length <= 100, row);
+  });
+
   test('first run: no usable model, so the SetupFlow asks provider, key (masked) and model, then restarts', async () => {
     const unconfigured = MODELS.map((model) => ({ ...model, configured: false }));
     const server = scripted({ models: unconfigured, initial: '' });

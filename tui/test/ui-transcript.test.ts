@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Phase } from '#protocol';
-import { EMPTY_STREAM, endMarkdown, feedMarkdown, type MarkdownStream } from '../src/ui/markdown-blocks.ts';
+import {
+  EMPTY_STREAM,
+  endMarkdown,
+  feedMarkdown,
+  type MarkdownStream,
+  plainRows,
+} from '../src/ui/markdown-blocks.ts';
 import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from '../src/ui/transcript.ts';
 
 let seq = 0;
@@ -25,16 +31,22 @@ const phase = (value: Record<string, unknown>, agent?: string, parent?: string):
   phase: { ...base(agent, parent), ...value } as Phase,
 });
 
-/** Feeds the text in pieces of `size` characters; returns the blocks and what is left. */
-function feedAll(input: string, size: number): { blocks: string[]; rest: MarkdownStream } {
+/** Feeds the text in pieces of `size` characters; returns the blocks, the plain rows and what is left. */
+function feedAll(
+  input: string,
+  size: number,
+  width?: number,
+): { blocks: string[]; rows: string[]; rest: MarkdownStream } {
   let stream = EMPTY_STREAM;
   const blocks: string[] = [];
+  const rows: string[] = [];
   for (let i = 0; i < input.length; i += size) {
-    const fed = feedMarkdown(stream, input.slice(i, i + size));
+    const fed = feedMarkdown(stream, input.slice(i, i + size), width);
     stream = fed.stream;
     blocks.push(...fed.blocks);
+    rows.push(...fed.rows);
   }
-  return { blocks, rest: stream };
+  return { blocks, rows, rest: stream };
 }
 
 describe('markdown blocks', () => {
@@ -93,6 +105,85 @@ describe('markdown blocks', () => {
     const { blocks, rest } = feedAll(long, 11);
     assert.ok(blocks.length >= 3);
     assert.ok(rest.text.split('\n').length <= 61);
+  });
+});
+
+describe('plain rows of a paragraph being written', () => {
+  const words = Array.from({ length: 300 }, (_, i) => `w${i.toString(36)}${'x'.repeat(i % 7)}`).join(' ');
+
+  for (const size of [1, 5, 13]) {
+    test(`a long plain line is handed out row by row, whole words, the last row live (deltas of ${size})`, () => {
+      const { blocks, rows, rest } = feedAll(words, size, 40);
+      assert.deepEqual(blocks, []);
+      assert.ok(rows.length > 10);
+      for (const row of rows) {
+        assert.ok(row.length <= 40, row);
+        assert.match(row, /^\S.*\S$/);
+      }
+      // Nothing lost, nothing twice: the rows and the rest are the line, cut at spaces.
+      assert.equal(`${rows.join(' ')} ${rest.text}`, words);
+      // Greedy wrapping: the next word would not have fitted on the row.
+      for (const [index, row] of rows.entries()) {
+        const next = (rows[index + 1] ?? rest.text).split(' ')[0] as string;
+        assert.ok(row.length + 1 + next.length > 40, `${row} | ${next}`);
+      }
+      assert.ok(rest.text.length <= 40 * 3);
+    });
+  }
+
+  test('without a width, and for text Markdown would not print as written, nothing is handed out early', () => {
+    assert.deepEqual(feedAll(words, 5).rows, []);
+    for (const start of [
+      '**bold** ',
+      '- item ',
+      '1. item ',
+      '# Title ',
+      '> quote ',
+      '    code ',
+      '| a | b ',
+      '[link](x) ',
+    ]) {
+      assert.deepEqual(feedAll(`${start}${words}`, 5, 40).rows, [], start);
+    }
+    // Inside a code fence the text stays code.
+    assert.deepEqual(feedAll(`\`\`\`\n${words}`, 5, 40).rows, []);
+    // Rows stop before the first character with a meaning in Markdown; the rest renders as Markdown.
+    const styled = `${words.slice(0, 200)} and *then* ${words}`;
+    const { rows, rest } = feedAll(styled, 5, 40);
+    assert.ok(rows.length >= 2);
+    assert.ok(rows.join(' ').length < 200);
+    assert.match(rest.text, /\*then\*/);
+    // A row is not handed out when the rest would start as an ordered list item or a link.
+    const [z, a, b] = ['z', 'a', 'b'].map((c) => c.repeat(38));
+    assert.deepEqual(plainRows(`${z} ${a} ${b} 1999. ${'c'.repeat(50)}`, 40)?.rows, [z, a]);
+    assert.deepEqual(
+      plainRows(`${words.slice(0, 90)} www.example.com ${words}`, 40)
+        ?.rows.join(' ')
+        .includes('www'),
+      false,
+    );
+  });
+
+  test('the reducer prints the rows once the width is known, then the rest of the paragraph at its end', () => {
+    let { state, entries } = stepAll(EMPTY_TRANSCRIPT, [
+      { type: 'width', columns: 40 },
+      { type: 'run_start', at: 0 },
+      text(words),
+    ]);
+    assert.ok(entries.length >= 1);
+    for (const entry of entries) assert.equal(entry.kind === 'markdown' && entry.rows, true);
+    ({ state, entries } = stepAll(state, [{ type: 'run_end', at: 1, status: 'completed' }]));
+    const last = entries[0] as Entry & { kind: 'markdown' };
+    assert.equal(last.rows, undefined);
+    assert.ok(words.endsWith(last.text));
+    assert.equal(state.width, 40);
+    // While another agent has unfinished text, paragraphs stay whole.
+    ({ entries } = stepAll(state, [
+      { type: 'run_start', at: 2 },
+      text('Another agent writes', 'reader-1', 'orchestrator'),
+      text(words),
+    ]));
+    assert.deepEqual(entries, []);
   });
 });
 

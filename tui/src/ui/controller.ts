@@ -183,6 +183,11 @@ export class Controller {
     this.#set({ transcript: state, printed: withPrinted(this.#state.printed, entries) });
   }
 
+  /** The terminal's columns, from the view: answers are then printed row by row as they come. */
+  setWidth(columns: number): void {
+    if (columns !== this.#state.transcript.width) this.dispatch({ type: 'width', columns });
+  }
+
   #note(text: string, tone: 'info' | 'warning' | 'error' = 'info'): void {
     this.dispatch({ type: 'note', text, tone });
   }

@@ -13,6 +13,8 @@ export function entryMarkdown(entry: Entry): string | undefined {
     case 'user':
       return `## You\n\n${entry.text}\n`;
     case 'markdown':
+      // Rows of a paragraph: the next entry continues it, one line down (a soft line break).
+      if (entry.rows === true) return entry.depth === 0 ? entry.text : indent(entry.text, entry.depth);
       return entry.depth === 0 ? entry.text.replace(/\s+$/, '\n') : indent(entry.text, entry.depth);
     case 'tool':
       return `${'  '.repeat(entry.depth)}- ${MARK[entry.status]} \`${entry.summary}\` — ${entry.result}`;

@@ -10,6 +10,11 @@
  * A long fenced block is cut into fenced pieces of FENCE_PIECE_LINES lines (each closed, the next
  * opened again with the same info string), and a long run of lines without a blank one is cut every
  * MAX_BLOCK_LINES lines, so the unfinished tail stays small whatever the model writes.
+ *
+ * Given the width of the rows, a paragraph's first line is also handed out row by row while it is
+ * being written (`rows`), as long as those rows are plain text that Markdown would print as
+ * written: only the row still filling stays live, so a long line does not keep the live region
+ * (redrawn every frame) full, and its text is drawn once.
  */
 
 const FENCE_PIECE_LINES = 40;
@@ -51,11 +56,15 @@ export const EMPTY_STREAM: MarkdownStream = {
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
 const ORDERED_ITEM = /^\d{1,9}[.)](?:\s|$)/;
 
-/** Appends `delta`; returns the new stream and the blocks it finished, in order. */
+/**
+ * Appends `delta`; returns the new stream, the blocks it finished, in order, and then the finished
+ * plain rows of the paragraph being written (only with `rowWidth`, see plainRows).
+ */
 export function feedMarkdown(
   stream: MarkdownStream,
   delta: string,
-): { stream: MarkdownStream; blocks: string[] } {
+  rowWidth?: number,
+): { stream: MarkdownStream; blocks: string[]; rows: string[] } {
   const blocks: string[] = [];
   let text = stream.text + delta;
   let pos = stream.scanned;
@@ -120,7 +129,59 @@ export function feedMarkdown(
       list = false;
     }
   }
-  return { stream: { text, scanned: pos, fence, afterBlank, lines, list }, blocks };
+  let rows: string[] = [];
+  if (rowWidth !== undefined && fence === undefined && pos === 0 && !afterBlank) {
+    const plain = plainRows(text, rowWidth);
+    if (plain !== undefined) {
+      rows = plain.rows;
+      text = text.slice(plain.end);
+      list = false;
+    }
+  }
+  return { stream: { text, scanned: pos, fence, afterBlank, lines, list }, blocks, rows };
+}
+
+/** Characters Markdown prints as written, in a paragraph: no inline syntax, entity, link or HTML. */
+const PLAIN_PREFIX = /^[A-Za-z0-9 ,.;?'"()-]*/;
+const STARTS_PARAGRAPH = /^[A-Za-z0-9]/;
+/** Rows are handed out only while at least this many are finished (few, so short lines stay whole). */
+const MIN_ROWS = 2;
+
+/**
+ * The finished rows of `line`, the unfinished first line of a paragraph, wrapped at spaces to
+ * `width` columns (a word longer than a row is cut), and where the rest begins. Only rows of plain
+ * text (PLAIN_PREFIX: printed the same whether Markdown renders them or not) made of complete
+ * words (a space after the row's last word and after the next one) are finished, and the rest must
+ * still read as a paragraph (it starts with a letter or a digit, and not as an ordered list item).
+ * Undefined when fewer than MIN_ROWS are finished or the line does not start a paragraph.
+ */
+export function plainRows(line: string, width: number): { rows: string[]; end: number } | undefined {
+  if (width < 20 || line.length < width * (MIN_ROWS + 1) || !STARTS_PARAGRAPH.test(line)) return undefined;
+  if (ORDERED_ITEM.test(line)) return undefined;
+  const plain = (PLAIN_PREFIX.exec(line) as RegExpExecArray)[0];
+  // Only complete words: the text up to the last space, and GFM's autolinks ("www.") left out.
+  const www = plain.search(/www\./i);
+  const usable = plain.slice(0, Math.max(0, plain.lastIndexOf(' ', www === -1 ? plain.length : www)));
+  const rows: string[] = [];
+  const ends: number[] = [];
+  let start = 0;
+  for (;;) {
+    if (usable.length - start <= width) break; // the last row may still grow
+    const space = usable.lastIndexOf(' ', start + width);
+    const cut = space > start ? space : start + width;
+    rows.push(usable.slice(start, cut));
+    start = space > start ? cut + 1 : cut;
+    ends.push(start);
+  }
+  // The rest must start a paragraph too, and Markdown must not see a list item there.
+  while (rows.length > 0) {
+    const rest = line.slice(ends[ends.length - 1]);
+    if (STARTS_PARAGRAPH.test(rest) && !ORDERED_ITEM.test(rest)) break;
+    rows.pop();
+    ends.pop();
+  }
+  if (rows.length < MIN_ROWS) return undefined;
+  return { rows, end: ends[ends.length - 1] as number };
 }
 
 /** What is left when the agent's turn ends: the last block, or undefined when there is none. */

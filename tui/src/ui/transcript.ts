@@ -17,7 +17,17 @@ export type Tone = 'info' | 'warning' | 'error';
 /** A finished entry of the transcript. `depth` is the agent's depth in the agent tree (0: root). */
 export type Entry =
   | { kind: 'user'; id: number; text: string }
-  | { kind: 'markdown'; id: number; depth: number; text: string }
+  | {
+      kind: 'markdown';
+      id: number;
+      depth: number;
+      text: string;
+      /**
+       * Finished rows of a paragraph still being written (markdown-blocks.ts, plainRows): plain
+       * text, one row a line, printed as it is; the paragraph goes on in the next entry.
+       */
+      rows?: boolean;
+    }
   | { kind: 'thinking'; id: number; depth: number; text: string }
   | {
       kind: 'tool';
@@ -76,6 +86,8 @@ export interface Transcript {
   startedAt: number;
   /** The last tool output, for Ctrl+O. */
   lastOutput: { title: string; text: string } | undefined;
+  /** Columns of the terminal, once known: paragraphs being written are then printed row by row. */
+  width: number | undefined;
 }
 
 export type TranscriptEvent =
@@ -90,7 +102,8 @@ export type TranscriptEvent =
       costUsd?: number;
     }
   | { type: 'note'; text: string; tone?: Tone }
-  | { type: 'entry'; entry: NewEntry };
+  | { type: 'entry'; entry: NewEntry }
+  | { type: 'width'; columns: number };
 
 export const EMPTY_TRANSCRIPT: Transcript = {
   nextId: 1,
@@ -100,6 +113,7 @@ export const EMPTY_TRANSCRIPT: Transcript = {
   running: false,
   startedAt: 0,
   lastOutput: undefined,
+  width: undefined,
 };
 
 /** Applies one event; appends the entries it finished to `out`. */
@@ -170,6 +184,8 @@ function apply(state: Transcript, event: TranscriptEvent, out: Emitter): Transcr
     case 'entry':
       out.emit(event.entry);
       return state;
+    case 'width':
+      return event.columns === state.width ? state : { ...state, width: event.columns };
     default: {
       const exhaustive: never = event;
       throw new Error(`unknown transcript event ${JSON.stringify(exhaustive)}`);
@@ -181,9 +197,18 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
   switch (phase.type) {
     case 'text': {
       const agent = agentOf(state, phase);
-      const fed = feedMarkdown(agent.markdown, phase.text);
+      // Rows of a paragraph are printed as they come only while no other agent is writing, so
+      // agents writing at once do not cut each other's paragraphs.
+      const alone = [...state.agents.values()].every(
+        (other) => other.id === agent.id || other.markdown.text === '',
+      );
+      const rowWidth = state.width === undefined || !alone ? undefined : state.width - agent.depth * 2;
+      const fed = feedMarkdown(agent.markdown, phase.text, rowWidth);
       flushThinking(agent, out);
       for (const text of fed.blocks) out.emit({ kind: 'markdown', depth: agent.depth, text });
+      if (fed.rows.length > 0) {
+        out.emit({ kind: 'markdown', depth: agent.depth, text: fed.rows.join('\n'), rows: true });
+      }
       return withAgent(state, { ...agent, thinking: '', markdown: fed.stream });
     }
     case 'thinking': {

@@ -6,7 +6,7 @@
  * every frame.
  */
 import { Box, Static, Text, useInput, useWindowSize } from 'ink';
-import { createElement as h, type ReactNode, useSyncExternalStore } from 'react';
+import { createElement as h, type ReactNode, useEffect, useSyncExternalStore } from 'react';
 import type { Controller } from '../controller.ts';
 import type { Entry } from '../transcript.ts';
 import { KEYS, pressed } from '../keybindings.ts';
@@ -37,6 +37,9 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
   const rows = size?.rows ?? (window.rows > 0 ? window.rows : 24);
   const interaction = state.interactions[0];
   const modal = state.connection === 'setup' || state.picker !== undefined;
+
+  const width = Math.max(20, columns);
+  useEffect(() => controller.setWidth(width), [controller, width]);
 
   useInput((input, key) => {
     if (pressed(KEYS.exit, input, key)) controller.interrupt();
@@ -76,7 +79,6 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
     );
   }
 
-  const width = Math.max(20, columns);
   // Rows: one for the ChromeBar and one spare, so the frame never reaches the terminal's height.
   const available = Math.max(4, rows - 2);
   const queuedRows =

@@ -39,6 +39,8 @@ export function EntryView({ entry }: { entry: Entry }): ReactNode {
         h(Text, { bold: true }, visibleText(entry.text)),
       );
     case 'markdown':
+      // Rows of a paragraph still being written: plain text, already cut to the width.
+      if (entry.rows === true) return indented(entry.depth, h(Text, null, entry.text));
       return h(
         Box,
         { paddingLeft: entry.depth * 2, marginBottom: 1 },
