@@ -45,6 +45,7 @@ import { answerChunks, startFakeProcess } from './bench/fake-provider.ts';
 import { measureProcess, type ProcessRun } from './bench/measure-process.ts';
 import { currentStep, installGuards, killAll, setStep } from './bench/processes.ts';
 import { BenchClient, type Json, SERVER_BIN, wallClock } from './bench/protocol-client.ts';
+import { positiveIntegers } from './bench/options.ts';
 
 const USAGE =
   'Usage: node scripts/bench-sessions.ts [--events 100000] [--messages 10000] [--runs 5] [--baseline <rev>] [--no-baseline] [--timeout 900]';
@@ -60,14 +61,11 @@ const { values } = parseArgs({
     timeout: { type: 'string', default: '900' },
   },
 });
-function count(name: 'events' | 'messages' | 'runs' | 'chars' | 'timeout'): number {
-  const number = Number(values[name]);
-  if (!Number.isInteger(number) || number < 1) {
-    console.error(`bench-sessions: --${name} must be a positive integer, got '${values[name]}'\n${USAGE}`);
-    process.exit(2);
-  }
-  return number;
-}
+const count = positiveIntegers<'events' | 'messages' | 'runs' | 'chars' | 'timeout'>(
+  'bench-sessions',
+  USAGE,
+  values,
+);
 const events = count('events');
 const messages = count('messages');
 const runs = count('runs');

@@ -26,6 +26,7 @@ import { hasGnuTime, measureProcess, type ProcessRun } from './bench/measure-pro
 import { sdkFloorCommand } from './bench/sdk-floor.ts';
 import { cpuSeconds, currentStep, installGuards, killAll, setStep } from './bench/processes.ts';
 import { BenchClient, type Json, SERVER_BIN, wallClock } from './bench/protocol-client.ts';
+import { positiveIntegers } from './bench/options.ts';
 
 const USAGE =
   'Usage: node scripts/bench-stream.ts [--tokens 100000] [--runs 3] [--latency-tokens 2000] [--chars 190000] [--timeout 120] [--cpu-prof DIR]';
@@ -39,14 +40,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
   },
 });
-function count(name: keyof typeof values): number {
-  const number = Number(values[name]);
-  if (!Number.isInteger(number) || number < 1) {
-    console.error(`bench-stream: --${name} must be a positive integer, got '${values[name]}'\n${USAGE}`);
-    process.exit(2);
-  }
-  return number;
-}
+const count = positiveIntegers<keyof typeof values>('bench-stream', USAGE, values);
 const tokens = count('tokens');
 const runs = count('runs');
 const latencyTokens = count('latency-tokens');

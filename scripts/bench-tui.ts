@@ -25,6 +25,7 @@ import { answerChunks, startFakeProcess, WARM_UP } from './bench/fake-provider.t
 import { cpuSeconds, currentStep, installGuards, killAll, peakRssBytes, setStep } from './bench/processes.ts';
 import { wallClock } from './bench/protocol-client.ts';
 import { countClears, mainThreadCpuMs, type Pane, TmuxServer } from './bench/terminal.ts';
+import { positiveIntegers } from './bench/options.ts';
 
 const USAGE =
   'Usage: node scripts/bench-tui.ts [--runs 7] [--chars 190000] [--turns 200] [--timeout 300] [--santra dist/santra.js] [--startup-only]';
@@ -38,14 +39,7 @@ const { values } = parseArgs({
     'startup-only': { type: 'boolean', default: false },
   },
 });
-function count(name: 'runs' | 'chars' | 'turns' | 'timeout'): number {
-  const number = Number(values[name]);
-  if (!Number.isInteger(number) || number < 1) {
-    console.error(`bench-tui: --${name} must be a positive integer, got '${values[name]}'\n${USAGE}`);
-    process.exit(2);
-  }
-  return number;
-}
+const count = positiveIntegers<'runs' | 'chars' | 'turns' | 'timeout'>('bench-tui', USAGE, values);
 const runs = count('runs');
 const chars = count('chars');
 const turns = count('turns');
