@@ -10,7 +10,7 @@ import { cleanup, render } from 'ink-testing-library';
 import { createElement as h } from 'react';
 import { loadMarkdown } from '../src/ui/components/entry-view.ts';
 import { ReplayApp } from '../src/ui/components/replay-app.ts';
-import { FRAME_MS } from '../src/ui/controller.ts';
+import { FRAME_MS } from '../src/ui/ui-state.ts';
 import { type PlayerClock, ReplayPlayer } from '../src/ui/replay-player.ts';
 import { MAX_GAP_MS, PHASE_MS, readRecording } from '../src/ui/replay-recording.ts';
 import { EMPTY_TRANSCRIPT, stepAll, type TranscriptEvent } from '../src/ui/transcript.ts';

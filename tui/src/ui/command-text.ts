@@ -4,7 +4,7 @@
  * controller carries the commands out.
  */
 import type { ModelEntry, SessionInfo, UndoneChange, Usage } from '#protocol';
-import type { PickerState, SetupState } from './controller.ts';
+import type { PickerState, SetupState } from './ui-state.ts';
 import { keyHelp } from './keybindings.ts';
 import { commandHelp, type SlashCommand } from './slash-commands.ts';
 

@@ -10,7 +10,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
-import type { ModelEntry, Phase, PromptResult, Usage } from '#protocol';
+import type { Phase, PromptResult } from '#protocol';
 import { PrintError } from '../print/print-error.ts';
 import type { Backend } from './backend.ts';
 import {
@@ -28,62 +28,11 @@ import {
 import { entryMarkdown } from './export-markdown.ts';
 import { type Interaction, Interactions } from './interactions.ts';
 import { availableCommands, parseInput, type SlashCommand } from './slash-commands.ts';
-import {
-  EMPTY_TRANSCRIPT,
-  type Entry,
-  stepAll,
-  type Transcript,
-  type TranscriptEvent,
-} from './transcript.ts';
+import { EMPTY_TRANSCRIPT, stepAll, type TranscriptEvent } from './transcript.ts';
 import type { SetupChoice } from './config-file.ts';
+import { FLUSH_MS, FRAME_MS, type PickerState, type UiState, withPrinted } from './ui-state.ts';
 
-export const FLUSH_MS = 8;
-/** About 30 frames a second at most. */
-export const FRAME_MS = 33;
-/** <Static> starts a fresh list past this many entries, so printed entries are not kept. */
-const STATIC_WINDOW = 200;
 const EXIT_ARM_MS = 2000;
-
-export interface PickerItem {
-  label: string;
-  detail?: string;
-  value: string;
-  group?: string;
-}
-
-export interface PickerState {
-  purpose: 'model' | 'resume';
-  title: string;
-  items: PickerItem[];
-}
-
-export interface SetupState {
-  providers: { id: string; models: ModelEntry[] }[];
-  error?: string;
-}
-
-export interface UiState {
-  connection: 'starting' | 'setup' | 'ready' | 'failed';
-  failure: string | undefined;
-  project: string;
-  model: string | undefined;
-  sessionId: string | undefined;
-  sessionUsage: Usage | undefined;
-  sessionCostUsd: number;
-  transcript: Transcript;
-  /** What <Static> prints: entries are printed once, when they first appear under a key. */
-  printed: { key: number; items: Entry[] };
-  interactions: readonly Interaction[];
-  queued: readonly string[];
-  picker: PickerState | undefined;
-  setup: SetupState | undefined;
-  commands: readonly SlashCommand[];
-  history: readonly string[];
-  cancelling: boolean;
-  exitArmed: boolean;
-  /** Changes when the screen was cleared, so the frame is drawn again. */
-  epoch: number;
-}
 
 export interface ControllerOptions {
   /** Starts (or restarts) the server; phases and approvals go to the controller's handlers. */
@@ -613,14 +562,6 @@ export class Controller {
       costText(s.sessionUsage, s.sessionCostUsd),
     ].join('\n');
   }
-}
-
-/** What <Static> prints after these new entries (the same list, or a fresh one past STATIC_WINDOW). */
-export function withPrinted(printed: UiState['printed'], entries: Entry[]): UiState['printed'] {
-  if (entries.length === 0) return printed;
-  return printed.items.length + entries.length > STATIC_WINDOW
-    ? { key: printed.key + 1, items: entries }
-    : { key: printed.key, items: [...printed.items, ...entries] };
 }
 
 function messageOf(error: unknown): string {

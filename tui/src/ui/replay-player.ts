@@ -5,7 +5,7 @@
  * sleeps until the next one is due — nothing runs while paused or at the end.
  */
 import type { Usage } from '#protocol';
-import { FRAME_MS, type UiState, withPrinted } from './controller.ts';
+import { FRAME_MS, type UiState, withPrinted } from './ui-state.ts';
 import type { Recording } from './replay-recording.ts';
 import { EMPTY_TRANSCRIPT, stepAll, type Transcript, type TranscriptEvent } from './transcript.ts';
 

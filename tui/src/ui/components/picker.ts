@@ -6,7 +6,7 @@
 import { Box, Text, useInput } from 'ink';
 import { createElement as h, type ReactNode, useState } from 'react';
 import { KEYS, pressed } from '../keybindings.ts';
-import type { PickerItem } from '../controller.ts';
+import type { PickerItem } from '../ui-state.ts';
 import { visibleText } from '../live-text.ts';
 
 export interface PickerProps {
