@@ -25,6 +25,8 @@ import { removeTempDir, tempDir } from '../temp-dirs.ts';
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
 const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
 const SCRIPT = join(PLUGIN, 'test/approval_flow.lua');
+/** Neovim with no user config, no shada, no swap files, and the plugin on its runtimepath. */
+const NVIM_ARGS = ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '--cmd', `set rtp^=${PLUGIN}`];
 const cleanups: (() => Promise<void>)[] = [];
 
 after(async () => {
@@ -87,45 +89,30 @@ async function runFlow(
   mkdirSync(join(workspace, '.agents'));
   writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(TESTER));
   const out = join(home, 'report.json');
-  const nvim = spawn(
-    'nvim',
-    [
-      '--headless',
-      '-u',
-      'NONE',
-      '-i',
-      'NONE',
-      '-n',
-      '--cmd',
-      `set rtp^=${PLUGIN}`,
-      '-c',
-      `luafile ${SCRIPT}`,
-    ],
-    {
-      cwd: workspace,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        XDG_CONFIG_HOME: join(home, '.config'),
-        XDG_DATA_HOME: join(home, '.local/share'),
-        XDG_STATE_HOME: join(home, '.local/state'),
-        XDG_CACHE_HOME: join(home, '.cache'),
-        TMPDIR: home,
-        SANTRA_HOME: join(home, 'santra'),
-        ANTHROPIC_API_KEY: 'sk-ant-fake-key',
-        ANTHROPIC_BASE_URL: fake.url,
-        SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-        SANTRA_NVIM_NODE: process.execPath,
-        SANTRA_NVIM_SERVER: SERVER,
-        SANTRA_NVIM_OUT: out,
-        SANTRA_NVIM_DECISION: decision,
-        SANTRA_NVIM_AGENT: agent,
-        SANTRA_NVIM_PROMPT: prompt,
-        SANTRA_NVIM_MODEL: model,
-      },
+  const nvim = spawn('nvim', [...NVIM_ARGS, '-c', `luafile ${SCRIPT}`], {
+    cwd: workspace,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local/share'),
+      XDG_STATE_HOME: join(home, '.local/state'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      TMPDIR: home,
+      SANTRA_HOME: join(home, 'santra'),
+      ANTHROPIC_API_KEY: 'sk-ant-fake-key',
+      ANTHROPIC_BASE_URL: fake.url,
+      SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+      SANTRA_NVIM_NODE: process.execPath,
+      SANTRA_NVIM_SERVER: SERVER,
+      SANTRA_NVIM_OUT: out,
+      SANTRA_NVIM_DECISION: decision,
+      SANTRA_NVIM_AGENT: agent,
+      SANTRA_NVIM_PROMPT: prompt,
+      SANTRA_NVIM_MODEL: model,
     },
-  );
+  });
   let output = '';
   nvim.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   nvim.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -254,14 +241,7 @@ describe('santra.nvim', () => {
       const nvim = spawn(
         'nvim',
         [
-          '--headless',
-          '-u',
-          'NONE',
-          '-i',
-          'NONE',
-          '-n',
-          '--cmd',
-          `set rtp^=${PLUGIN}`,
+          ...NVIM_ARGS,
           ...lua(`require('santra').setup({cmd = vim.json.decode(os.getenv('SANTRA_NVIM_CMD'))})`),
           '-c',
           'checkhealth santra',
