@@ -9,6 +9,7 @@ import { SessionApprovals } from '../approval/gate.ts';
 import type { ChatMessage } from '../providers/messages.ts';
 import { EMPTY_USAGE } from '../providers/stream.ts';
 import type { Logger } from '../support/log.ts';
+import { mapStrings } from '../support/map-strings.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import { SANTRA_VERSION } from '../support/version.ts';
 import { RECORD_FORMAT, type SessionRecord } from './records.ts';
@@ -193,7 +194,14 @@ export class SessionStore {
       return current;
     };
     const secrets = new Set<string>();
-    const redact = <T>(value: T): T => (secrets.size === 0 ? value : (withoutSecrets(value, secrets) as T));
+    const redact = <T>(value: T): T =>
+      secrets.size === 0
+        ? value
+        : mapStrings(value, (text) => {
+            for (const secret of secrets)
+              if (text.includes(secret)) text = text.replaceAll(secret, '[secret]');
+            return text;
+          });
     const session: Session = {
       id: state.sessionId,
       workspaceRoot: state.workspaceRoot,
@@ -230,19 +238,4 @@ export class SessionStore {
     this.#sessions.set(session.id, session);
     return session;
   }
-}
-
-/** A copy of `value` with every occurrence of a secret in its strings replaced by `[secret]`. */
-function withoutSecrets(value: unknown, secrets: ReadonlySet<string>): unknown {
-  if (typeof value === 'string') {
-    let text = value;
-    for (const secret of secrets) if (text.includes(secret)) text = text.replaceAll(secret, '[secret]');
-    return text;
-  }
-  if (Array.isArray(value)) return value.map((item) => withoutSecrets(item, secrets));
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, withoutSecrets(item, secrets)]),
-    );
-  return value;
 }

@@ -1,6 +1,8 @@
 /**
  * The server's log. It goes to stderr (or a file), never stdout, which carries protocol only.
  */
+import { mapStrings } from './map-strings.ts';
+
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 const LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'];
@@ -37,15 +39,7 @@ export class Redactor {
 
   /** A copy of `value` with every string in it redacted (phases, records). */
   applyDeep<T>(value: T): T {
-    if (this.#secrets.size === 0) return value;
-    const walk = (item: unknown): unknown => {
-      if (typeof item === 'string') return this.apply(item);
-      if (Array.isArray(item)) return item.map(walk);
-      if (typeof item === 'object' && item !== null)
-        return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
-      return item;
-    };
-    return walk(value) as T;
+    return this.#secrets.size === 0 ? value : mapStrings(value, (text) => this.apply(text));
   }
 
   /** The length of the longest end of `text` that is the beginning of a secret (0: none). */
