@@ -4,6 +4,7 @@
  * runs with no arguments on a terminal.
  */
 import { enableCompileCache } from 'node:module';
+import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '#protocol/version';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -89,6 +90,25 @@ switch (command.action) {
     const { runReplay } = await import('./ui/replay-main.ts');
     const code = await runReplay(command.file);
     process.stdout.write('', () => process.exit(code));
+    break;
+  }
+  case 'adapter': {
+    // The editor talks to the server directly: its stdin and stdout are ours, passed through.
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const { serverCommand } = await import('./print/server-process.ts');
+    const { spawn } = await import('node:child_process');
+    const { command: program, args } = serverCommand(serverPathFor(serverPath, process.env).path);
+    const child = spawn(program, [...args, command.mode, ...command.args], { stdio: 'inherit' });
+    // The editor ends us with a signal or by closing stdin; pass the signal on and exit as it does.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.on(signal, () => child.kill(signal));
+    child.on('error', (error) => {
+      process.stderr.write(`santra ${command.mode}: could not start the server: ${error.message}\n`);
+      process.exit(EXIT.failure);
+    });
+    child.on('exit', (code, signal) =>
+      process.exit(code ?? 128 + (signal === null ? 0 : constants.signals[signal])),
+    );
     break;
   }
   default: {

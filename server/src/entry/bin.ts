@@ -24,6 +24,12 @@ switch (command.action) {
     await runStdioServer(command.settings);
     break;
   }
+  case 'adapter': {
+    enableCompileCache();
+    const { runAdapterServer } = await import('./main.ts');
+    await runAdapterServer(command.settings, command.mode);
+    break;
+  }
   default: {
     const exhaustive: never = command;
     throw new Error(`unknown command ${JSON.stringify(exhaustive)}`);

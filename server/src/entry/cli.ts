@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { PROTOCOL_VERSION } from '#protocol/version';
+import type { AdapterMode } from '../connection/adapters/adapter.ts';
 import { DEFAULT_FRAMING_LIMITS } from '../connection/framing.ts';
 import { isLogLevel, type LogLevel } from '../support/log.ts';
 import { SANTRA_VERSION } from '../support/version.ts';
@@ -26,7 +27,8 @@ export type CliAction =
   | { action: 'version'; text: string }
   | { action: 'help'; text: string }
   | { action: 'usage_error'; text: string }
-  | { action: 'serve'; settings: ServerSettings };
+  | { action: 'serve'; settings: ServerSettings }
+  | { action: 'adapter'; mode: AdapterMode; settings: ServerSettings };
 
 const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
 
@@ -34,6 +36,10 @@ export const HELP = `santra-server ${SANTRA_VERSION} — the Santra agent runtim
 (JSON-RPC 2.0 with LSP Content-Length framing) on stdin/stdout. Clients start it; you rarely run it by hand.
 
 Usage: santra-server [options]
+       santra-server lsp [options]   speak the Language Server Protocol instead (Helix and other
+                                     LSP editors: code actions and commands start Santra runs)
+       santra-server acp [options]   speak the Agent Client Protocol instead (Zed, JetBrains IDEs,
+                                     CodeCompanion, avante)
 
 Options:
   --max-message-bytes <n>        largest message accepted, in bytes (default ${DEFAULT_FRAMING_LIMITS.maxMessageBytes})
@@ -60,8 +66,9 @@ The protocol is specified in protocol-spec/README.md.`;
 
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAction {
   let values: ReturnType<typeof parse>['values'];
+  let positionals: string[];
   try {
-    values = parse(argv).values;
+    ({ values, positionals } = parse(argv));
   } catch (error) {
     return usageError(error instanceof Error ? error.message : String(error));
   }
@@ -88,24 +95,38 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAc
   if (typeof maxConcurrentRequests === 'string') return usageError(maxConcurrentRequests);
   if (values.replay !== undefined && values.replay.trim() === '')
     return usageError('--replay needs a session file');
-  return {
-    action: 'serve',
-    settings: {
-      maxMessageBytes,
-      maxConcurrentRequests,
-      logLevel,
-      autoApprove: values['auto-approve'] === true,
-      allowDirs: values['allow-dir'] ?? [],
-      ...(values.replay === undefined ? {} : { replay: values.replay }),
-    },
+  const command = adapterMode(positionals);
+  if ('error' in command) return usageError(command.error);
+  const settings: ServerSettings = {
+    maxMessageBytes,
+    maxConcurrentRequests,
+    logLevel,
+    autoApprove: values['auto-approve'] === true,
+    allowDirs: values['allow-dir'] ?? [],
+    ...(values.replay === undefined ? {} : { replay: values.replay }),
   };
+  return command.mode === undefined
+    ? { action: 'serve', settings }
+    : { action: 'adapter', mode: command.mode, settings };
+}
+
+/** The mode word (`lsp`, `acp`) if any; anything else is a usage error. */
+function adapterMode(positionals: readonly string[]): { mode?: AdapterMode } | { error: string } {
+  const [word, extra] = positionals;
+  if (word === undefined) return {};
+  if (word !== 'lsp' && word !== 'acp')
+    return {
+      error: `unknown command "${word}": santra-server takes lsp, acp or no command (the Santra protocol)`,
+    };
+  if (extra !== undefined) return { error: `santra-server ${word} takes options only, got "${extra}"` };
+  return { mode: word };
 }
 
 function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
     strict: true,
-    allowPositionals: false,
+    allowPositionals: true,
     options: {
       version: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },

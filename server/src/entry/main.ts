@@ -4,9 +4,12 @@
  */
 import { Console } from 'node:console';
 import { EXIT_USAGE, type ServerSettings } from './cli.ts';
-import { serve } from '../connection/connection.ts';
+import { type AdapterMode, loadAdapter } from '../connection/adapters/adapter.ts';
+import { linkInProcess } from '../connection/adapters/in-process.ts';
+import { type ConnectionLimits, serve } from '../connection/connection.ts';
 import { DEFAULT_FRAMING_LIMITS } from '../connection/framing.ts';
-import { createLogger, Redactor } from '../support/log.ts';
+import { createLogger, type Logger, Redactor } from '../support/log.ts';
+import { SANTRA_VERSION } from '../support/version.ts';
 import type { ResilienceOptions } from '../providers/resilience.ts';
 import { createRuntime } from '../runtime/runtime.ts';
 import { type Recording, readRecording } from '../sessions/replay.ts';
@@ -40,7 +43,8 @@ function resilienceFromEnv(env: NodeJS.ProcessEnv): Partial<ResilienceOptions> {
   return settings;
 }
 
-export async function runStdioServer(settings: ServerSettings): Promise<void> {
+/** What every mode of the server sets up before it speaks to anyone: logging and crash handling. */
+function prepareProcess(settings: ServerSettings): { log: Logger; redactor: Redactor } {
   globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
   const redactor = new Redactor();
   const log = createLogger((line) => process.stderr.write(line), settings.logLevel, redactor);
@@ -55,25 +59,43 @@ export async function runStdioServer(settings: ServerSettings): Promise<void> {
   });
   // A client that goes away must not take the server down with EPIPE; the end of stdin ends it.
   process.stdout.on('error', (error) => log.warn(`stdout: ${error.message}`));
-
   if (settings.autoApprove) {
     process.stderr.write(
       'santra-server: WARNING: --auto-approve: every file change and command will run WITHOUT asking the user (except protected locations: .git/, .santra/, .agents/, the config, shell start-up files).\n',
     );
   }
-  let replay: Recording | undefined;
-  if (settings.replay !== undefined) {
-    const read = await readRecording(settings.replay);
-    if ('error' in read) {
-      process.stderr.write(`santra-server: --replay: ${read.error}\n`);
-      process.exitCode = EXIT_USAGE;
-      return;
-    }
-    for (const warning of read.warnings) log.warn(`--replay: ${warning}`);
-    replay = read.recording;
-    log.info(
-      `replaying ${settings.replay}: ${read.recording.runs.length} runs, ${read.recording.outputs} model outputs`,
-    );
+  return { log, redactor };
+}
+
+/** The recording of --replay, or an exit code when it cannot be read. */
+async function loadReplay(settings: ServerSettings, log: Logger): Promise<Recording | undefined | number> {
+  if (settings.replay === undefined) return undefined;
+  const read = await readRecording(settings.replay);
+  if ('error' in read) {
+    process.stderr.write(`santra-server: --replay: ${read.error}\n`);
+    return EXIT_USAGE;
+  }
+  for (const warning of read.warnings) log.warn(`--replay: ${warning}`);
+  log.info(
+    `replaying ${settings.replay}: ${read.recording.runs.length} runs, ${read.recording.outputs} model outputs`,
+  );
+  return read.recording;
+}
+
+function limitsOf(settings: ServerSettings): ConnectionLimits {
+  return {
+    maxMessageBytes: settings.maxMessageBytes,
+    maxHeaderBytes: DEFAULT_FRAMING_LIMITS.maxHeaderBytes,
+    maxConcurrentRequests: settings.maxConcurrentRequests,
+  };
+}
+
+export async function runStdioServer(settings: ServerSettings): Promise<void> {
+  const { log, redactor } = prepareProcess(settings);
+  const replay = await loadReplay(settings, log);
+  if (typeof replay === 'number') {
+    process.exitCode = replay;
+    return;
   }
   const runtime = createRuntime({
     ...(replay === undefined ? {} : { replay }),
@@ -89,19 +111,58 @@ export async function runStdioServer(settings: ServerSettings): Promise<void> {
     output: process.stdout,
     runtime,
     log,
-    limits: {
-      maxMessageBytes: settings.maxMessageBytes,
-      maxHeaderBytes: DEFAULT_FRAMING_LIMITS.maxHeaderBytes,
-      maxConcurrentRequests: settings.maxConcurrentRequests,
-    },
+    limits: limitsOf(settings),
   });
   const end = await connection.ended;
   log.info(`connection ended (${end.reason}), exiting with code ${end.exitCode}`);
-  // Writes to a pipe are asynchronous on Linux and process.exit drops what is still queued: the
-  // connection has flushed stdout; let the log's last lines (the reason for a framing error) out too.
-  process.exitCode = end.exitCode;
+  await exitAfterFlush(end.exitCode);
+}
+
+/**
+ * `santra-server lsp` and `santra-server acp`: the editor speaks LSP or ACP on stdin/stdout, and
+ * the adapter drives Santra through in-process links, each with a runtime of its own.
+ */
+export async function runAdapterServer(settings: ServerSettings, mode: AdapterMode): Promise<void> {
+  const { log, redactor } = prepareProcess(settings);
+  const replay = await loadReplay(settings, log);
+  if (typeof replay === 'number') {
+    process.exitCode = replay;
+    return;
+  }
+  const openLink = () =>
+    linkInProcess({
+      runtime: createRuntime({
+        ...(replay === undefined ? {} : { replay }),
+        autoApprove: settings.autoApprove,
+        allowedDirs: settings.allowDirs,
+        log,
+        redactor,
+        env: process.env,
+        resilience: resilienceFromEnv(process.env),
+      }),
+      log,
+      limits: limitsOf(settings),
+    });
+  const adapter = await loadAdapter(mode);
+  const code = await adapter({
+    input: process.stdin,
+    output: process.stdout,
+    openLink,
+    log,
+    serverVersion: SANTRA_VERSION,
+  });
+  log.info(`${mode} adapter ended, exiting with code ${code}`);
+  await exitAfterFlush(code);
+}
+
+/**
+ * Writes to a pipe are asynchronous on Linux and process.exit drops what is still queued: the
+ * connection has flushed stdout; let the log's last lines (the reason for a framing error) out too.
+ */
+async function exitAfterFlush(code: number): Promise<never> {
+  process.exitCode = code;
   await flushed(process.stderr, 1000);
-  process.exit(end.exitCode);
+  process.exit(code);
 }
 
 /** Resolves once everything written to `stream` so far has been handed to the OS, or after `ms`. */

@@ -62,7 +62,9 @@ export type Command =
   | { action: 'print'; options: PrintOptions }
   | { action: 'list'; options: ListOptions }
   /** `santra replay <file>`: a recorded session played in the terminal UI (ui/replay-main.ts). */
-  | { action: 'replay'; file: string };
+  | { action: 'replay'; file: string }
+  /** `santra lsp|acp [options]`: the server speaking an editor protocol; it checks the options. */
+  | { action: 'adapter'; mode: 'lsp' | 'acp'; args: string[] };
 
 export interface ParseContext {
   /** Whether stdin is a terminal: `-p` without text reads the prompt from stdin only when it is not. */
@@ -82,6 +84,10 @@ Usage: santra [options]
        santra models [--json]              the models you can use with --model
        santra agents [--json]              the agents you can use with --agent
        santra sessions [--json]            the saved sessions of this project, newest first
+       santra lsp [server options]         Santra as a language server for Helix and other LSP
+                                           editors (docs/editors/helix.md)
+       santra acp [server options]         Santra as an Agent Client Protocol agent for Zed,
+                                           JetBrains IDEs, CodeCompanion (docs/editors/)
        santra replay <file>                play a recorded session (a session file or a
                                            session/export json) in the terminal UI; it reads
                                            the file only: no server, model or key (Space pause,
@@ -157,6 +163,9 @@ const PRINT_ONLY = [
 /** Parses the arguments after `santra` (process.argv.slice(2)). */
 export function parseCommandLine(argv: readonly string[], context: ParseContext): Command {
   let parsed: ReturnType<typeof parse>;
+  // The editor modes are the server's: their options are its options, checked there.
+  const [first, ...rest] = argv;
+  if (first === 'lsp' || first === 'acp') return { action: 'adapter', mode: first, args: rest };
   try {
     parsed = parse(argv);
   } catch (error) {
