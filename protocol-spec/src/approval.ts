@@ -41,6 +41,11 @@ export const FileDiff = named(
 );
 
 const approvalBase = {
+  sessionId: z
+    .string()
+    .describe(
+      'The session of the run that asks (since 0.2.0): a client showing several sessions knows where the request belongs.',
+    ),
   runId: z.string(),
   agentId: z.string(),
   toolCallId: z.string(),

@@ -15,8 +15,12 @@ export const AskParams = named(
   'AskParams',
   'Params of `ask`.',
   z.object({
+    sessionId: z.string().describe('The session of the run that asks (since 0.2.0).'),
     runId: z.string(),
     agentId: z.string(),
+    toolCallId: z
+      .string()
+      .describe('The `ask_user` tool call this question answers (since 0.2.0), as in its `tool_call` phase.'),
     prompt: z.string().describe('The question.'),
     header: z.string().optional().describe('A short title shown above the question.'),
     options: z

@@ -52,7 +52,7 @@ describe('protocol schemas', () => {
   });
 
   test('approve: file changes carry a diff, commands a cwd; feedback needs text', () => {
-    const ids = { runId: 'r', agentId: 'a', toolCallId: 't', toolName: 'run_command' };
+    const ids = { sessionId: 's', runId: 'r', agentId: 'a', toolCallId: 't', toolName: 'run_command' };
     assert.ok(ApproveParams.safeParse({ kind: 'command', ...ids, command: 'ls', cwd: '/' }).success);
     assert.ok(!ApproveParams.safeParse({ kind: 'command', ...ids, command: 'ls' }).success);
     assert.ok(
@@ -66,7 +66,7 @@ describe('protocol schemas', () => {
   });
 
   test('ask options have a label and a value', () => {
-    const base = { runId: 'r', agentId: 'a', prompt: 'Which?' };
+    const base = { sessionId: 's', runId: 'r', agentId: 'a', toolCallId: 't', prompt: 'Which?' };
     assert.ok(AskParams.safeParse({ ...base, options: [{ label: 'A', value: 'a' }], secret: true }).success);
     assert.ok(!AskParams.safeParse({ ...base, options: [{ label: 'A' }] }).success);
   });

@@ -36,6 +36,8 @@ describe('approve through the protocol', () => {
     assert.equal(readFileSync(join(h.workspace, 'src/hello.txt'), 'utf8'), 'hello\nworld\n');
     const [approve] = seen;
     assert.equal(approve?.kind, 'file_change');
+    assert.equal(approve?.sessionId, (response.result as Json).sessionId, 'it names the session');
+    assert.equal(approve?.toolCallId, 't1');
     assert.equal(approve?.path, 'src/hello.txt');
     assert.equal(approve?.operation, 'create');
     assert.equal((approve?.diff as Json).added, 2);
@@ -218,11 +220,15 @@ describe('approve through the protocol', () => {
       undefined,
       APPROVER,
     );
+    const asked: Json[] = [];
     h.client.handle('ask', (params) => {
-      assert.equal(params.prompt, 'Tabs or spaces?');
+      asked.push(params);
       return { answer: 'spaces' };
     });
-    await h.prompt({ text: 'ask me' });
+    const { response } = await h.prompt({ text: 'ask me' });
+    assert.equal(asked[0]?.prompt, 'Tabs or spaces?');
+    assert.equal(asked[0]?.sessionId, (response.result as Json).sessionId, 'it names the session');
+    assert.equal(asked[0]?.toolCallId, 'q1', 'and the ask_user call it answers');
     const output = ((h.fake.requests[1]?.body.messages as Json[]).at(-1)?.content as Json[])[0]?.content;
     assert.match(String(output), /The user answered: spaces/);
   });

@@ -36,6 +36,7 @@ const result = (output: string): PromptResult => ({
 });
 const approval: Extract<ApproveParams, { kind: 'command' }> = {
   kind: 'command',
+  sessionId: 's-1',
   runId: 'r',
   agentId: 'a',
   toolCallId: 't',
@@ -87,7 +88,10 @@ function testRuntime() {
             return gated('approve', signal, () => channel.approve(approval, signal));
           case 'ask':
             return gated('ask', signal, () =>
-              channel.ask({ runId: 'r', agentId: 'a', prompt: 'Tabs or spaces?' }, signal),
+              channel.ask(
+                { sessionId: 's', runId: 'r', agentId: 'a', toolCallId: 'c', prompt: 'Tabs or spaces?' },
+                signal,
+              ),
             );
           case 'approve huge':
             return gated('approve', signal, () =>

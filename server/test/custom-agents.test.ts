@@ -471,3 +471,17 @@ describe('the default tools of an agent file that names none', () => {
     );
   });
 });
+
+test('the example agent file of docs/tools.md loads as written', async () => {
+  const docs = await readFile(new URL('../../docs/tools.md', import.meta.url), 'utf8');
+  const section = docs.slice(docs.indexOf('## Custom agent files'));
+  const example = /```json\n([\s\S]*?)\n```/.exec(section)?.[1];
+  assert.ok(example !== undefined, 'docs/tools.md has an example agent file');
+  const { root } = await workspace({ '.agents/security_reviewer.json': example });
+  const result = await load(root);
+  assert.deepEqual(result.problems, []);
+  assert.deepEqual(
+    result.agents.map((a) => [a.id, a.toolNames]),
+    [['security_reviewer', ['read_file', 'grep_search', 'task_completed', 'set_output']]],
+  );
+});

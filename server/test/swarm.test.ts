@@ -298,6 +298,9 @@ describe('the swarm', () => {
       'reviewer',
       'thinker',
     ]);
+    // The tool-less top agent of chat and direct answers is listed too: every agentId is named.
+    const assistant = (listed.agents as Json[]).find((agent) => agent.id === 'assistant');
+    assert.deepEqual([assistant?.canBeSpawned, assistant?.tools], [false, []]);
     assert.ok(ids.includes('poet') && !ids.includes('broken'));
     const [problem] = listed.problems as Json[];
     assert.equal(problem?.file, '.agents/broken.json');

@@ -17,6 +17,7 @@ import {
 const ESC = '\u001b';
 const fileChange: ApproveParams = {
   kind: 'file_change',
+  sessionId: 's-1',
   runId: 'run-1',
   agentId: 'orchestrator',
   toolCallId: 'call-1',
@@ -33,6 +34,7 @@ const fileChange: ApproveParams = {
 };
 const command: ApproveParams = {
   kind: 'command',
+  sessionId: 's-1',
   runId: 'run-1',
   agentId: 'orchestrator',
   toolCallId: 'call-2',
@@ -41,8 +43,10 @@ const command: ApproveParams = {
   cwd: '/home/ada/project',
 };
 const question: AskParams = {
+  sessionId: 's-1',
   runId: 'run-1',
   agentId: 'orchestrator',
+  toolCallId: 'call-3',
   header: 'Tests',
   prompt: 'Also update the tests?',
   options: [
@@ -264,7 +268,7 @@ describe('ask', () => {
   test('a secret is read without echo', async () => {
     const { approvals, reader, stderr } = setup('ask', ['sk-123']);
     const answer = await approvals.ask(
-      { runId: 'r', agentId: 'a', prompt: 'API key?', secret: true },
+      { sessionId: 's', runId: 'r', agentId: 'a', toolCallId: 'c', prompt: 'API key?', secret: true },
       live(),
     );
     assert.deepEqual(answer, { answer: 'sk-123' });

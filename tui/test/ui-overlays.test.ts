@@ -26,6 +26,7 @@ function fileChange(lines: number): ApproveParams {
   }));
   return {
     kind: 'file_change',
+    sessionId: 's-1',
     runId: 'run-1',
     agentId: 'executor-3',
     toolCallId: 'c1',
@@ -105,6 +106,7 @@ describe('the approval overlay', () => {
   test('a move shows where the file goes', async () => {
     const move: ApproveParams = {
       kind: 'file_change',
+      sessionId: 's-1',
       runId: 'run-1',
       agentId: 'executor-3',
       toolCallId: 'call-9',
@@ -210,6 +212,7 @@ describe('the approval overlay', () => {
   test('a command shows exactly what runs and where; a protected request says so', async () => {
     const view = approval({
       kind: 'command',
+      sessionId: 's-1',
       runId: 'run-1',
       agentId: 'orchestrator',
       toolCallId: 'c2',
@@ -228,12 +231,12 @@ describe('the approval overlay', () => {
   });
 });
 
-function question(params: Omit<AskParams, 'runId' | 'agentId'>) {
+function question(params: Omit<AskParams, 'sessionId' | 'runId' | 'agentId' | 'toolCallId'>) {
   let clock = 0;
   const answers: AskResult[] = [];
   const view = render(
     h(QuestionOverlay, {
-      params: { runId: 'run-1', agentId: 'reader-2', ...params },
+      params: { sessionId: 's-1', runId: 'run-1', agentId: 'reader-2', toolCallId: 'call-1', ...params },
       position: 1,
       queued: 1,
       width: 80,

@@ -48,6 +48,24 @@ function worker(
 
 export const EDIT_TOOLS = ['write_file', 'str_replace', 'multi_edit', 'delete_file', 'move_file'];
 
+/** The prompt of the single agent that answers simple_chat and direct_answer routes, with no tools. */
+export const DIRECT_PROMPT = `You are Santra, an AI coding assistant in the terminal. Answer directly and concisely from your own knowledge, in Markdown where it helps. You have no tools in this mode; if the question needs the user's files, say which files you would need to look at.`;
+
+/**
+ * The top agent of simple_chat and direct_answer runs: one model call, no tools. It is listed
+ * with the others so a client can name every `agentId` its phases carry, and chosen with
+ * `agent: "assistant"` like any other; nothing can spawn it.
+ */
+export const ASSISTANT_AGENT: AgentDefinition = {
+  id: 'assistant',
+  name: 'Assistant',
+  description: 'Answers directly, without tools (chat and direct answers).',
+  systemPrompt: DIRECT_PROMPT,
+  toolNames: [],
+  canBeSpawned: false,
+  source: 'builtin',
+};
+
 export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
   {
     id: 'orchestrator',
@@ -93,7 +111,5 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     'You reason carefully about a design, an algorithm or a bug from the context you are given, weigh alternatives, and recommend one with its trade-offs.',
     ['task_completed', 'set_output'],
   ),
+  ASSISTANT_AGENT,
 ];
-
-/** The prompt of the single agent that answers simple_chat and direct_answer routes, with no tools. */
-export const DIRECT_PROMPT = `You are Santra, an AI coding assistant in the terminal. Answer directly and concisely from your own knowledge, in Markdown where it helps. You have no tools in this mode; if the question needs the user's files, say which files you would need to look at.`;

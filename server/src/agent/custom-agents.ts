@@ -59,16 +59,23 @@ const AGENTS_DIR = '.agents';
 const FIELDS = 'id, name, description and systemPrompt';
 
 function text(what: string) {
-  return z.string().regex(/\S/, `must not be empty (expected ${what})`);
+  return z
+    .string()
+    .regex(/\S/, `must not be empty (expected ${what})`)
+    .describe(what[0]?.toUpperCase() + what.slice(1));
 }
 
-function agentSchema(knownTools: ReadonlySet<string>, builtInIds: ReadonlySet<string>) {
+/** The format of a `.agents/*.json` file; also rendered into docs/tools.md. */
+export function agentFileSchema(knownTools: ReadonlySet<string>, builtInIds: ReadonlySet<string>) {
   return z.strictObject({
     id: z
       .string()
       .regex(
         /^[a-z0-9_]{2,40}$/,
         'expected 2 to 40 lowercase letters, digits and underscores, such as "security_reviewer"',
+      )
+      .describe(
+        'What prompts (`agent`) and spawn_agent name it: 2 to 40 lowercase letters, digits and underscores, not the id of a built-in agent.',
       )
       .superRefine((id, ctx) => {
         if (builtInIds.has(id)) {
@@ -88,8 +95,14 @@ function agentSchema(knownTools: ReadonlySet<string>, builtInIds: ReadonlySet<st
             ctx.addIssue({ code: 'custom', message: unknownToolMessage(name, knownTools) });
         }),
       )
-      .optional(),
-    canBeSpawned: z.boolean().optional(),
+      .optional()
+      .describe(
+        'The tools it may call, by name (docs/tools.md). Default: every read and search tool, plus task_completed and set_output.',
+      ),
+    canBeSpawned: z
+      .boolean()
+      .optional()
+      .describe('Whether other agents may spawn it with spawn_agent. Default: true.'),
   });
 }
 
@@ -127,7 +140,7 @@ export async function loadCustomAgents(
   }
 
   const knownTools = new Set(options.tools.map((tool) => tool.name));
-  const schema = agentSchema(knownTools, new Set(options.builtInIds));
+  const schema = agentFileSchema(knownTools, new Set(options.builtInIds));
   const defaultTools = defaultAgentTools(options.tools);
   const root = await realpath(workspaceRoot).catch(() => workspaceRoot);
   const agents = new Map<string, AgentDefinition>();

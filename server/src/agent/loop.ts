@@ -41,6 +41,7 @@ export interface AgentLimits {
 
 export interface AgentRun {
   agentId: string;
+  sessionId: string;
   runId: string;
   /** Builds the context a tool call runs in (workspace, approval gate, client questions…). */
   toolContext: ToolContextSource;
@@ -390,6 +391,7 @@ async function resultOf(
     return refused(`Not executed again: tool call ${call.id} has already run.`, 'duplicate_call');
   try {
     const context = run.toolContext({
+      sessionId: run.sessionId,
       runId: run.runId,
       agentId: run.agentId,
       call,

@@ -16,7 +16,7 @@ import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
 import type { Tool, ToolContextSource } from '../tools/types.ts';
 import type { AgentEvent } from './events.ts';
 import { compactIfNeeded, noteModelCall } from './auto-compaction.ts';
-import { BUILTIN_AGENTS, DIRECT_PROMPT } from './builtin-agents.ts';
+import { ASSISTANT_AGENT, BUILTIN_AGENTS } from './builtin-agents.ts';
 import { type Classification, classifyPrompt, type Route } from './classifier.ts';
 import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
 import { userText } from '../providers/messages.ts';
@@ -219,6 +219,7 @@ export async function runPrompt(
     session.record({ type: 'message', runId, message: prompt });
     const outcome = await runSwarm(
       {
+        sessionId: session.id,
         runId,
         agents,
         tools: deps.tools,
@@ -310,15 +311,7 @@ export async function runPrompt(
 function rootAgent(route: Route): AgentDefinition {
   const orchestrator = BUILTIN_AGENTS.find((agent) => agent.id === 'orchestrator');
   if (route === 'agent_task' && orchestrator !== undefined) return orchestrator;
-  return {
-    id: 'assistant',
-    name: 'Assistant',
-    description: 'Answers directly, without tools.',
-    systemPrompt: DIRECT_PROMPT,
-    toolNames: [],
-    canBeSpawned: false,
-    source: 'builtin',
-  };
+  return ASSISTANT_AGENT;
 }
 
 /**

@@ -29,6 +29,7 @@ export interface SwarmSettings {
 }
 
 export interface SwarmRun {
+  sessionId: string;
   runId: string;
   agents: readonly AgentDefinition[];
   tools: readonly Tool[];
@@ -78,6 +79,7 @@ export async function runSwarm(
     const emit = (event: AgentEvent) => swarm.emit(identity, event);
     const outcome = await runAgent({
       agentId: identity.agentId,
+      sessionId: swarm.sessionId,
       runId: swarm.runId,
       endpoint: swarm.endpoint,
       model: swarm.model,

@@ -83,6 +83,7 @@ export interface GateOptions {
   isProtected(absolute: string): string | undefined;
   /** Why a command that is not read-only always needs a person; undefined for most. */
   isProtectedCommand?(command: string): string | undefined;
+  sessionId: string;
   runId: string;
   agentId: string;
   toolCallId: string;
@@ -92,6 +93,7 @@ export interface GateOptions {
 
 export function createGate(options: GateOptions): ApprovalGate {
   const ids = {
+    sessionId: options.sessionId,
     runId: options.runId,
     agentId: options.agentId,
     toolCallId: options.toolCallId,

@@ -60,7 +60,7 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
     ...(config.tools.webSearch === undefined ? {} : { webSearch: config.tools.webSearch }),
   };
 
-  return ({ runId, agentId, call, signal, approvals, emit, agents, recorder }) => ({
+  return ({ sessionId, runId, agentId, call, signal, approvals, emit, agents, recorder }) => ({
     workspace,
     files: deps.files,
     runId,
@@ -87,6 +87,7 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
       policy,
       isProtected,
       isProtectedCommand,
+      sessionId,
       runId,
       agentId,
       toolCallId: call.id,
@@ -101,7 +102,10 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
       }
       let answer: string | undefined;
       try {
-        ({ answer } = await deps.client.ask({ runId, agentId, ...question }, signal));
+        ({ answer } = await deps.client.ask(
+          { sessionId, runId, agentId, toolCallId: call.id, ...question },
+          signal,
+        ));
         return answer;
       } finally {
         recorder?.question(question, agentId, answer);

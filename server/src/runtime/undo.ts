@@ -58,6 +58,7 @@ export function undoHandlers(
         if (capabilities.approve !== true) return { outcome: 'unavailable' };
         const request: ApproveParams = {
           kind: 'file_change',
+          sessionId: session.id,
           runId: change.runId,
           agentId: UNDO_AGENT,
           toolCallId: change.toolCallId,

@@ -97,6 +97,8 @@ export interface AppliedChange {
 
 /** Who a tool call runs for: everything its context is built from besides the server's own state. */
 export interface ToolCallScope {
+  /** The session the run belongs to; approvals and questions carry it to the client. */
+  sessionId: string;
   runId: string;
   agentId: string;
   call: { id: string; name: string };

@@ -35,6 +35,7 @@ export async function gatedContext(
     session: new SessionApprovals(),
     policy: createPolicy({ tools: {}, denyCommands: [], askCommands: [], readOnlyCommands }),
     isProtected: () => undefined,
+    sessionId: 'session-test',
     runId: context.runId,
     agentId: context.agentId,
     toolCallId: context.toolCallId,
