@@ -1,0 +1,319 @@
+/**
+ * One ACP session: a Santra link of its own (a fresh server on the session's directory), the
+ * Santra session it continues once the first prompt has made one (or session/load named one),
+ * and the run in flight. A link per ACP session, rather than per directory, makes routing exact:
+ * every phase, approval and question on the link belongs to this session, even before the first
+ * prompt's answer says which Santra session it started.
+ *
+ * Updates to the editor are sent in order through one queue, and a prompt is answered only after
+ * its last update, as ACP requires.
+ */
+import type {
+  AgentContext,
+  ContentBlock,
+  SessionConfigOption,
+  SessionModeState,
+  SessionUpdate,
+  StopReason,
+} from '@agentclientprotocol/sdk';
+import {
+  ApproveParams,
+  type ApproveResult,
+  type AskParams,
+  type AskResult,
+  type ParamsOf,
+  Phase,
+} from '#protocol';
+import type { Logger } from '../../support/log.ts';
+import { askApproval, askQuestion, type Editor } from './permissions.ts';
+import { promptText } from './prompt-text.ts';
+import { acpToolCallId, RunView } from './run-view.ts';
+import type { SantraClient } from './santra-client.ts';
+
+/** The mode that lets Santra route each prompt (its classifier), as the TUI does. */
+const AUTO_MODE = 'auto';
+const MODEL_OPTION = 'model';
+
+export interface SessionOptions {
+  id: string;
+  cwd: string;
+  client: SantraClient;
+  context: AgentContext;
+  /** The client renders elicitation forms (questions, rejection feedback). */
+  forms: boolean;
+  log: Logger;
+  /** A note for the user, said at the start of the first turn (e.g. MCP servers not used). */
+  note?: string;
+}
+
+export class AcpSession {
+  readonly id: string;
+  readonly cwd: string;
+  readonly #client: SantraClient;
+  readonly #context: AgentContext;
+  readonly #log: Logger;
+  readonly #forms: boolean;
+  readonly #view: RunView;
+  #note: string | undefined;
+  #santraSessionId: string | undefined;
+  #mode = AUTO_MODE;
+  #modes: SessionModeState | undefined;
+  #models: SessionConfigOption | undefined;
+  #running: AbortController | undefined;
+  #sent: Promise<void> = Promise.resolve();
+  #titled = false;
+
+  constructor(options: SessionOptions) {
+    this.id = options.id;
+    this.cwd = options.cwd;
+    this.#client = options.client;
+    this.#context = options.context;
+    this.#log = options.log;
+    this.#forms = options.forms;
+    this.#note = options.note;
+    this.#view = new RunView({ root: options.cwd });
+    this.#client.setHandlers({
+      onPhase: (phase) => this.#phase(phase),
+      onApprove: (params, signal) => this.#approve(params, signal),
+      onAsk: (params, signal) => this.#ask(params, signal),
+    });
+  }
+
+  get santraSessionId(): string | undefined {
+    return this.#santraSessionId;
+  }
+
+  /** Santra's agents as ACP modes ("auto" routes each prompt), and its models as a config option. */
+  async describe(): Promise<{ modes: SessionModeState; configOptions: SessionConfigOption[] }> {
+    const [agents, models] = await Promise.all([
+      this.#client.request('agents/list', {}),
+      this.#client.request(
+        'model/list',
+        this.#santraSessionId === undefined ? {} : { sessionId: this.#santraSessionId },
+      ),
+    ]);
+    this.#modes = {
+      currentModeId: this.#mode,
+      availableModes: [
+        {
+          id: AUTO_MODE,
+          name: 'Auto',
+          description: 'Santra routes each prompt: a quick answer, or the agent swarm.',
+        },
+        ...agents.agents.map((agent) => ({ id: agent.id, name: agent.name, description: agent.description })),
+      ],
+    };
+    const usable = models.models.filter((model) => model.configured || model.ref === models.current);
+    this.#models =
+      usable.length === 0
+        ? undefined
+        : {
+            type: 'select',
+            id: MODEL_OPTION,
+            name: 'Model',
+            category: 'model',
+            currentValue: models.current === '' ? (usable[0]?.ref ?? '') : models.current,
+            options: usable.map((model) => ({ value: model.ref, name: model.ref })),
+          };
+    return { modes: this.#modes, configOptions: this.#configOptions() };
+  }
+
+  /** Runs the next agent as the top agent of each prompt, or lets Santra route ("auto"). */
+  setMode(modeId: string): boolean {
+    if (this.#modes !== undefined && !this.#modes.availableModes.some((mode) => mode.id === modeId))
+      return false;
+    this.#mode = modeId;
+    if (this.#modes !== undefined) this.#modes.currentModeId = modeId;
+    return true;
+  }
+
+  /** Switches the model (Santra's model/set) from the next prompt on; returns every option as it now is. */
+  async setModel(configId: string, value: string): Promise<SessionConfigOption[] | string> {
+    if (configId !== MODEL_OPTION || this.#models === undefined)
+      return `unknown config option "${configId}"; this session offers "${MODEL_OPTION}"`;
+    const params: ParamsOf<'model/set'> =
+      this.#santraSessionId === undefined
+        ? { model: value }
+        : { model: value, sessionId: this.#santraSessionId };
+    const { model } = await this.#client.request('model/set', params);
+    if (this.#models.type === 'select') this.#models.currentValue = model;
+    return this.#configOptions();
+  }
+
+  /** One prompt turn, to its end; the stop reason is `cancelled` when session/cancel ended it. */
+  async prompt(blocks: readonly ContentBlock[]): Promise<StopReason> {
+    if (this.#running !== undefined) throw new Busy();
+    const text = promptText(blocks, this.cwd);
+    const running = new AbortController();
+    this.#running = running;
+    try {
+      if (this.#note !== undefined) this.#send(message(`> ${this.#note}\n\n`));
+      this.#note = undefined;
+      if (!this.#titled) this.#send({ sessionUpdate: 'session_info_update', title: firstLine(text) });
+      this.#titled = true;
+      const params: ParamsOf<'prompt'> = {
+        text,
+        ...(this.#santraSessionId === undefined ? {} : { sessionId: this.#santraSessionId }),
+        ...(this.#mode === AUTO_MODE ? {} : { agent: this.#mode }),
+      };
+      const result = await this.#client.prompt(params, running.signal);
+      this.#santraSessionId = result.sessionId;
+      return result.status === 'cancelled' ? 'cancelled' : 'end_turn';
+    } finally {
+      this.#running = undefined;
+      await this.#sent;
+    }
+  }
+
+  /** session/cancel: cancels the run in flight (if any); its prompt then answers `cancelled`. */
+  cancel(): void {
+    this.#running?.abort();
+  }
+
+  /**
+   * Continues a saved Santra session: session/resume checks it (it exists, it is of this
+   * workspace), then with `replay` its history is sent again as updates: each prompt as the
+   * user's message, each saved phase as it was shown live, with the diffs of its approvals.
+   */
+  async load(santraSessionId: string, replay: boolean): Promise<void> {
+    const resumed = await this.#client.request('session/resume', { sessionId: santraSessionId });
+    this.#santraSessionId = resumed.session.sessionId;
+    this.#titled = true;
+    for (const warning of resumed.warnings)
+      this.#log.warn(`acp: session/load ${santraSessionId}: ${warning}`);
+    if (!replay) return;
+    const exported = await this.#client.request('session/export', {
+      sessionId: santraSessionId,
+      format: 'json',
+    });
+    for (const record of savedRecords(exported.content)) this.#replay(record);
+    this.#send({ sessionUpdate: 'session_info_update', title: resumed.session.title });
+    await this.#sent;
+  }
+
+  /** Ends the session: its run is cancelled and its link shut down (Santra saves the session). */
+  async close(): Promise<void> {
+    this.cancel();
+    await this.#client.close();
+  }
+
+  #configOptions(): SessionConfigOption[] {
+    return this.#models === undefined ? [] : [this.#models];
+  }
+
+  #replay(record: SavedRecord): void {
+    switch (record.type) {
+      case 'prompt':
+        this.#send({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: record.text } });
+        return;
+      case 'phase':
+        this.#phase(record.phase);
+        return;
+      case 'approval':
+        this.#send({ sessionUpdate: 'tool_call_update', ...this.#view.approval(record.request) });
+        return;
+      default: {
+        const _exhaustive: never = record;
+        return;
+      }
+    }
+  }
+
+  #phase(phase: Phase): void {
+    for (const update of this.#view.phase(phase)) this.#send(update);
+  }
+
+  async #approve(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult> {
+    const toolCall = this.#view.approval(params);
+    this.#send({ sessionUpdate: 'tool_call_update', ...toolCall });
+    await this.#sent;
+    const result = await askApproval(this.#editor(), params, toolCall, signal);
+    if (result.decision === 'allow' || result.decision === 'allow_all')
+      this.#send({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: toolCall.toolCallId,
+        status: 'in_progress',
+      });
+    return result;
+  }
+
+  async #ask(params: AskParams, signal: AbortSignal): Promise<AskResult> {
+    await this.#sent;
+    const row = acpToolCallId(params.runId, params.toolCallId);
+    return askQuestion(this.#editor(), params, this.#view.hasRow(row) ? row : undefined, signal);
+  }
+
+  #editor(): Editor {
+    return {
+      context: this.#context,
+      sessionId: this.id,
+      forms: this.#forms,
+      say: (update) => {
+        this.#send(update);
+        return this.#sent;
+      },
+    };
+  }
+
+  /** Queues one update; updates leave in the order they were queued. */
+  #send(update: SessionUpdate): void {
+    this.#sent = this.#sent
+      .then(() => this.#context.notify('session/update', { sessionId: this.id, update }))
+      .catch((error: unknown) =>
+        this.#log.warn(
+          `acp: a session/update was not sent: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+  }
+}
+
+/** A second prompt while one runs: ACP has one turn at a time per session. */
+export class Busy extends Error {
+  constructor() {
+    super('a prompt is already running in this session; cancel it (session/cancel) or wait for its answer');
+  }
+}
+
+/**
+ * What session/load reads of session/export's records (protocol-spec README §10.4: the saved
+ * records): the prompts, the phases as sent, and the approvals with their diffs. Other record
+ * types are the model's side of the conversation and are skipped.
+ */
+type SavedRecord =
+  | { type: 'prompt'; text: string }
+  | { type: 'phase'; phase: Phase }
+  | { type: 'approval'; request: ApproveParams };
+
+function savedRecords(content: string): SavedRecord[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  const records: SavedRecord[] = [];
+  for (const raw of parsed as unknown[]) {
+    const record = (raw ?? {}) as Record<string, unknown>;
+    if (record.type === 'prompt' && typeof record.text === 'string')
+      records.push({ type: 'prompt', text: record.text });
+    if (record.type === 'phase') {
+      const phase = Phase.safeParse(record.phase);
+      if (phase.success) records.push({ type: 'phase', phase: phase.data });
+    }
+    if (record.type === 'approval') {
+      const request = ApproveParams.safeParse(record.request);
+      if (request.success) records.push({ type: 'approval', request: request.data });
+    }
+  }
+  return records;
+}
+
+function message(text: string): SessionUpdate {
+  return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } };
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

@@ -1,0 +1,196 @@
+/**
+ * Santra's `approve` and `ask` put to the editor's user through ACP.
+ *
+ * approve → `session/request_permission` on the tool call, with the diff or command shown:
+ *   Allow (allow_once) → allow; Allow all (allow_always) → allow_all, which is Santra's state for
+ *   the rest of the session; Reject (reject_once) → reject; and, when the client renders forms
+ *   (elicitation), Reject with feedback… (reject_once) → a one-field form whose text goes to the
+ *   model. A protected location is never offered "allow all" (Santra asks each time, §7.3). An
+ *   outcome of `cancelled` (the turn was cancelled) is declined: Santra treats it as a rejection.
+ *
+ * ask → a form (`elicitation/create`) when the client renders forms: the options as a choice,
+ *   otherwise a text field. Without forms, a question with options is a permission request whose
+ *   options are the answers; a free-text question cannot be put, so it is declined — the agent
+ *   proceeds on its own judgement — and the user is told so in the message. A `secret` question
+ *   is always declined: an ACP form is no place for a key.
+ */
+import type {
+  AgentContext,
+  PermissionOption,
+  RequestPermissionRequest,
+  SessionUpdate,
+  ToolCallUpdate,
+} from '@agentclientprotocol/sdk';
+import type { ApproveParams, ApproveResult, AskParams, AskResult } from '#protocol';
+import { Declined } from './santra-client.ts';
+
+export interface Editor {
+  context: AgentContext;
+  sessionId: string;
+  /** The client renders `elicitation/create` forms. */
+  forms: boolean;
+  /** Tells the user something in the thread (an agent message chunk). */
+  say(update: SessionUpdate): Promise<void>;
+}
+
+const ALLOW = 'allow';
+const ALLOW_ALL = 'allow_all';
+const REJECT = 'reject';
+const FEEDBACK = 'feedback';
+
+export function approvalOptions(params: ApproveParams, forms: boolean): PermissionOption[] {
+  const what = params.kind === 'command' ? 'commands' : 'edits';
+  return [
+    { optionId: ALLOW, name: 'Allow', kind: 'allow_once' },
+    ...(params.protected === true
+      ? []
+      : [
+          {
+            optionId: ALLOW_ALL,
+            name: `Allow all ${what} and commands this session`,
+            kind: 'allow_always' as const,
+          },
+        ]),
+    { optionId: REJECT, name: 'Reject', kind: 'reject_once' },
+    ...(forms ? [{ optionId: FEEDBACK, name: 'Reject with feedback…', kind: 'reject_once' as const }] : []),
+  ];
+}
+
+export async function askApproval(
+  editor: Editor,
+  params: ApproveParams,
+  toolCall: ToolCallUpdate,
+  signal: AbortSignal,
+): Promise<ApproveResult> {
+  const response = await editor.context.request(
+    'session/request_permission',
+    { sessionId: editor.sessionId, toolCall, options: approvalOptions(params, editor.forms) },
+    { cancellationSignal: signal },
+  );
+  if (response.outcome.outcome !== 'selected')
+    throw new Declined('the editor cancelled the permission request');
+  switch (response.outcome.optionId) {
+    case ALLOW:
+      return { decision: 'allow' };
+    case ALLOW_ALL:
+      if (params.protected === true) throw new Declined('"allow all" cannot answer a protected location');
+      return { decision: 'allow_all' };
+    case REJECT:
+      return { decision: 'reject' };
+    case FEEDBACK: {
+      const feedback = await askForm(
+        editor,
+        { prompt: 'Why reject it? The agent reads this.', header: 'Feedback' },
+        toolCall.toolCallId,
+        signal,
+      );
+      return feedback === undefined || feedback.trim() === ''
+        ? { decision: 'reject' }
+        : { decision: 'feedback', feedback };
+    }
+    default:
+      throw new Declined(
+        `the editor answered with an option it was not offered (${response.outcome.optionId})`,
+      );
+  }
+}
+
+export async function askQuestion(
+  editor: Editor,
+  params: AskParams,
+  toolCallId: string | undefined,
+  signal: AbortSignal,
+): Promise<AskResult> {
+  if (params.secret === true) {
+    await tell(editor, params, 'it asks for a secret, which Santra does not take through the editor');
+    throw new Declined('secret questions are not put through ACP; the agent proceeds without the answer');
+  }
+  if (editor.forms) {
+    const answer = await askForm(editor, params, toolCallId, signal);
+    if (answer === undefined) throw new Declined('the user declined to answer');
+    return { answer };
+  }
+  const options = params.options ?? [];
+  if (options.length > 0 && toolCallId !== undefined) {
+    return { answer: await askByPermission(editor, params, toolCallId, signal) };
+  }
+  await tell(editor, params, 'this editor offers no way to type an answer');
+  throw new Declined('the editor cannot put a free-text question to its user');
+}
+
+/** A question with choices as a permission request whose options are the answers. */
+async function askByPermission(
+  editor: Editor,
+  params: AskParams,
+  toolCallId: string,
+  signal: AbortSignal,
+): Promise<string> {
+  const options = params.options ?? [];
+  const request: RequestPermissionRequest = {
+    sessionId: editor.sessionId,
+    toolCall: {
+      toolCallId,
+      title: params.header === undefined ? params.prompt : `${params.header}: ${params.prompt}`,
+      status: 'pending',
+    },
+    options: [
+      ...options.map((option, index) => ({
+        optionId: `answer-${index}`,
+        name: option.label,
+        kind: 'allow_once' as const,
+      })),
+      { optionId: 'skip', name: 'Skip (let the agent decide)', kind: 'reject_once' },
+    ],
+  };
+  const response = await editor.context.request('session/request_permission', request, {
+    cancellationSignal: signal,
+  });
+  const chosen =
+    response.outcome.outcome === 'selected' ? /^answer-(\d+)$/.exec(response.outcome.optionId) : null;
+  const option = chosen === null ? undefined : options[Number(chosen[1])];
+  if (option === undefined) throw new Declined('the user skipped the question');
+  return option.value;
+}
+
+/** A one-field form: a choice among `options`, or free text. Undefined when the user declines. */
+async function askForm(
+  editor: Editor,
+  question: { prompt: string; header?: string; options?: readonly { label: string; value: string }[] },
+  toolCallId: string | undefined,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const options = question.options ?? [];
+  const title = question.header ?? 'Answer';
+  const field =
+    options.length > 0
+      ? {
+          type: 'string',
+          title,
+          oneOf: options.map((option) => ({ const: option.value, title: option.label })),
+        }
+      : { type: 'string', title };
+  const response = await editor.context.request(
+    'elicitation/create',
+    {
+      mode: 'form',
+      sessionId: editor.sessionId,
+      ...(toolCallId === undefined ? {} : { toolCallId }),
+      message: question.prompt,
+      requestedSchema: { type: 'object', properties: { answer: field }, required: ['answer'] },
+    },
+    { cancellationSignal: signal },
+  );
+  if (response.action !== 'accept' || !('content' in response)) return undefined;
+  const answer = (response.content as Record<string, unknown> | null | undefined)?.answer;
+  return typeof answer === 'string' ? answer : undefined;
+}
+
+async function tell(editor: Editor, params: AskParams, why: string): Promise<void> {
+  await editor.say({
+    sessionUpdate: 'agent_message_chunk',
+    content: {
+      type: 'text',
+      text: `\n\n> Santra asked: ${params.prompt}\n> It could not be put to you here (${why}), so the agent goes on without an answer; say it in your next message if it matters.\n\n`,
+    },
+  });
+}

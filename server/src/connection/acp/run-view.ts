@@ -1,0 +1,331 @@
+/**
+ * Santra's phases as ACP session updates, for one ACP session (live, and when a saved session is
+ * replayed by session/load). The mapping, in short:
+ *
+ * - the top agent's `text` and `thinking` are the agent's message and thought chunks;
+ * - each `tool_call` is an ACP tool call (kind from tool-kinds.ts, title from Santra's summary,
+ *   locations from its paths), its `tool_result` the update that completes or fails it, with the
+ *   output as content; an edit keeps its diff as content;
+ * - a sub-agent (`section`) is a tool call of kind `think` titled like Santra's section; its text
+ *   streams into that row and its `complete` ends it, and its own tool calls are rows whose titles
+ *   name the agent, so the swarm reads as a tree flattened into the thread;
+ * - `todo_write` is the ACP plan; `error` phases and warnings are told in the message;
+ * - info `status` lines (routing, progress) are not shown: ACP has no status line.
+ */
+import type {
+  PlanEntry,
+  SessionUpdate,
+  ToolCallContent,
+  ToolCallStatus,
+  ToolCallUpdate,
+  ToolKind,
+} from '@agentclientprotocol/sdk';
+import type { ApproveParams, FileDiff, Phase } from '#protocol';
+import { absolute, isToolRow, toolKind, toolLocations } from './tool-kinds.ts';
+
+const GATED: ReadonlySet<ToolKind> = new Set(['edit', 'delete', 'move', 'execute']);
+
+/** Santra's tool-call ids are unique within a run; ACP's must be unique within the session. */
+export function acpToolCallId(runId: string, toolCallId: string): string {
+  return `${runId}/${toolCallId}`;
+}
+
+function sectionId(runId: string, agentId: string): string {
+  return `${runId}/agent/${agentId}`;
+}
+
+interface Row {
+  toolName: string;
+  agentId: string;
+  /** Diffs shown for an edit (from its arguments, then from the approval): kept when it completes. */
+  diffs: ToolCallContent[];
+}
+
+interface Section {
+  id: string;
+  text: string;
+}
+
+export interface ViewOptions {
+  /** The session's directory: Santra's workspace root, against which tool paths are relative. */
+  root: string;
+}
+
+export class RunView {
+  readonly #root: string;
+  readonly #rows = new Map<string, Row>();
+  readonly #sections = new Map<string, Section>();
+  /** The top agent's streamed answer in the current run, to tell whether its final output was shown. */
+  #answer = { runId: '', text: '' };
+
+  constructor(options: ViewOptions) {
+    this.#root = options.root;
+  }
+
+  /** The updates one phase becomes (often one, sometimes none). */
+  phase(phase: Phase): SessionUpdate[] {
+    const sub = phase.parentAgentId !== undefined;
+    switch (phase.type) {
+      case 'status':
+        return phase.level === 'warning' ? [message(`\n\n> ⚠ ${phase.text}\n\n`)] : [];
+      case 'text':
+        if (sub) return this.#subAgentText(phase.runId, phase.agentId, phase.text);
+        this.#answered(phase.runId, phase.text);
+        return [message(phase.text)];
+      case 'thinking':
+        // A sub-agent's reasoning would interleave with the top agent's in one thought block.
+        return sub
+          ? []
+          : [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: phase.text } }];
+      case 'tool_call':
+        return this.#toolCall(phase);
+      case 'tool_result':
+        return this.#toolResult(phase);
+      case 'section':
+        return this.#section(phase);
+      case 'error':
+        return [message(`\n\n**Error${sub ? ` in ${phase.agentId}` : ''}:** ${phase.message}\n\n`)];
+      case 'complete':
+        return sub ? this.#subAgentComplete(phase) : this.#runComplete(phase);
+      default: {
+        const _exhaustive: never = phase;
+        return [];
+      }
+    }
+  }
+
+  /**
+   * What an approval shows, as the `toolCall` of a permission request: the diff of a file change
+   * (kept on the row afterwards) or the exact command. Also returned as an update for the row.
+   */
+  approval(params: ApproveParams): ToolCallUpdate {
+    const toolCallId = acpToolCallId(params.runId, params.toolCallId);
+    const warning: ToolCallContent[] =
+      params.protected === true
+        ? [
+            text(
+              `⚠ Protected location${params.protectedReason === undefined ? '' : `: ${params.protectedReason}`}`,
+            ),
+          ]
+        : [];
+    if (params.kind === 'command') {
+      return {
+        toolCallId,
+        kind: 'execute',
+        status: 'pending',
+        title: `Run \`${params.command}\``,
+        content: [...warning, text(`${fence(`$ ${params.command}`, 'sh')}\nin ${params.cwd}`)],
+      };
+    }
+    const diffs = fileDiffContent(params, this.#root);
+    const row = this.#rows.get(toolCallId);
+    if (row !== undefined) row.diffs = diffs;
+    return {
+      toolCallId,
+      kind: params.operation === 'delete' ? 'delete' : params.operation === 'move' ? 'move' : 'edit',
+      status: 'pending',
+      title: fileChangeTitle(params),
+      content: [...warning, ...diffs],
+      locations: [{ path: absolute(params.path, this.#root) }],
+    };
+  }
+
+  /** The row of a tool call, if the view showed one. */
+  hasRow(toolCallId: string): boolean {
+    return this.#rows.has(toolCallId);
+  }
+
+  #answered(runId: string, delta: string): void {
+    if (this.#answer.runId !== runId) this.#answer = { runId, text: '' };
+    this.#answer.text += delta;
+  }
+
+  /**
+   * An agent that ends with task_completed streams no answer: its result is the run's output, which
+   * the user would otherwise never see. Output already streamed is not repeated.
+   */
+  #runComplete(phase: Extract<Phase, { type: 'complete' }>): SessionUpdate[] {
+    const shown = this.#answer.runId === phase.runId ? this.#answer.text : '';
+    const output = phase.output.trim();
+    if (output === '' || shown.includes(output)) return [];
+    return [message(shown === '' ? phase.output : `\n\n${phase.output}`)];
+  }
+
+  #toolCall(phase: Extract<Phase, { type: 'tool_call' }>): SessionUpdate[] {
+    if (phase.toolName === 'todo_write') return plan(phase.args);
+    if (!isToolRow(phase.toolName)) return [];
+    const toolCallId = acpToolCallId(phase.runId, phase.toolCallId);
+    const diffs = argumentDiffs(phase.toolName, phase.args, this.#root);
+    this.#rows.set(toolCallId, { toolName: phase.toolName, agentId: phase.agentId, diffs });
+    const title = phase.summary ?? phase.toolName;
+    return [
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId,
+        title: phase.parentAgentId === undefined ? title : `${phase.agentId}: ${title}`,
+        kind: toolKind(phase.toolName),
+        // An edit or a command may wait for the user's approval before it starts.
+        status: GATED.has(toolKind(phase.toolName)) ? 'pending' : 'in_progress',
+        rawInput: phase.args,
+        content: diffs,
+        locations: toolLocations(phase.toolName, phase.args, this.#root),
+      },
+    ];
+  }
+
+  #toolResult(phase: Extract<Phase, { type: 'tool_result' }>): SessionUpdate[] {
+    const toolCallId = acpToolCallId(phase.runId, phase.toolCallId);
+    const row = this.#rows.get(toolCallId);
+    if (row === undefined) return [];
+    const status: ToolCallStatus = phase.status === 'ok' ? 'completed' : 'failed';
+    const said =
+      phase.status === 'ok' && row.diffs.length > 0
+        ? []
+        : phase.status === 'ok' && phase.output !== undefined && phase.output !== ''
+          ? [text(fence(phase.output))]
+          : [text(`${phase.status === 'ok' ? '' : `${phase.status}: `}${phase.summary}`)];
+    return [
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId,
+        status,
+        content: [...row.diffs, ...said],
+        rawOutput: { status: phase.status, summary: phase.summary },
+      },
+    ];
+  }
+
+  #section(phase: Extract<Phase, { type: 'section' }>): SessionUpdate[] {
+    const id = sectionId(phase.runId, phase.agentId);
+    this.#sections.set(id, { id, text: '' });
+    return [
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId: id,
+        title: phase.title,
+        kind: 'think',
+        status: 'in_progress',
+      },
+    ];
+  }
+
+  #subAgentText(runId: string, agentId: string, delta: string): SessionUpdate[] {
+    const section = this.#sections.get(sectionId(runId, agentId));
+    if (section === undefined) return [];
+    section.text += delta;
+    return [{ sessionUpdate: 'tool_call_update', toolCallId: section.id, content: [text(section.text)] }];
+  }
+
+  #subAgentComplete(phase: Extract<Phase, { type: 'complete' }>): SessionUpdate[] {
+    const section = this.#sections.get(sectionId(phase.runId, phase.agentId));
+    if (section === undefined) return [];
+    const said = phase.output !== '' ? phase.output : section.text;
+    return [
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: section.id,
+        status: phase.status === 'completed' ? 'completed' : 'failed',
+        content: [
+          text(phase.status === 'completed' ? said : `${phase.status}${said === '' ? '' : `: ${said}`}`),
+        ],
+      },
+    ];
+  }
+}
+
+function message(value: string): SessionUpdate {
+  return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: value } };
+}
+
+function text(value: string): ToolCallContent {
+  return { type: 'content', content: { type: 'text', text: value } };
+}
+
+/** Text in a Markdown fence longer than any backtick run inside it, so it shows as it is. */
+function fence(value: string, language = ''): string {
+  const longest = Math.max(2, ...(value.match(/`+/g) ?? []).map((run) => run.length));
+  const marks = '`'.repeat(longest + 1);
+  return `${marks}${language}\n${value}\n${marks}`;
+}
+
+/** The diffs an edit's arguments already show exactly (a replacement is its own hunk). */
+function argumentDiffs(toolName: string, args: Record<string, unknown>, root: string): ToolCallContent[] {
+  if (typeof args.path !== 'string') return [];
+  const path = absolute(args.path, root);
+  const pair = (edit: unknown): ToolCallContent[] => {
+    const { oldStr, newStr } = (edit ?? {}) as Record<string, unknown>;
+    return typeof oldStr === 'string' && typeof newStr === 'string'
+      ? [{ type: 'diff', path, oldText: oldStr, newText: newStr }]
+      : [];
+  };
+  if (toolName === 'str_replace') return pair(args);
+  if (toolName === 'multi_edit' && Array.isArray(args.edits)) return args.edits.flatMap(pair);
+  return [];
+}
+
+/**
+ * An approval's diff as ACP diffs, one per hunk: each side of a hunk (its context lines with the
+ * removed, or the added ones) is the old and new text, which is what a client diffs and shows.
+ * A created file has no old text; a move changes no content and is said in words.
+ */
+function fileDiffContent(
+  params: Extract<ApproveParams, { kind: 'file_change' }>,
+  root: string,
+): ToolCallContent[] {
+  const path = absolute(params.path, root);
+  if (params.operation === 'move') {
+    return [text(`Move ${params.path} → ${params.destination ?? '?'}`)];
+  }
+  return hunkSides(params.diff).map(({ oldText, newText }) => ({
+    type: 'diff',
+    path,
+    ...(params.operation === 'create' ? {} : { oldText }),
+    newText,
+  }));
+}
+
+/**
+ * Each hunk's two sides as text. Lines end with a newline, as in the file, except where the
+ * unified diff says the file does not end with one (the last line of the last hunk).
+ */
+function hunkSides(diff: FileDiff): { oldText: string; newText: string }[] {
+  const unterminated = diff.unifiedDiff.includes('\\ No newline at end of file');
+  return diff.hunks.map((hunk, index) => {
+    const ending = unterminated && index === diff.hunks.length - 1 ? '' : '\n';
+    const side = (skip: 'added' | 'removed') => {
+      const lines = hunk.lines.filter((line) => line.type !== skip).map((line) => line.text);
+      return lines.length === 0 ? '' : `${lines.join('\n')}${ending}`;
+    };
+    return { oldText: side('added'), newText: side('removed') };
+  });
+}
+
+function fileChangeTitle(params: Extract<ApproveParams, { kind: 'file_change' }>): string {
+  switch (params.operation) {
+    case 'create':
+      return `Create ${params.path}`;
+    case 'modify':
+      return `Edit ${params.path}`;
+    case 'delete':
+      return `Delete ${params.path}`;
+    case 'move':
+      return `Move ${params.path} to ${params.destination ?? '?'}`;
+    default: {
+      const _exhaustive: never = params.operation;
+      return String(params.path);
+    }
+  }
+}
+
+/** `todo_write`'s whole list, which the ACP plan replaces each time too. */
+function plan(args: Record<string, unknown>): SessionUpdate[] {
+  if (!Array.isArray(args.todos)) return [];
+  const entries: PlanEntry[] = [];
+  for (const todo of args.todos as unknown[]) {
+    const { content, status } = (todo ?? {}) as Record<string, unknown>;
+    if (typeof content !== 'string') continue;
+    const known = status === 'in_progress' || status === 'completed' ? status : 'pending';
+    entries.push({ content, status: known, priority: 'medium' });
+  }
+  return [{ sessionUpdate: 'plan', entries }];
+}
