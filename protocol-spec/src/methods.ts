@@ -21,6 +21,8 @@ import {
   SessionExportParams,
   SessionExportResult,
   SessionListParams,
+  SessionNewParams,
+  SessionNewResult,
   SessionListResult,
   SessionResumeParams,
   SessionResumeResult,
@@ -146,6 +148,15 @@ export const methods = {
     stability: 'experimental',
     summary:
       'Lists the built-in and custom agents with their tools, and the custom agent files that were skipped.',
+  },
+  'session/new': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionNewParams,
+    result: SessionNewResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary: 'Starts an empty session and saves it, before its first prompt.',
   },
   'session/list': {
     direction: 'client_to_server',

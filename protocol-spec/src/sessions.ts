@@ -32,6 +32,19 @@ export const SessionInfo = named(
 export type SessionInfo = z.infer<typeof SessionInfo>;
 
 /** §session/list */
+/** §session/new */
+export const SessionNewParams = named(
+  'SessionNewParams',
+  'Params of `session/new` (none yet; may be omitted).',
+  z.object({}).optional(),
+);
+
+export const SessionNewResult = named(
+  'SessionNewResult',
+  "Result of `session/new`: an empty session, saved, that a `prompt` continues by its id. Clients that name a conversation before its first prompt (an editor's new thread) use it; a `prompt` without `sessionId` still starts one of its own.",
+  z.object({ session: SessionInfo }),
+);
+
 export const SessionListParams = named(
   'SessionListParams',
   'Params of `session/list`. Every field is optional; the params may be omitted.',

@@ -369,6 +369,7 @@ describe('santra acp', () => {
     const listed = await second.agent.request(acp.methods.agent.session.list, { cwd: context.workspace });
     assert.equal(listed.sessions.length, 1);
     const saved = listed.sessions[0];
+    assert.equal(saved?.sessionId, sessionId, 'the thread keeps its id across a restart');
     assert.equal(saved?.cwd, context.workspace);
     assert.equal(saved?.title, 'write the greeting');
 

@@ -97,6 +97,27 @@ describe('saved sessions', () => {
     assert.deepEqual(sentTexts(at.fake), ['first', 'One.', 'second']);
   });
 
+  test('session/new saves an empty session that a later server resumes and a prompt continues', async () => {
+    const at = await setup([{ text: 'Hello there.' }]);
+    const first = await server(at, at.workspace);
+    const created = ((await first.call('session/new')).result as Json).session as Json;
+    assert.match(String(created.sessionId), /^ses_/);
+    assert.deepEqual(
+      [created.title, created.messageCount, created.workspaceRoot],
+      ['(no prompt yet)', 0, at.workspace],
+    );
+    await first.stop();
+    const second = await server(at, at.workspace);
+    const listed = ((await second.call('session/list', {})).result as Json).sessions as Json[];
+    assert.deepEqual(
+      listed.map((info) => info.sessionId),
+      [created.sessionId],
+    );
+    const { result } = await second.prompt({ text: 'hi', sessionId: created.sessionId });
+    assert.equal(result.sessionId, created.sessionId, 'the prompt went on with the session, not a new one');
+    assert.equal(sessionFiles(at.sessionsDir).size, 1);
+  });
+
   test('kill -9 mid-stream: the prompt and every phase sent before it are kept; the session resumes', async () => {
     const at = await setup([
       { text: 'Counting: ', generate: { tokens: 100_000, tokensPerSecond: 200 } },

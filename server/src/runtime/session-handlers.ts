@@ -11,13 +11,20 @@ import type { ClientChannel, RequestHandlers } from './contract.ts';
 const DEFAULT_PAGE = 50;
 
 type SessionHandlers = Required<
-  Pick<RequestHandlers, 'session/list' | 'session/resume' | 'session/export' | 'session/delete'>
+  Pick<
+    RequestHandlers,
+    'session/new' | 'session/list' | 'session/resume' | 'session/export' | 'session/delete'
+  >
 >;
 
 export function sessionHandlers(
   ready: () => { sessions: SessionStore; client: ClientChannel },
 ): SessionHandlers {
   return {
+    async 'session/new'() {
+      const { sessions } = ready();
+      return { session: sessions.info(sessions.create()) };
+    },
     async 'session/list'(params) {
       const { sessions } = ready();
       const listed = await sessions.storage.list(params?.allWorkspaces === true);

@@ -12,7 +12,6 @@
  * to the workspace and gated by its approvals, do the reading, writing and running (the docs say
  * why). Params the SDK's schemas reject are answered InvalidParams by the SDK itself.
  */
-import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
@@ -51,12 +50,26 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
     }
   };
 
-  const openSession = async (id: string, cwd: string, note?: string) => {
+  /**
+   * A session on a link of its own: the saved Santra session `id`, or with none a new one (Santra's
+   * session/new), whose id the editor then uses, so the thread loads again after a restart.
+   */
+  const openSession = async (id: string | undefined, cwd: string, note?: string) => {
     if (editor === undefined) throw acp.RequestError.internalError(undefined, 'the connection is not open');
+    const client = await openClient(cwd);
+    let sessionId = id;
+    if (sessionId === undefined) {
+      try {
+        sessionId = (await run(() => client.request('session/new', {}))).session.sessionId;
+      } catch (error) {
+        await client.close();
+        throw error;
+      }
+    }
     const session = new AcpSession({
-      id,
+      id: sessionId,
       cwd,
-      client: await openClient(cwd),
+      client,
       context: editor,
       forms: capabilities.elicitation?.form != null,
       log,
@@ -80,13 +93,12 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
   const continueSession = async (sessionId: string, cwd: string, replay: boolean) => {
     const open = sessions.get(sessionId);
     if (open !== undefined) {
-      const saved = open.santraSessionId;
-      if (saved !== undefined && replay) await run(() => open.load(saved, replay));
+      if (replay) await run(() => open.load(replay));
       return open.describe();
     }
     const session = await openSession(sessionId, cwd);
     try {
-      await run(() => session.load(sessionId, replay));
+      await run(() => session.load(replay));
       const described = await session.describe();
       sessions.set(sessionId, session);
       return described;
@@ -124,7 +136,7 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
       const note = mcpNote(params.mcpServers);
       if (note !== undefined) log.warn(`acp: ${note}`);
-      const session = await openSession(`acp_${randomUUID()}`, params.cwd, note);
+      const session = await openSession(undefined, params.cwd, note);
       try {
         const described = await run(() => session.describe());
         sessions.set(session.id, session);

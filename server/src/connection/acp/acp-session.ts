@@ -35,6 +35,7 @@ const AUTO_MODE = 'auto';
 const MODEL_OPTION = 'model';
 
 export interface SessionOptions {
+  /** The ACP session id, which is the Santra session's id. */
   id: string;
   cwd: string;
   client: SantraClient;
@@ -55,7 +56,6 @@ export class AcpSession {
   readonly #forms: boolean;
   readonly #view: RunView;
   #note: string | undefined;
-  #santraSessionId: string | undefined;
   #mode = AUTO_MODE;
   #modes: SessionModeState | undefined;
   #models: SessionConfigOption | undefined;
@@ -79,18 +79,11 @@ export class AcpSession {
     });
   }
 
-  get santraSessionId(): string | undefined {
-    return this.#santraSessionId;
-  }
-
   /** Santra's agents as ACP modes ("auto" routes each prompt), and its models as a config option. */
   async describe(): Promise<{ modes: SessionModeState; configOptions: SessionConfigOption[] }> {
     const [agents, models] = await Promise.all([
       this.#client.request('agents/list', {}),
-      this.#client.request(
-        'model/list',
-        this.#santraSessionId === undefined ? {} : { sessionId: this.#santraSessionId },
-      ),
+      this.#client.request('model/list', { sessionId: this.id }),
     ]);
     this.#modes = {
       currentModeId: this.#mode,
@@ -131,11 +124,7 @@ export class AcpSession {
   async setModel(configId: string, value: string): Promise<SessionConfigOption[] | string> {
     if (configId !== MODEL_OPTION || this.#models === undefined)
       return `unknown config option "${configId}"; this session offers "${MODEL_OPTION}"`;
-    const params: ParamsOf<'model/set'> =
-      this.#santraSessionId === undefined
-        ? { model: value }
-        : { model: value, sessionId: this.#santraSessionId };
-    const { model } = await this.#client.request('model/set', params);
+    const { model } = await this.#client.request('model/set', { model: value, sessionId: this.id });
     if (this.#models.type === 'select') this.#models.currentValue = model;
     return this.#configOptions();
   }
@@ -153,11 +142,10 @@ export class AcpSession {
       this.#titled = true;
       const params: ParamsOf<'prompt'> = {
         text,
-        ...(this.#santraSessionId === undefined ? {} : { sessionId: this.#santraSessionId }),
+        sessionId: this.id,
         ...(this.#mode === AUTO_MODE ? {} : { agent: this.#mode }),
       };
       const result = await this.#client.prompt(params, running.signal);
-      this.#santraSessionId = result.sessionId;
       return result.status === 'cancelled' ? 'cancelled' : 'end_turn';
     } finally {
       this.#running = undefined;
@@ -175,15 +163,13 @@ export class AcpSession {
    * workspace), then with `replay` its history is sent again as updates: each prompt as the
    * user's message, each saved phase as it was shown live, with the diffs of its approvals.
    */
-  async load(santraSessionId: string, replay: boolean): Promise<void> {
-    const resumed = await this.#client.request('session/resume', { sessionId: santraSessionId });
-    this.#santraSessionId = resumed.session.sessionId;
+  async load(replay: boolean): Promise<void> {
+    const resumed = await this.#client.request('session/resume', { sessionId: this.id });
     this.#titled = true;
-    for (const warning of resumed.warnings)
-      this.#log.warn(`acp: session/load ${santraSessionId}: ${warning}`);
+    for (const warning of resumed.warnings) this.#log.warn(`acp: session/load ${this.id}: ${warning}`);
     if (!replay) return;
     const exported = await this.#client.request('session/export', {
-      sessionId: santraSessionId,
+      sessionId: this.id,
       format: 'json',
     });
     for (const record of savedRecords(exported.content)) this.#replay(record);
