@@ -125,7 +125,7 @@ async function runFlow(
 }
 
 describe('santra.nvim', () => {
-  test('allow: the approval split shows the diff, "a" allows it, the file is written and the run drawn', async () => {
+  test('allow: the approval split shows the diff, "y" allows it, the file is written and the run drawn', async () => {
     const { report, fake, workspace } = await runFlow(
       'allow',
       [write('greeting.txt', 'hello from nvim\n'), { text: 'Wrote greeting.txt.' }],
@@ -141,7 +141,7 @@ describe('santra.nvim', () => {
     assert.ok(report.approval_lines.includes('+hello from nvim'), report.approval_lines.join('\n'));
     assert.match(
       report.approval_lines.at(-1) ?? '',
-      /\[a\] allow {3}\[A\] allow all {3}\[r\] reject {3}\[f\]/,
+      /\[y\] allow {3}\[a\] allow all {3}\[r\/n\] reject {3}\[f\]/,
     );
     assert.equal(report.approval_closed, true);
     assert.equal(readFileSync(join(workspace, 'greeting.txt'), 'utf8'), 'hello from nvim\n');

@@ -84,7 +84,7 @@ local ok, failure = xpcall(function()
     report.approval_in_current_window = vim.api.nvim_get_current_win() == current.win
       and vim.api.nvim_win_get_buf(current.win) == current.buf
     report.approval_filetype = vim.api.nvim_buf_get_option(current.buf, 'filetype')
-    local key = decision == 'allow_all' and 'A' or 'a'
+    local key = decision == 'allow_all' and 'a' or 'y'
     if decision == 'feedback' then
       key = 'f'
       vim.ui.input = function(opts, on_confirm)

@@ -1,5 +1,6 @@
 -- `approve` requests (protocol §7.3): the change or command in a split, answered with a key —
--- a allow, A allow all, r reject, f feedback (asked with vim.ui.input). One request at a time;
+-- y allow, a allow all, r or n reject, f feedback (asked with vim.ui.input): the keys of the
+-- terminal UI and `santra -p`, so a user moving between clients never allows all by accident. One request at a time;
 -- more wait in a queue. A request the server cancels (§6.3) is withdrawn.
 local M = {}
 
@@ -38,7 +39,7 @@ local function lines_of(params)
     table.insert(lines, 2, '! protected location: ' .. tostring(params.protectedReason or ''))
   end
   table.insert(lines, '')
-  table.insert(lines, '[a] allow   [A] allow all   [r] reject   [f] reject with feedback')
+  table.insert(lines, '[y] allow   [a] allow all   [r/n] reject   [f] reject with feedback')
   return lines
 end
 
@@ -103,9 +104,10 @@ show_next = function()
   vim.api.nvim_buf_set_option(buf, 'filetype', current.params.kind == 'command' and 'sh' or 'diff')
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   local keys = {
-    a = { function() M.answer('allow') end, 'allow this action' },
-    A = { function() M.answer('allow_all') end, 'allow every action for the rest of the session' },
+    y = { function() M.answer('allow') end, 'allow this action' },
+    a = { function() M.answer('allow_all') end, 'allow every action for the rest of the session' },
     r = { function() M.answer('reject') end, 'reject' },
+    n = { function() M.answer('reject') end, 'reject' },
     f = { ask_feedback, 'reject, telling the agent why' },
   }
   for lhs, map in pairs(keys) do
