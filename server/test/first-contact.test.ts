@@ -54,7 +54,7 @@ describe('first contact', () => {
     const message = String(errorsOf(phases)[0]?.message);
     assert.match(
       message,
-      /The API key for Anthropic \(ANTHROPIC_API_KEY\) contains the character U\+2026 at position 8/,
+      /The API key for Anthropic-compatible server at 127\.0\.0\.1:\d+ \(ANTHROPIC_API_KEY\) contains the character U\+2026 at position 8/,
     );
     assert.ok(!message.includes('sk-ant'), 'the key itself is not shown');
     assert.equal(h.fake.requests.length, 0, 'no request, no retries');
@@ -112,7 +112,7 @@ describe('first contact', () => {
     assert.equal((response.result as Json).output, 'late but fine');
     assert.match(
       String(warnings(phases)[0]?.text),
-      /^Anthropic has not answered yet \(0 s\); waiting up to 10 s for a first response, then retrying\.$/,
+      /^Anthropic-compatible server at 127\.0\.0\.1:\d+ has not answered yet \(0 s\); waiting up to 10 s for a first response, then retrying\.$/,
     );
   });
 
@@ -203,7 +203,7 @@ describe('first contact', () => {
     const { phases } = await h.prompt({ text: 'hi', model: 'anthropic/claude-next-9' });
     assert.match(
       String(warnings(phases)[0]?.text),
-      /^anthropic\/claude-next-9 is not in Santra's model list: it is sent to Anthropic as is/,
+      /^anthropic\/claude-next-9 is not in Santra's model list: it is sent to Anthropic-compatible server at 127\.0\.0\.1:\d+ as is/,
     );
     const id = h.nextId();
     h.client.request(id, 'prompt', { text: 'hi', agent: 'nobody' });
@@ -232,7 +232,7 @@ describe('first contact', () => {
     const { phases } = await h.prompt({ text: 'hi' });
     assert.match(
       String(errorsOf(phases)[0]?.message),
-      /^OpenAI is set to http:\/\/127\.0\.0\.1:\d+\/v1, and Santra cannot know which model that server serves\. Name it: SANTRA_MODEL=<model>/,
+      /^The openai provider is set to http:\/\/127\.0\.0\.1:\d+\/v1, and Santra cannot know which model that server serves\. Name it: SANTRA_MODEL=<model>/,
     );
     assert.equal(h.fake.requests.length, 0);
   });

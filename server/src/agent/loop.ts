@@ -240,7 +240,7 @@ async function streamTurn(
         run.emit({
           type: 'status',
           level: 'warning',
-          text: `${event.failure.message} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}; giving up within ${formatDuration(event.giveUpWithinMs)} if it keeps failing).`,
+          text: `${sentence(event.failure.message)} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}; giving up within ${formatDuration(event.giveUpWithinMs)} if it keeps failing).`,
         });
         break;
       case 'error':
@@ -423,4 +423,9 @@ function formatDuration(ms: number): string {
   if (seconds < 60) return `${seconds} s`;
   const rest = seconds % 60;
   return `${Math.floor(seconds / 60)} min${rest === 0 ? '' : ` ${rest} s`}`;
+}
+
+/** `text` ending as a sentence does, so what follows it does not run on (a provider's message may lack the stop). */
+function sentence(text: string): string {
+  return /[.!?)]$/.test(text.trimEnd()) ? text : `${text.trimEnd()}.`;
 }

@@ -23,7 +23,7 @@ export function selectModel(config: ResolvedConfig, ref: string): ModelSelection
     return {
       ok: false,
       code: 'model_unavailable',
-      message: `${elsewhere.name} is set to ${elsewhere.baseUrl}, and Santra cannot know which model that server serves. Name it: SANTRA_MODEL=<model> (e.g. SANTRA_MODEL=qwen2.5-coder for Ollama), or "model" in ${config.file}.`,
+      message: `The ${elsewhere.id} provider is set to ${elsewhere.baseUrl}, and Santra cannot know which model that server serves. Name it: SANTRA_MODEL=<model> (e.g. SANTRA_MODEL=qwen2.5-coder for Ollama), or "model" in ${config.file}.`,
     };
   }
   if (ref === '') {

@@ -102,7 +102,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig
       preset.baseUrl;
     providers[preset.id] = endpoint({
       id: preset.id,
-      name: entry?.name ?? preset.name,
+      name: entry?.name ?? endpointName(preset, baseUrl),
       api: preset.api,
       baseUrl,
       apiKey,
@@ -193,6 +193,21 @@ function envUrl(env: NodeJS.ProcessEnv, name: string, file: string): string | un
     );
   }
   return value;
+}
+
+/**
+ * A preset pointed elsewhere (OPENAI_BASE_URL at Ollama, a proxy…) is named by where it goes, so
+ * a message never blames OpenAI for a local server that is not running.
+ */
+function endpointName(preset: { name: string; baseUrl: string }, baseUrl: string): string {
+  if (baseUrl.replace(/\/+$/, '') === preset.baseUrl.replace(/\/+$/, '')) return preset.name;
+  let host = baseUrl;
+  try {
+    host = new URL(baseUrl).host;
+  } catch {
+    // envUrl and the config schema have checked it; keep the text as it is otherwise.
+  }
+  return `${preset.name}-compatible server at ${host}`;
 }
 
 function endpoint(fields: {

@@ -163,7 +163,7 @@ export function classifyFailure(
     return fail(
       'not_found',
       false,
-      `model "${modelId}" or endpoint not found (404): ${detail}. Check the model id (the list of known models shows the ones Santra knows) and ${endpoint.baseUrl}.`,
+      `model "${modelId}" or endpoint not found (404): ${detail}. Check the model id ("santra models", or model/list, shows the ones Santra knows) and ${endpoint.baseUrl}.`,
     );
   if (SPEND_LIMIT.test(detail))
     return fail('billing', false, `${detail}. Add credit or raise the limit, then try again.`);
