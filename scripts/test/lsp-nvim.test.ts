@@ -1,0 +1,105 @@
+/**
+ * `santra lsp` end to end with a real LSP client: Neovim's built-in one (`nvim --headless -u
+ * NONE`, 0.7 as Debian packages it) runs editors/lsp-test/fix_flow.lua against the built
+ * santra-server. It is the exchange Helix makes too (Debian packages no Helix): code actions on a
+ * range, "Santra: fix" through workspace/executeCommand, the approval as
+ * window/showMessageRequest answered "allow", and the change arriving in the buffer through
+ * workspace/applyEdit. A fake Anthropic provider on 127.0.0.1 scripts a write_file call.
+ *
+ * It lives in scripts/test: it runs the built server with the conformance suite's fake providers.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
+import { removeTempDir, tempDir } from '../temp-dirs.ts';
+
+const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../editors/lsp-test/fix_flow.lua', import.meta.url));
+const ORIGINAL = 'export function greet(name) {\n  return "Hello " + name;\n}\n';
+const FIXED = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+const TESTER = {
+  id: 'tester',
+  name: 'Tester',
+  description: 'A writer used by the LSP test.',
+  systemPrompt: 'You are the test agent.',
+  toolNames: ['write_file', 'task_completed'],
+};
+
+interface Report {
+  error?: string;
+  actions: string[];
+  requests: Array<{ message: string; actions: Array<{ title: string }> }>;
+  messages: string[];
+  lines: string[];
+  modified: boolean;
+  exit_code?: number;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+test('Neovim LSP client: "Santra: fix" from the code actions, approval allowed, the buffer gets the change', async () => {
+  const fake = await startFakeProvider('anthropic', [
+    { toolCalls: [{ id: 't1', name: 'write_file', args: { path: 'greet.js', content: FIXED } }] },
+    { text: 'Fixed greet().' },
+  ]);
+  const home = tempDir('santra-lsp-nvim-home-');
+  const workspace = tempDir('santra-lsp-nvim-ws-');
+  cleanups.push(async () => {
+    await fake.close();
+    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
+  });
+  mkdirSync(join(workspace, '.agents'));
+  writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(TESTER));
+  writeFileSync(join(workspace, 'greet.js'), ORIGINAL);
+  const out = join(home, 'report.json');
+  const nvim = spawn('nvim', ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '-c', `luafile ${SCRIPT}`], {
+    cwd: workspace,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local/share'),
+      XDG_STATE_HOME: join(home, '.local/state'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      TMPDIR: home,
+      SANTRA_HOME: join(home, 'santra'),
+      ANTHROPIC_API_KEY: 'sk-ant-fake-key',
+      ANTHROPIC_BASE_URL: fake.url,
+      SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+      SANTRA_LSP_NODE: process.execPath,
+      SANTRA_LSP_SERVER: SERVER,
+      SANTRA_LSP_OUT: out,
+    },
+  });
+  let output = '';
+  nvim.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  nvim.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code] = (await once(nvim, 'exit')) as [number | null];
+  assert.equal(code, 0, `nvim exited with ${code}: ${output}`);
+  assert.ok(existsSync(out), `the Lua flow wrote no report: ${output}`);
+  const report = JSON.parse(readFileSync(out, 'utf8')) as Report;
+  assert.equal(report.error, undefined, `the Lua flow failed: ${report.error}`);
+  assert.deepEqual(report.actions, ['Santra: fix', 'Santra: explain', 'Santra: ask…']);
+  assert.equal(report.requests.length, 1);
+  assert.match(report.requests[0]?.message ?? '', /^Santra wants to modify greet\.js \(\+1 -1\)/);
+  assert.deepEqual(
+    report.requests[0]?.actions.map((a) => a.title),
+    ['allow', 'allow all', 'reject'],
+  );
+  // The buffer holds the change (applyEdit), and so does the file on disk (Santra wrote it).
+  assert.deepEqual(report.lines, ['export function greet(name) {', '  return `Hello, ${name}!`;', '}']);
+  // Modified, not reloaded: the change came as an edit, which the buffer's undo can take back.
+  assert.equal(report.modified, true);
+  assert.equal(readFileSync(join(workspace, 'greet.js'), 'utf8'), FIXED);
+  assert.ok(report.messages.includes('Fixed greet().'), report.messages.join(' | '));
+  assert.equal(report.exit_code, 0, 'santra-server lsp ends with 0 after shutdown and exit');
+});

@@ -1,0 +1,160 @@
+/**
+ * The commands `santra lsp` offers (`workspace/executeCommand`), their arguments checked with
+ * zod so a bad call gets an error naming what was wrong, and the Santra prompt each run sends:
+ * the user's intent, the file and lines, and the selected text as the editor has it.
+ */
+import { relative } from 'node:path';
+import * as z from 'zod';
+import type { Range } from 'vscode-languageserver-protocol';
+import { type OpenDocument, textIn } from './documents.ts';
+
+export const COMMANDS = {
+  explain: 'santra.explain',
+  fix: 'santra.fix',
+  ask: 'santra.ask',
+  answer: 'santra.answer',
+  cancel: 'santra.cancel',
+} as const;
+
+export type RunKind = 'explain' | 'fix' | 'ask';
+
+const Position = z.object({
+  line: z.number().int().nonnegative(),
+  character: z.number().int().nonnegative(),
+});
+const RangeSchema = z.object({ start: Position, end: Position });
+
+/** Where a run points: what a code action passes to its command. */
+const Target = z.object({
+  uri: z.string().min(1),
+  range: RangeSchema,
+  /** The editor's diagnostics in the range, for a fix. */
+  diagnostics: z
+    .array(
+      z.object({
+        range: RangeSchema,
+        message: z.string(),
+        source: z.string().optional(),
+      }),
+    )
+    .optional(),
+  /** For ask: the question, taken from a `santra:` comment or typed. */
+  question: z.string().min(1).optional(),
+});
+export type Target = z.infer<typeof Target>;
+
+/**
+ * `santra.explain|fix|ask` take one Target; `santra.ask` also takes a question alone (typed in
+ * the editor's command line: Helix `:lsp-workspace-command santra.ask "why…"`), with no file.
+ */
+const RunArguments = z.union([z.tuple([Target]), z.tuple([z.string().min(1)])]);
+/** `santra.answer` takes an answer, alone (for the oldest pending interaction) or with its id. */
+const AnswerArguments = z.union([
+  z.tuple([z.string()]),
+  z.tuple([z.object({ id: z.string().min(1), answer: z.string() })]),
+]);
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export function parseRunArguments(command: string, args: unknown[] | undefined): Parsed<Target | string> {
+  const parsed = RunArguments.safeParse(args ?? []);
+  if (parsed.success) {
+    const [value] = parsed.data;
+    if (typeof value === 'string' && command !== COMMANDS.ask) {
+      return { ok: false, error: `${command} needs a selection: run it from the code actions on the code` };
+    }
+    return { ok: true, value };
+  }
+  return {
+    ok: false,
+    error: `${command} takes one argument {uri, range[, diagnostics, question]}${command === COMMANDS.ask ? ' or a question' : ''}: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}. Run it from the code actions on a selection.`,
+  };
+}
+
+export function parseAnswerArguments(args: unknown[] | undefined): Parsed<{ id?: string; answer: string }> {
+  const parsed = AnswerArguments.safeParse(args ?? []);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      error: `${COMMANDS.answer} takes the answer as one string argument, e.g. "allow", "reject" or your text`,
+    };
+  }
+  const [value] = parsed.data;
+  return { ok: true, value: typeof value === 'string' ? { answer: value } : value };
+}
+
+/** A `santra:` comment names the question: `// santra: why does this start at 1?`. */
+const QUESTION_MARK = /santra:\s*(.+?)\s*(?:\*\/|-->)?\s*$/i;
+
+/** The question a `santra:` comment in `text` asks, if one does. */
+export function questionIn(text: string): string | undefined {
+  for (const line of text.split('\n')) {
+    const found = QUESTION_MARK.exec(line);
+    if (found?.[1] !== undefined && found[1] !== '') return found[1];
+  }
+  return undefined;
+}
+
+/** An empty selection (a cursor) means the cursor's line. */
+export function effectiveRange(range: Range): Range {
+  if (range.start.line !== range.end.line || range.start.character !== range.end.character) return range;
+  return {
+    start: { line: range.start.line, character: 0 },
+    end: { line: range.start.line + 1, character: 0 },
+  };
+}
+
+export interface PromptContext {
+  document: OpenDocument;
+  root: string;
+  range: Range;
+  diagnostics?: Target['diagnostics'];
+  question?: string;
+}
+
+/** The text of the Santra prompt for a run of `kind` on the selection. */
+export function promptText(kind: RunKind, context: PromptContext): string {
+  const { document, range } = context;
+  const name = document.path === undefined ? document.uri : relative(context.root, document.path);
+  const lines = lineSpan(range);
+  const code = fenced(document.languageId, textIn(document.text, range));
+  switch (kind) {
+    case 'explain':
+      return `Explain this code from ${name}, ${lines}: what it does and anything surprising in it. Do not change any file.\n\n${code}`;
+    case 'fix':
+      return [
+        `Fix the code in ${name}, ${lines}. Edit the file in place and keep the change to what the fix needs.`,
+        ...problems(context.diagnostics ?? []),
+        '',
+        code,
+      ].join('\n');
+    case 'ask':
+      return `${context.question ?? ''}\n\nAbout ${name}, ${lines}:\n\n${code}`;
+  }
+}
+
+function lineSpan(range: Range): string {
+  const first = range.start.line + 1;
+  // A selection that ends at column 0 ends on the line before.
+  const last =
+    range.end.character === 0 && range.end.line > range.start.line ? range.end.line : range.end.line + 1;
+  return first === last ? `line ${first}` : `lines ${first}-${last}`;
+}
+
+function problems(diagnostics: NonNullable<Target['diagnostics']>): string[] {
+  if (diagnostics.length === 0) return [];
+  return [
+    '',
+    'The editor reports there:',
+    ...diagnostics.map(
+      (d) =>
+        `- line ${d.range.start.line + 1}: ${d.message}${d.source === undefined ? '' : ` (${d.source})`}`,
+    ),
+  ];
+}
+
+function fenced(language: string, text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${language}\n${text.endsWith('\n') ? text : `${text}\n`}${fence}`;
+}

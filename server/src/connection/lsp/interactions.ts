@@ -1,0 +1,187 @@
+/**
+ * Santra's `approve` and `ask` requests, put to the person at the editor. LSP's one way to ask is
+ * `window/showMessageRequest` (buttons, no free text), and not every editor has it — Helix
+ * releases up to 25.07 do not. So an interaction goes to `showMessageRequest` when the editor
+ * declared it (`window.showMessage`) and has choices to offer; otherwise it waits as a pending
+ * interaction that the editor answers through code actions (one per choice) or the `santra.answer`
+ * command, which also carries free text: a question's answer, or an approval's feedback.
+ */
+import type { ApproveParams, ApproveResult, AskParams, AskResult } from '#protocol';
+import { JsonRpcErrorCodes } from '#protocol';
+import {
+  type CancellationToken,
+  ErrorCodes,
+  MessageType,
+  ResponseError,
+  ShowMessageRequest,
+} from 'vscode-languageserver-protocol';
+import { showMessage } from './messages.ts';
+import type { Connection } from 'vscode-languageserver';
+import { approvalDetail, approvalSummary } from './approval-text.ts';
+
+/** A request declined with RequestFailed (protocol §7.3, §7.4). */
+export type Declined = ResponseError<{ retryable: boolean }>;
+
+export interface Choice {
+  title: string;
+  /** What answering with this choice sends back: a decision or an option's value. */
+  answer: string;
+}
+
+export interface PendingInteraction {
+  id: string;
+  kind: 'approve' | 'ask';
+  /** One line naming what is asked, for code action titles. */
+  subject: string;
+  choices: Choice[];
+}
+
+interface Waiting extends PendingInteraction {
+  settle: (answer: string) => void;
+}
+
+/** The editor turned out not to answer showMessageRequest. */
+const UNSUPPORTED = Symbol('unsupported');
+
+const APPROVE_CHOICES: Choice[] = [
+  { title: 'allow', answer: 'allow' },
+  { title: 'allow all', answer: 'allow_all' },
+  { title: 'reject', answer: 'reject' },
+];
+/** A protected location is decided one action at a time (protocol §7.3): no allow-all offered. */
+const PROTECTED_CHOICES: Choice[] = [
+  { title: 'allow', answer: 'allow' },
+  { title: 'reject', answer: 'reject' },
+];
+
+export class Interactions {
+  readonly #connection: Connection;
+  #buttons: boolean;
+  readonly #waiting = new Map<string, Waiting>();
+  #next = 1;
+
+  /** `buttons`: the editor declared `window.showMessage`, so showMessageRequest is worth trying. */
+  constructor(connection: Connection, buttons: boolean) {
+    this.#connection = connection;
+    this.#buttons = buttons;
+  }
+
+  pending(): PendingInteraction[] {
+    return [...this.#waiting.values()].map(({ id, kind, subject, choices }) => ({
+      id,
+      kind,
+      subject,
+      choices,
+    }));
+  }
+
+  /**
+   * Answers the interaction `id` (or the oldest one): false when there is none. Free text
+   * answering an approval is feedback: rejected, with the text for the model.
+   */
+  answer(id: string | undefined, answer: string): boolean {
+    const waiting = id === undefined ? this.#waiting.values().next().value : this.#waiting.get(id);
+    if (waiting === undefined) return false;
+    this.#waiting.delete(waiting.id);
+    waiting.settle(answer);
+    return true;
+  }
+
+  async approve(params: ApproveParams, token: CancellationToken): Promise<ApproveResult> {
+    this.#connection.console.info(`santra: approval asked\n${approvalDetail(params)}`);
+    const choices = params.protected === true ? PROTECTED_CHOICES : APPROVE_CHOICES;
+    const summary = approvalSummary(params);
+    const subject = (summary.split('\n')[0] ?? '').replace(/^Santra wants to /, '');
+    const answer = await this.#put('approve', summary, subject, choices, token);
+    return decisionOf(answer);
+  }
+
+  async ask(params: AskParams, token: CancellationToken): Promise<AskResult | Declined> {
+    if (params.secret === true) {
+      return declined(
+        'santra lsp does not take secret answers: an editor keeps what its commands carry in its log. Answer it in the terminal (santra) instead.',
+      );
+    }
+    const choices = (params.options ?? []).map((option) => ({ title: option.label, answer: option.value }));
+    const question = params.header === undefined ? params.prompt : `${params.header}: ${params.prompt}`;
+    const answer = await this.#put('ask', `Santra asks: ${question}`, question, choices, token);
+    return answer === undefined ? declined('the question was dismissed in the editor') : { answer };
+  }
+
+  /** Puts the question to the user; undefined when dismissed or withdrawn. */
+  async #put(
+    kind: 'approve' | 'ask',
+    message: string,
+    subject: string,
+    choices: Choice[],
+    token: CancellationToken,
+  ): Promise<string | undefined> {
+    if (this.#buttons && choices.length > 0) {
+      const answer = await this.#buttonsAnswer(message, choices, token);
+      if (answer !== UNSUPPORTED) return answer;
+    }
+    return this.#pendingAnswer(kind, message, subject, choices, token);
+  }
+
+  async #buttonsAnswer(
+    message: string,
+    choices: Choice[],
+    token: CancellationToken,
+  ): Promise<string | undefined | typeof UNSUPPORTED> {
+    try {
+      const picked = await this.#connection.sendRequest(
+        ShowMessageRequest.type,
+        { type: MessageType.Warning, message, actions: choices.map(({ title }) => ({ title })) },
+        token,
+      );
+      return choices.find((choice) => choice.title === picked?.title)?.answer;
+    } catch (error) {
+      if (error instanceof ResponseError && error.code === ErrorCodes.MethodNotFound) {
+        // The editor declared it but does not answer it: wait in the code actions from now on.
+        this.#buttons = false;
+        return UNSUPPORTED;
+      }
+      return undefined;
+    }
+  }
+
+  #pendingAnswer(
+    kind: 'approve' | 'ask',
+    message: string,
+    subject: string,
+    choices: Choice[],
+    token: CancellationToken,
+  ): Promise<string | undefined> {
+    const id = `${kind}-${this.#next++}`;
+    const how =
+      kind === 'approve'
+        ? 'answer from the code actions, or run santra.answer with allow, allow_all, reject or your feedback'
+        : 'answer from the code actions, or run santra.answer with your answer';
+    showMessage(this.#connection, 'warning', `${message}\n(${how})`);
+    return new Promise((resolve) => {
+      this.#waiting.set(id, { id, kind, subject, choices, settle: resolve });
+      token.onCancellationRequested(() => {
+        if (this.#waiting.delete(id)) resolve(undefined);
+      });
+    });
+  }
+}
+
+function decisionOf(answer: string | undefined): ApproveResult {
+  switch (answer) {
+    case 'allow':
+    case 'allow_all':
+    case 'reject':
+      return { decision: answer };
+    case undefined:
+    case '':
+      return { decision: 'reject' };
+    default:
+      return { decision: 'feedback', feedback: answer };
+  }
+}
+
+/** The answer protocol §7.4 asks of a client that cannot put a question: RequestFailed, saying why. */
+function declined(why: string): Declined {
+  return new ResponseError(JsonRpcErrorCodes.RequestFailed, why, { retryable: false });
+}

@@ -1,0 +1,246 @@
+/**
+ * Santra runs started from the editor: which workspace a file belongs to, one Santra session per
+ * workspace (opened on its first run), one run at a time in each, and the run's life — its
+ * prompt, its phases into the report, its file changes into the editor's buffers.
+ *
+ * `workspace/executeCommand` answers as soon as a run is accepted: a run outlasts the request
+ * timeouts editors keep (Helix: 20 s by default), so it is followed by progress and messages,
+ * and cancelled with `santra.cancel` or the progress's cancel button.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, sep } from 'node:path';
+import type { Phase, PromptParams } from '#protocol';
+import { ErrorCodes, MessageType, ResponseError, ShowMessageRequest } from 'vscode-languageserver-protocol';
+import type { Connection } from 'vscode-languageserver';
+import type { InProcessLink } from '../adapters/in-process.ts';
+import type { BufferSync } from './buffer-sync.ts';
+import { type PromptContext, promptText, questionIn, type RunKind, type Target } from './commands.ts';
+import { type Documents, textIn } from './documents.ts';
+import type { Interactions } from './interactions.ts';
+import { type AnswerFiles, RunReport } from './run-report.ts';
+import { type RunHandle, SantraSession } from './santra-session.ts';
+
+/** What the editor's user set in the server's `config` (LSP initializationOptions). */
+export interface LspSettings {
+  /** Run every prompt with this agent (protocol §7.1 `agent`), e.g. a project's own. */
+  agent?: string;
+  /** Model for this editor's sessions, `provider/model`. */
+  model?: string;
+}
+
+export interface RunsOptions {
+  connection: Connection;
+  documents: Documents;
+  interactions: Interactions;
+  buffers: BufferSync;
+  answers: AnswerFiles | undefined;
+  openLink: () => InProcessLink;
+  /** Workspace roots, absolute paths, from the editor's workspace folders or root. */
+  roots: string[];
+  settings: LspSettings;
+  clientInfo: { name: string; version?: string };
+  /** The editor has showMessageRequest, so "ask…" can offer a choice of questions. */
+  canChooseQuestion: boolean;
+}
+
+/** What "Santra: ask…" offers when the selection names no question. */
+export const PRESET_QUESTIONS = [
+  'What does this code do, step by step?',
+  'Is there a bug in this code?',
+  'How could this code be simpler?',
+  'What tests would cover this code?',
+];
+
+const TITLES: Record<RunKind, string> = {
+  explain: 'Santra: explain',
+  fix: 'Santra: fix',
+  ask: 'Santra: ask',
+};
+
+/** A run accepted: its workspace, and how to get its prompt once it may ask the user. */
+interface Accepted {
+  root: string;
+  cwd?: string;
+  text: () => Promise<string | undefined>;
+}
+
+export class Runs {
+  readonly #options: RunsOptions;
+  readonly #sessions = new Map<string, Promise<SantraSession>>();
+  /** Workspaces with a run going, from acceptance to its end. */
+  readonly #running = new Map<string, RunHandle | 'starting'>();
+
+  constructor(options: RunsOptions) {
+    this.#options = options;
+  }
+
+  /** The workspace root holding `path` (the innermost one), if any. */
+  rootOf(path: string | undefined): string | undefined {
+    if (path === undefined) return undefined;
+    const inside = this.#options.roots.filter(
+      (root) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep),
+    );
+    return inside.sort((a, b) => b.length - a.length)[0];
+  }
+
+  isRunning(root: string | undefined): boolean {
+    return root !== undefined && this.#running.has(root);
+  }
+
+  /**
+   * Accepts a run of `kind` on `target` and starts it in the background; throws a ResponseError
+   * saying what is wrong when it cannot start, so the editor shows why at once.
+   */
+  async start(kind: RunKind, target: Target | string): Promise<void> {
+    const accepted =
+      typeof target === 'string' ? this.#acceptQuestion(target) : await this.#accept(kind, target);
+    if (this.#running.has(accepted.root)) {
+      throw invalid(
+        `Santra is already running in ${accepted.root}: wait for it, or cancel it with santra.cancel`,
+      );
+    }
+    this.#running.set(accepted.root, 'starting');
+    void this.#run(kind, accepted).finally(() => this.#running.delete(accepted.root));
+  }
+
+  /** Cancels every run going (or the one in `root`); false when there was none. */
+  cancel(root?: string): boolean {
+    let cancelled = false;
+    for (const [where, run] of this.#running) {
+      if (run === 'starting' || (root !== undefined && where !== root)) continue;
+      run.cancel();
+      cancelled = true;
+    }
+    return cancelled;
+  }
+
+  /** Cancels what runs and ends every workspace's Santra server. */
+  async close(): Promise<void> {
+    this.cancel();
+    const sessions = await Promise.allSettled([...this.#sessions.values()]);
+    const opened = sessions.flatMap((session) => (session.status === 'fulfilled' ? [session.value] : []));
+    await Promise.all(opened.map((session) => session.close()));
+    this.#sessions.clear();
+  }
+
+  #acceptQuestion(question: string): Accepted {
+    const root = this.#options.roots[0];
+    if (root === undefined) throw invalid('santra.ask: the editor named no workspace folder to work in');
+    return { root, text: () => Promise.resolve(question) };
+  }
+
+  async #accept(kind: RunKind, target: Target): Promise<Accepted> {
+    const document = this.#options.documents.get(target.uri);
+    if (document === undefined)
+      throw invalid(`${target.uri} is not open in the editor: open it, then pick the action again`);
+    const root = this.rootOf(document.path);
+    if (root === undefined) {
+      throw invalid(
+        `${document.path ?? target.uri} is outside the workspace (${this.#options.roots.join(', ') || 'none'}): open the editor in the file's project`,
+      );
+    }
+    if (
+      kind === 'fix' &&
+      document.path !== undefined &&
+      (await readFile(document.path, 'utf8').catch(() => undefined)) !== document.text
+    ) {
+      throw invalid(`${document.path} has unsaved changes: save it first, Santra edits the file on disk`);
+    }
+    const context: PromptContext = {
+      document,
+      root,
+      range: target.range,
+      ...(target.diagnostics === undefined ? {} : { diagnostics: target.diagnostics }),
+    };
+    const question =
+      target.question ?? (kind === 'ask' ? questionIn(textIn(document.text, target.range)) : undefined);
+    if (kind === 'ask' && question === undefined && !this.#options.canChooseQuestion) {
+      throw invalid(
+        'santra.ask needs a question: write it in a "santra:" comment in the selection (// santra: why…?), or run santra.ask with the question as its argument',
+      );
+    }
+    const text = async () => {
+      const asked = kind === 'ask' ? (question ?? (await this.#chooseQuestion())) : undefined;
+      if (kind === 'ask' && asked === undefined) return undefined;
+      return promptText(kind, { ...context, ...(asked === undefined ? {} : { question: asked }) });
+    };
+    return { root, ...(document.path === undefined ? {} : { cwd: dirname(document.path) }), text };
+  }
+
+  async #chooseQuestion(): Promise<string | undefined> {
+    const picked = await this.#options.connection
+      .sendRequest(ShowMessageRequest.type, {
+        type: MessageType.Info,
+        message: 'Santra: ask about the selection',
+        actions: PRESET_QUESTIONS.map((title) => ({ title })),
+      })
+      .catch(() => null);
+    return picked?.title;
+  }
+
+  async #run(kind: RunKind, accepted: Accepted): Promise<void> {
+    const report = new RunReport(this.#options.connection, TITLES[kind], this.#options.answers);
+    try {
+      const text = await accepted.text();
+      if (text === undefined) return;
+      const session = await this.#session(accepted.root);
+      await report.begin(() => this.cancel(accepted.root));
+      await this.#options.buffers.snapshot(accepted.root);
+      const run = session.prompt(this.#promptParams(kind, text, accepted), (phase) =>
+        this.#phase(report, accepted.root, phase),
+      );
+      this.#running.set(accepted.root, run);
+      const result = await run.result;
+      await this.#options.buffers.sync(accepted.root);
+      await report.end(result);
+    } catch (error) {
+      report.failed(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  #phase(report: RunReport, root: string, phase: Phase): void {
+    report.phase(phase);
+    if (phase.type === 'tool_result' && phase.status === 'ok') void this.#options.buffers.sync(root);
+  }
+
+  #promptParams(kind: RunKind, text: string, accepted: Accepted): Omit<PromptParams, 'sessionId'> {
+    const { agent, model } = this.#options.settings;
+    return {
+      text,
+      ...(agent === undefined ? {} : { agent }),
+      ...(agent === undefined && kind === 'fix' ? { mode: 'agent_task' as const } : {}),
+      ...(model === undefined ? {} : { model }),
+      ...(accepted.cwd === undefined ? {} : { cwd: accepted.cwd }),
+    };
+  }
+
+  #session(root: string): Promise<SantraSession> {
+    let session = this.#sessions.get(root);
+    if (session === undefined) {
+      const { clientInfo, settings, interactions } = this.#options;
+      session = SantraSession.open(
+        this.#options.openLink(),
+        {
+          clientInfo: {
+            name: `santra-lsp (${clientInfo.name})`,
+            ...(clientInfo.version === undefined ? {} : { version: clientInfo.version }),
+          },
+          workspaceRoot: root,
+          ...(settings.model === undefined ? {} : { model: settings.model }),
+        },
+        {
+          approve: (params, token) => interactions.approve(params, token),
+          ask: (params, token) => interactions.ask(params, token),
+        },
+      );
+      // A workspace whose Santra would not start is tried again on the next run.
+      session.catch(() => this.#sessions.delete(root));
+      this.#sessions.set(root, session);
+    }
+    return session;
+  }
+}
+
+function invalid(message: string): ResponseError {
+  return new ResponseError(ErrorCodes.InvalidParams, message);
+}

@@ -1,0 +1,367 @@
+/**
+ * `santra-server lsp` over real stdio, driven by vscode-languageserver-protocol's client side:
+ * the initialize result, approvals answered with showMessageRequest (reject) or — for editors
+ * without it, as Helix releases up to 25.07 — through code actions, file changes mirrored into
+ * the editor's buffer with workspace/applyEdit, cancellation, and clear errors for bad calls.
+ * A fake Anthropic provider on 127.0.0.1 scripts the model.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import {
+  type ApplyWorkspaceEditParams,
+  type ClientCapabilities,
+  type CodeAction,
+  type InitializeResult,
+  type MessageActionItem,
+  type ProtocolConnection,
+  type ResponseError,
+  type ShowMessageRequestParams,
+} from 'vscode-languageserver-protocol';
+import {
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-languageserver-protocol/node';
+import { type FakeTurn, startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
+import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+import { SERVER_BIN } from './helpers/wire.ts';
+
+const TESTER = {
+  id: 'tester',
+  name: 'Tester',
+  description: 'A writer used by the LSP adapter test.',
+  systemPrompt: 'You are the test agent.',
+  toolNames: ['write_file', 'task_completed'],
+};
+const ORIGINAL = 'export function greet(name) {\n  return "Hello " + name;\n}\n';
+const FIXED = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+
+const cleanups: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+interface Editor {
+  lsp: ProtocolConnection;
+  child: ChildProcessWithoutNullStreams;
+  workspace: string;
+  uri: string;
+  /** What the server showed: window/showMessage and logMessage texts, in order. */
+  shown: string[];
+  logged: string[];
+  edits: ApplyWorkspaceEditParams[];
+  requests: ShowMessageRequestParams[];
+  stderr: () => string;
+}
+
+/** Starts `santra-server lsp` with a workspace holding greet.js, as an editor would. */
+async function editor(
+  turns: FakeTurn[],
+  capabilities: ClientCapabilities,
+  answer: (request: ShowMessageRequestParams) => MessageActionItem | null | Promise<never>,
+): Promise<Editor> {
+  const fake = await startFakeProvider('anthropic', turns);
+  const home = tempDir('santra-lsp-home-');
+  const workspace = tempDir('santra-lsp-ws-');
+  mkdirSync(join(workspace, '.agents'));
+  writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(TESTER));
+  writeFileSync(join(workspace, 'greet.js'), ORIGINAL);
+  const child = spawn(process.execPath, [SERVER_BIN, 'lsp'], {
+    cwd: workspace,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      TMPDIR: home,
+      SANTRA_HOME: join(home, 'santra'),
+      ANTHROPIC_API_KEY: 'sk-ant-fake-key',
+      ANTHROPIC_BASE_URL: fake.url,
+      SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+    },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lsp = createProtocolConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
+  const result: Editor = {
+    lsp,
+    child,
+    workspace,
+    uri: pathToFileURL(join(workspace, 'greet.js')).href,
+    shown: [],
+    logged: [],
+    edits: [],
+    requests: [],
+    stderr: () => stderr,
+  };
+  lsp.onNotification(
+    'window/showMessage',
+    ({ message }: { message: string }) => void result.shown.push(message),
+  );
+  lsp.onNotification(
+    'window/logMessage',
+    ({ message }: { message: string }) => void result.logged.push(message),
+  );
+  lsp.onNotification('$/progress', () => undefined);
+  lsp.onRequest('window/workDoneProgress/create', () => null);
+  lsp.onRequest('window/showMessageRequest', (params: ShowMessageRequestParams) => {
+    result.requests.push(params);
+    return answer(params);
+  });
+  lsp.onRequest('workspace/applyEdit', (params: ApplyWorkspaceEditParams) => {
+    result.edits.push(params);
+    return { applied: true };
+  });
+  lsp.listen();
+  cleanups.push(async () => {
+    if (child.exitCode === null) child.kill();
+    await fake.close();
+    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
+  });
+  await lsp.sendRequest('initialize', {
+    processId: process.pid,
+    rootUri: pathToFileURL(workspace).href,
+    workspaceFolders: [{ uri: pathToFileURL(workspace).href, name: 'ws' }],
+    capabilities,
+    initializationOptions: { agent: 'tester' },
+  });
+  await lsp.sendNotification('initialized', {});
+  await lsp.sendNotification('textDocument/didOpen', {
+    textDocument: { uri: result.uri, languageId: 'javascript', version: 1, text: ORIGINAL },
+  });
+  return result;
+}
+
+const WITH_BUTTONS: ClientCapabilities = {
+  window: { showMessage: {}, workDoneProgress: true },
+  workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } },
+};
+/** Helix 25.07: no window.showMessage, so no showMessageRequest. */
+const WITHOUT_BUTTONS: ClientCapabilities = {
+  window: { workDoneProgress: true },
+  workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } },
+};
+
+const fixTurns = (): FakeTurn[] => [
+  { toolCalls: [{ id: 't1', name: 'write_file', args: { path: 'greet.js', content: FIXED } }] },
+  { text: 'Fixed greet().' },
+];
+
+async function codeActions(e: Editor, line = 1): Promise<CodeAction[]> {
+  return e.lsp.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: e.uri },
+    range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } },
+    context: { diagnostics: [] },
+  });
+}
+
+async function runAction(e: Editor, title: string | RegExp, line = 1): Promise<unknown> {
+  const action = (await codeActions(e, line)).find((a) => a.title.match(title) !== null);
+  assert.ok(action?.command, `no code action ${String(title)}`);
+  return e.lsp.sendRequest('workspace/executeCommand', {
+    command: action.command.command,
+    arguments: action.command.arguments,
+  });
+}
+
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  e: Editor,
+): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) {
+      assert.fail(`timed out waiting for ${what}\nshown: ${e.shown.join(' | ')}\nstderr: ${e.stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function shutdown(e: Editor): Promise<number | null> {
+  const exited = once(e.child, 'exit');
+  await e.lsp.sendRequest('shutdown');
+  await e.lsp.sendNotification('exit');
+  const [code] = (await exited) as [number | null];
+  e.lsp.dispose();
+  return code;
+}
+
+describe('santra lsp', () => {
+  test('initialize advertises code actions, the commands and incremental sync; a second initialize fails; shutdown and exit end with 0', async () => {
+    const home = tempDir('santra-lsp-init-');
+    const child = spawn(process.execPath, [SERVER_BIN, 'lsp'], {
+      env: { PATH: process.env.PATH, HOME: home },
+    });
+    cleanups.push(async () => {
+      if (child.exitCode === null) child.kill();
+      await removeTempDir(home);
+    });
+    const lsp = createProtocolConnection(
+      new StreamMessageReader(child.stdout),
+      new StreamMessageWriter(child.stdin),
+    );
+    lsp.listen();
+    const init: InitializeResult = await lsp.sendRequest('initialize', {
+      processId: null,
+      rootUri: pathToFileURL(home).href,
+      capabilities: {},
+    });
+    assert.deepEqual(init.capabilities.executeCommandProvider, {
+      commands: ['santra.explain', 'santra.fix', 'santra.ask', 'santra.answer', 'santra.cancel'],
+    });
+    assert.ok(init.capabilities.codeActionProvider);
+    assert.deepEqual(init.capabilities.textDocumentSync, { openClose: true, change: 2 });
+    assert.equal(init.serverInfo?.name, 'santra');
+    await assert.rejects(lsp.sendRequest('initialize', { processId: null, rootUri: null, capabilities: {} }));
+    const exited = once(child, 'exit');
+    await lsp.sendRequest('shutdown');
+    await lsp.sendNotification('exit');
+    assert.equal(((await exited) as [number | null])[0], 0);
+    lsp.dispose();
+  });
+
+  test('a bad config (initializationOptions) is refused with an error naming the key; end of input exits 1', async () => {
+    const home = tempDir('santra-lsp-bad-');
+    const child = spawn(process.execPath, [SERVER_BIN, 'lsp'], {
+      env: { PATH: process.env.PATH, HOME: home },
+    });
+    cleanups.push(async () => {
+      if (child.exitCode === null) child.kill();
+      await removeTempDir(home);
+    });
+    const lsp = createProtocolConnection(
+      new StreamMessageReader(child.stdout),
+      new StreamMessageWriter(child.stdin),
+    );
+    lsp.listen();
+    await assert.rejects(
+      lsp.sendRequest('initialize', {
+        processId: null,
+        rootUri: null,
+        capabilities: {},
+        initializationOptions: { agnet: 'x' },
+      }),
+      (error: ResponseError<unknown>) =>
+        error.code === -32602 &&
+        error.message.includes('agnet') &&
+        error.message.includes('"agent" and "model"'),
+    );
+    const exited = once(child, 'exit');
+    child.stdin.end();
+    assert.equal(((await exited) as [number | null])[0], 1);
+    lsp.dispose();
+  });
+
+  test('fix, rejected in the showMessageRequest: the question names the file and the +/- lines; nothing is written', async () => {
+    const e = await editor(fixTurns(), WITH_BUTTONS, () => ({ title: 'reject' }));
+    assert.equal(await runAction(e, 'Santra: fix'), null);
+    await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
+    const request = e.requests[0];
+    assert.ok(request);
+    assert.deepEqual(
+      request.actions?.map((a) => a.title),
+      ['allow', 'allow all', 'reject'],
+    );
+    assert.match(request.message, /^Santra wants to modify greet\.js \(\+1 -1\)/);
+    assert.ok(request.message.includes('-  return "Hello " + name;'), request.message);
+    assert.ok(request.message.includes('+  return `Hello, ${name}!`;'), request.message);
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), ORIGINAL);
+    assert.equal(e.edits.length, 0);
+    assert.ok(
+      e.logged.some((line) => line.includes('✗ write_file')),
+      e.logged.join('\n'),
+    );
+    assert.equal(await shutdown(e), 0);
+  });
+
+  test('without showMessageRequest the approval waits in the code actions; "allow" writes the file and the buffer gets it by applyEdit', async () => {
+    const e = await editor(fixTurns(), WITHOUT_BUTTONS, () =>
+      assert.fail('no showMessageRequest without window.showMessage'),
+    );
+    await runAction(e, 'Santra: fix');
+    await until(
+      'the approval notice',
+      () => e.shown.find((m) => m.startsWith('Santra wants to modify greet.js')),
+      e,
+    );
+    const titles = (await codeActions(e)).map((a) => a.title);
+    assert.deepEqual(titles.slice(0, 3), [
+      'Santra: allow — modify greet.js (+1 -1)',
+      'Santra: allow all — modify greet.js (+1 -1)',
+      'Santra: reject — modify greet.js (+1 -1)',
+    ]);
+    assert.ok(titles.includes('Santra: cancel the run'), titles.join('\n'));
+    await runAction(e, /^Santra: allow —/);
+    await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), FIXED);
+    assert.equal(e.edits.length, 1);
+    assert.deepEqual(e.edits[0]?.edit.documentChanges, [
+      {
+        textDocument: { uri: e.uri, version: 1 },
+        edits: [
+          {
+            range: { start: { line: 1, character: 9 }, end: { line: 1, character: 24 } },
+            newText: '`Hello, ${name}!`',
+          },
+        ],
+      },
+    ]);
+    await assert.rejects(
+      e.lsp.sendRequest('workspace/executeCommand', { command: 'santra.answer', arguments: ['allow'] }),
+      /not waiting for an answer/,
+    );
+    assert.equal(await shutdown(e), 0);
+  });
+
+  test('santra.cancel while an approval waits: the run ends cancelled and the file is untouched', async () => {
+    const e = await editor(fixTurns(), WITHOUT_BUTTONS, () => null);
+    await runAction(e, 'Santra: fix');
+    await until('the approval notice', () => e.shown.find((m) => m.startsWith('Santra wants to modify')), e);
+    await e.lsp.sendRequest('workspace/executeCommand', { command: 'santra.cancel' });
+    await until('the cancelled notice', () => e.shown.find((m) => m.startsWith('Santra: fix: cancelled')), e);
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), ORIGINAL);
+    assert.equal((await codeActions(e)).filter((a) => a.title.startsWith('Santra: allow')).length, 0);
+    await assert.rejects(
+      e.lsp.sendRequest('workspace/executeCommand', { command: 'santra.cancel' }),
+      /no Santra run is going/,
+    );
+    assert.equal(await shutdown(e), 0);
+  });
+
+  test('bad commands get errors that say what was wrong', async () => {
+    const e = await editor([], WITH_BUTTONS, () => null);
+    const run = (command: string, args?: unknown[]) =>
+      e.lsp.sendRequest('workspace/executeCommand', {
+        command,
+        ...(args === undefined ? {} : { arguments: args }),
+      });
+    await assert.rejects(
+      run('santra.fix'),
+      (error: ResponseError<unknown>) =>
+        error.code === -32602 && /takes one argument \{uri, range/.test(error.message),
+    );
+    await assert.rejects(run('santra.fix', ['why?']), /needs a selection/);
+    await assert.rejects(
+      run('santra.nope'),
+      /unknown command "santra.nope": santra lsp offers santra.explain/,
+    );
+    const range = { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } };
+    await assert.rejects(
+      run('santra.explain', [{ uri: 'file:///nowhere/x.js', range }]),
+      /is not open in the editor/,
+    );
+    await assert.rejects(run('santra.answer', [42]), /takes the answer as one string/);
+    writeFileSync(join(e.workspace, 'greet.js'), 'changed on disk\n');
+    await assert.rejects(run('santra.fix', [{ uri: e.uri, range }]), /has unsaved changes: save it first/);
+    assert.equal(await shutdown(e), 0);
+  });
+});
