@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { after, describe, test } from 'node:test';
@@ -22,6 +22,7 @@ import {
   startFakeProvider,
 } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
+import { santraTestEnv, writeTesterAgent } from './helpers/editor-env.ts';
 
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
 const cleanups: (() => Promise<void>)[] = [];
@@ -29,15 +30,6 @@ const cleanups: (() => Promise<void>)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-/** The custom agent the sessions run as (mode "tester"): write_file and ask_user only. */
-const TESTER = {
-  id: 'tester',
-  name: 'Tester',
-  description: 'A writer used by the ACP test.',
-  systemPrompt: 'You are the test agent.',
-  toolNames: ['write_file', 'ask_user', 'todo_write', 'task_completed'],
-};
 
 type RecordedRequest = FakeProvider['requests'][number];
 const systemText = (request: RecordedRequest) =>
@@ -83,8 +75,7 @@ async function setup(turns: FakeTurn[]): Promise<Setup> {
     await fake.close();
     await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
   });
-  mkdirSync(join(workspace, '.agents'));
-  writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(TESTER));
+  writeTesterAgent(workspace, ['write_file', 'ask_user', 'todo_write', 'task_completed'], 'ACP');
   return { home, workspace, fake };
 }
 
@@ -101,15 +92,7 @@ async function connect(
 ): Promise<Editor> {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [SERVER, 'acp'], {
     cwd: home,
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      TMPDIR: home,
-      SANTRA_HOME: join(home, 'santra'),
-      ANTHROPIC_API_KEY: 'sk-ant-fake-key',
-      ANTHROPIC_BASE_URL: fake.url,
-      SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-    },
+    env: santraTestEnv(home, fake.url),
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -11,24 +11,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
+import { nvimTestEnv, writeTesterAgent } from './helpers/editor-env.ts';
 
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('../../editors/lsp-test/fix_flow.lua', import.meta.url));
 const ORIGINAL = 'export function greet(name) {\n  return "Hello " + name;\n}\n';
 const FIXED = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
-const TESTER = {
-  id: 'tester',
-  name: 'Tester',
-  description: 'A writer used by the LSP test.',
-  systemPrompt: 'You are the test agent.',
-  toolNames: ['write_file', 'task_completed'],
-};
 
 interface Report {
   error?: string;
@@ -56,25 +50,14 @@ test('Neovim LSP client: "Santra: fix" from the code actions, approval allowed, 
     await fake.close();
     await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
   });
-  mkdirSync(join(workspace, '.agents'));
-  writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(TESTER));
+  writeTesterAgent(workspace, ['write_file', 'task_completed'], 'LSP');
   writeFileSync(join(workspace, 'greet.js'), ORIGINAL);
   const out = join(home, 'report.json');
   const nvim = spawn('nvim', ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '-c', `luafile ${SCRIPT}`], {
     cwd: workspace,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_DATA_HOME: join(home, '.local/share'),
-      XDG_STATE_HOME: join(home, '.local/state'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      TMPDIR: home,
-      SANTRA_HOME: join(home, 'santra'),
-      ANTHROPIC_API_KEY: 'sk-ant-fake-key',
-      ANTHROPIC_BASE_URL: fake.url,
-      SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+      ...nvimTestEnv(home, fake.url),
       SANTRA_LSP_NODE: process.execPath,
       SANTRA_LSP_SERVER: SERVER,
       SANTRA_LSP_OUT: out,

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import {
   startFakeProvider,
 } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
+import { nvimTestEnv, writeTesterAgent } from './helpers/editor-env.ts';
 
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
 const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
@@ -32,15 +33,6 @@ const cleanups: (() => Promise<void>)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-/** The custom agent the plugin's prompts use (setup({agent = 'tester'})): write_file only. */
-const TESTER = {
-  id: 'tester',
-  name: 'Tester',
-  description: 'A writer used by the Neovim plugin test.',
-  systemPrompt: 'You are the test agent.',
-  toolNames: ['write_file', 'ask_user', 'task_completed'],
-};
 
 const systemText = (request: RecordedRequest) =>
   ((request.body.system ?? []) as Array<{ text: string }>).map((block) => block.text).join('\n');
@@ -86,24 +78,13 @@ async function runFlow(
     await fake.close();
     await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
   });
-  mkdirSync(join(workspace, '.agents'));
-  writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(TESTER));
+  writeTesterAgent(workspace, ['write_file', 'ask_user', 'task_completed'], 'Neovim plugin');
   const out = join(home, 'report.json');
   const nvim = spawn('nvim', [...NVIM_ARGS, '-c', `luafile ${SCRIPT}`], {
     cwd: workspace,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_DATA_HOME: join(home, '.local/share'),
-      XDG_STATE_HOME: join(home, '.local/state'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      TMPDIR: home,
-      SANTRA_HOME: join(home, 'santra'),
-      ANTHROPIC_API_KEY: 'sk-ant-fake-key',
-      ANTHROPIC_BASE_URL: fake.url,
-      SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+      ...nvimTestEnv(home, fake.url),
       SANTRA_NVIM_NODE: process.execPath,
       SANTRA_NVIM_SERVER: SERVER,
       SANTRA_NVIM_OUT: out,

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -30,14 +30,8 @@ import {
 import { type FakeTurn, startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { SERVER_BIN } from './helpers/wire.ts';
+import { santraTestEnv, writeTesterAgent } from '../../scripts/test/helpers/editor-env.ts';
 
-const TESTER = {
-  id: 'tester',
-  name: 'Tester',
-  description: 'A writer used by the LSP adapter test.',
-  systemPrompt: 'You are the test agent.',
-  toolNames: ['write_file', 'task_completed'],
-};
 const ORIGINAL = 'export function greet(name) {\n  return "Hello " + name;\n}\n';
 const FIXED = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 
@@ -68,20 +62,11 @@ async function editor(
   const fake = await startFakeProvider('anthropic', turns);
   const home = tempDir('santra-lsp-home-');
   const workspace = tempDir('santra-lsp-ws-');
-  mkdirSync(join(workspace, '.agents'));
-  writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(TESTER));
+  writeTesterAgent(workspace, ['write_file', 'task_completed'], 'LSP adapter');
   writeFileSync(join(workspace, 'greet.js'), ORIGINAL);
   const child = spawn(process.execPath, [SERVER_BIN, 'lsp'], {
     cwd: workspace,
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      TMPDIR: home,
-      SANTRA_HOME: join(home, 'santra'),
-      ANTHROPIC_API_KEY: 'sk-ant-fake-key',
-      ANTHROPIC_BASE_URL: fake.url,
-      SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
-    },
+    env: santraTestEnv(home, fake.url),
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
