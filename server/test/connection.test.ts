@@ -506,6 +506,9 @@ describe('oversized messages, in and out (§1.4)', () => {
       notice.error?.message ?? '',
       /Content-Length 99999999999 exceeds 4194304 bytes.*closing the connection/,
     );
+    const data = notice.error?.data as { limit?: number; size?: number } | undefined;
+    assert.equal(data?.size, 99999999999, 'MessageTooLarge says what was announced');
+    assert.equal(typeof data?.limit, 'number', 'and the limit');
     assert.equal(all.filter((m) => m.id === 2).length, 0);
   });
 

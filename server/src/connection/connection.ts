@@ -98,7 +98,7 @@ export function serve(options: ServeOptions): ServerConnection {
       if (requests.failAnswer(id, detail))
         log.warn(`the client's answer to request ${id} was skipped: ${detail}`);
     },
-    onFatal: (detail, reason) => {
+    onFatal: (detail, reason, size) => {
       log.error(
         `framing error: ${detail}; ${reason === 'too_large' ? 'the server will not wait for that many bytes' : 'the message stream cannot be resynchronised'}, closing (exit code ${EXIT_CODE_FRAMING_ERROR})`,
       );
@@ -107,6 +107,11 @@ export function serve(options: ServeOptions): ServerConnection {
           null,
           reason === 'too_large' ? 'MessageTooLarge' : 'ParseError',
           `Framing error: ${detail}. The server is closing the connection.`,
+          // As for a skipped message: the limit a message must stay under, and what was announced
+          // (a length too long for a number is reported as the largest exact one).
+          reason === 'too_large' && size !== undefined
+            ? { limit: limits.maxMessageBytes, size: Math.min(size, Number.MAX_SAFE_INTEGER) }
+            : {},
         ),
       );
       void end({ reason: 'framing_error', exitCode: EXIT_CODE_FRAMING_ERROR });

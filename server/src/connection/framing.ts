@@ -50,8 +50,11 @@ export type FrameEvent =
       detail: string;
       prefix: Buffer;
     }
-  /** The stream cannot be trusted any more; no further events follow. */
-  | { type: 'fatal'; reason: 'malformed_header' | 'too_large'; detail: string };
+  /**
+   * The stream cannot be trusted any more; no further events follow. With `too_large`,
+   * `contentLength` is what the header announced.
+   */
+  | { type: 'fatal'; reason: 'malformed_header' | 'too_large'; detail: string; contentLength?: number };
 
 type Rejection = Pick<Extract<FrameEvent, { type: 'rejected' }>, 'reason' | 'contentLength' | 'detail'>;
 
@@ -139,6 +142,7 @@ export class FrameParser {
         events,
         `Content-Length ${parsed.digits} exceeds ${hardCap} bytes, the most the server will skip (maxMessageBytes is ${this.#limits.maxMessageBytes})`,
         'too_large',
+        contentLength,
       );
       return Buffer.alloc(0);
     }
@@ -217,9 +221,10 @@ export class FrameParser {
     events: FrameEvent[],
     detail: string,
     reason: 'malformed_header' | 'too_large' = 'malformed_header',
+    contentLength?: number,
   ): void {
     this.#state = { mode: 'failed' };
-    events.push({ type: 'fatal', reason, detail });
+    events.push({ type: 'fatal', reason, detail, ...(contentLength === undefined ? {} : { contentLength }) });
   }
 }
 

@@ -64,7 +64,8 @@ export interface GateOptions extends FramingLimits {
   /** The client's response to the server's request `id` was too large to read. */
   onOversizedResponse(id: MessageId, detail: string): void;
   /** The stream cannot be read on; the gate has stopped reading. */
-  onFatal(detail: string, reason: 'malformed_header' | 'too_large'): void;
+  /** `size`: with `too_large`, the Content-Length that was announced. */
+  onFatal(detail: string, reason: 'malformed_header' | 'too_large', size?: number): void;
   warn(message: string): void;
 }
 
@@ -129,7 +130,7 @@ export class GatedMessageReader extends AbstractMessageReader {
             break;
           case 'fatal':
             this.#stop();
-            this.#options.onFatal(event.detail, event.reason);
+            this.#options.onFatal(event.detail, event.reason, event.contentLength);
             break;
           default: {
             const exhaustive: never = event;
