@@ -87,7 +87,12 @@ local function ask_feedback()
     if current == nil or current.id ~= id or text == nil then
       return
     end
-    M.answer('feedback', text)
+    -- No reason given is a plain reject: `feedback` must carry text (ApproveResult).
+    if vim.trim(text) == '' then
+      M.answer('reject')
+    else
+      M.answer('feedback', text)
+    end
   end)
 end
 

@@ -183,11 +183,25 @@ function Client:_closed(code, signal)
   end
 end
 
+--- The members of a message in the order the spec asks for (§1.4: `id` and `method` before
+--- `params`): a Lua table has no order of its own, so each member is encoded on its own.
+local MEMBER_ORDER = { 'jsonrpc', 'id', 'method', 'params', 'result', 'error' }
+
+local function encode_message(payload)
+  local members = {}
+  for _, key in ipairs(MEMBER_ORDER) do
+    if payload[key] ~= nil then
+      table.insert(members, vim.json.encode(key) .. ':' .. vim.json.encode(payload[key]))
+    end
+  end
+  return '{' .. table.concat(members, ',') .. '}'
+end
+
 function Client:_send(payload)
   if self.closed or self.stdin:is_closing() then
     return false
   end
-  local body = vim.json.encode(payload)
+  local body = encode_message(payload)
   self.stdin:write('Content-Length: ' .. #body .. '\r\n\r\n' .. body)
   return true
 end

@@ -50,7 +50,8 @@ local function on_request(method, params, respond, id)
   elseif method == 'ask' then
     local answer = function(value)
       if value == nil then
-        respond(nil, { code = -32800, message = 'The user dismissed the question.' })
+        -- RequestFailed is how a client declines (§7.4); RequestCancelled is for the server's own cancels.
+        respond(nil, { code = -32803, message = 'The user dismissed the question.' })
       else
         respond({ answer = value })
       end
@@ -310,7 +311,18 @@ function M.setup(opts)
     M.model(c.args)
   end, { nargs = '?', desc = 'Show or switch the Santra model' })
   local group = vim.api.nvim_create_augroup('santra', { clear = true })
-  vim.api.nvim_create_autocmd('VimLeavePre', { group = group, callback = M.stop })
+  -- Neovim quits when this returns: wait (briefly) for the server's answer to `shutdown`, so that
+  -- `exit` is sent too and the server ends cleanly instead of seeing its input close.
+  vim.api.nvim_create_autocmd('VimLeavePre', {
+    group = group,
+    callback = function()
+      local client = state.client
+      M.stop()
+      if client ~= nil then
+        client:wait_exit(2000)
+      end
+    end,
+  })
 end
 
 return M
