@@ -35,6 +35,8 @@ export const entryPoints = {
  */
 const workerEntryPoints = {
   'diff-worker-thread': 'server/src/approval/diff-worker-thread.ts',
+  // The scripted server of `santra-conformance client`, which a client under test starts.
+  'santra-conformance-server': 'conformance-tests/src/client/server-program.ts',
 };
 
 const range = packageJson.engines.node;

@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { AbsolutePath, noParams, RequestId } from './common.ts';
-import { PhaseType } from './prompt.ts';
 import { named } from './registry.ts';
 import { isProtocolVersion } from './version.ts';
 
@@ -99,7 +98,11 @@ export const ServerCapabilities = named(
   'What the server implements.',
   z.object({
     methods: z.array(z.string()).describe('Every method this server handles or sends.'),
-    phaseTypes: z.array(PhaseType).describe('Every `phase` type this server may send.'),
+    phaseTypes: z
+      .array(z.string())
+      .describe(
+        'Every `phase` type this server may send: the types of `PhaseType`, and from later minor versions types a client may not know, which it ignores (a client never refuses the list).',
+      ),
     providers: z.array(ProviderInfo).describe('Model providers and their models.'),
     limits: ServerLimits,
   }),

@@ -1,0 +1,190 @@
+/**
+ * What a scenario works with: a temporary home and workspace, the fake model providers (behind
+ * relays), server processes started with the documented environment (spec §0.1), and `check`,
+ * which records the outcome of one requirement. Every server a scenario starts is also watched
+ * throughout for the requirements that hold for every message (schema, framing, errors, phase
+ * order), so each scenario checks those too.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { PROTOCOL_VERSION } from '../../../protocol-spec/src/version.ts';
+import { type FakeProvider, type FakeTurn, startFakeProvider } from '../fake-providers/index.ts';
+import type { Requirement } from '../spec/requirements.ts';
+import type { MessageValidator } from '../spec/schema.ts';
+import { type Json, ServerUnderTest } from '../wire/peer.ts';
+import { watch } from './invariants.ts';
+import { Relay } from './proxy.ts';
+
+export const FAKE_ANTHROPIC_KEY = 'sk-ant-conformance-fake-key-0000';
+export const FAKE_OPENAI_KEY = 'sk-conformance-fake-openai-key-0000';
+export const DEFAULT_MODEL = 'anthropic/claude-sonnet-5-5';
+
+export interface Outcome {
+  id: string;
+  scenario: string;
+  ok: boolean;
+  /** Not applicable: the requirement is gated on a capability the server does not declare. */
+  notApplicable?: boolean;
+  detail: string;
+}
+
+export interface StartOptions {
+  /** Configure the OpenAI fake as a redirected endpoint too (OPENAI_API_KEY, OPENAI_BASE_URL). */
+  openai?: boolean;
+  /** Give the server no key at all. */
+  noKeys?: boolean;
+  /** Another workspace than the scenario's. */
+  workspace?: string;
+}
+
+export interface InitializeOptions {
+  approve?: boolean;
+  ask?: boolean;
+  extra?: Json;
+}
+
+/** A failed precondition: the scenario cannot go on, and what it had still to decide fails. */
+export class ScenarioStop extends Error {}
+
+export class ScenarioContext {
+  readonly outcomes: Outcome[] = [];
+  /** Run when the scenario is over: the watchers' verdicts. */
+  readonly finalizers: Array<() => void> = [];
+  readonly servers: ServerUnderTest[] = [];
+  readonly home: string;
+  readonly workspace: string;
+  anthropic!: FakeProvider;
+  openai!: FakeProvider;
+  /** What the server declared in `initialize`: `capabilities.methods` and `phaseTypes`. */
+  declared = new Set<string>();
+  readonly #relays: Relay[] = [];
+  readonly #anthropicRelay: Promise<Relay>;
+  readonly #openaiRelay: Promise<Relay>;
+  readonly #requirements: Map<string, Requirement>;
+  readonly #validator: MessageValidator;
+
+  readonly scenario: string;
+  readonly command: string[];
+
+  constructor(
+    scenario: string,
+    command: string[],
+    requirements: Map<string, Requirement>,
+    validator: MessageValidator,
+  ) {
+    this.scenario = scenario;
+    this.command = command;
+    this.#requirements = requirements;
+    this.#validator = validator;
+    this.home = mkdtempSync(join(tmpdir(), 'santra-conformance-home-'));
+    this.workspace = mkdtempSync(join(tmpdir(), 'santra-conformance-ws-'));
+    this.#anthropicRelay = startFakeProvider('anthropic').then((fake) => {
+      this.anthropic = fake;
+      return this.#relay(fake.url);
+    });
+    this.#openaiRelay = startFakeProvider('openai').then((fake) => {
+      this.openai = fake;
+      return this.#relay(fake.url);
+    });
+  }
+
+  async #relay(url: string): Promise<Relay> {
+    const relay = await Relay.start(url);
+    this.#relays.push(relay);
+    return relay;
+  }
+
+  /** The relay in front of the Anthropic fake (every model call of a scenario goes there). */
+  get anthropicRelay(): Promise<Relay> {
+    return this.#anthropicRelay;
+  }
+
+  /** Scripts the model's next answers. */
+  async script(...turns: FakeTurn[]): Promise<void> {
+    await this.#anthropicRelay;
+    this.anthropic.push(...turns);
+  }
+
+  /** Writes `content` to `path` in the workspace (or in `root`). */
+  writeFile(path: string, content: string, root = this.workspace): void {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+
+  /** A fresh server process with the documented environment. */
+  async start(options: StartOptions = {}): Promise<ServerUnderTest> {
+    const anthropic = await this.#anthropicRelay;
+    const openai = await this.#openaiRelay;
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: this.home,
+      SANTRA_HOME: join(this.home, 'santra'),
+      ANTHROPIC_BASE_URL: anthropic.url,
+      SANTRA_MODEL: DEFAULT_MODEL,
+      ...(options.noKeys === true ? {} : { ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY }),
+      ...(options.openai === true ? { OPENAI_API_KEY: FAKE_OPENAI_KEY, OPENAI_BASE_URL: openai.url } : {}),
+    };
+    // The command runs where the suite was started, so that relative paths in it work; the
+    // workspace is what initialize names.
+    const server = new ServerUnderTest({ command: this.command, env, cwd: process.cwd() });
+    server.note(`server ${this.servers.length + 1} started: ${this.command.join(' ')}`);
+    this.servers.push(server);
+    watch(this, server, this.#validator);
+    return server;
+  }
+
+  /** `initialize` params for `workspace`, with the client capabilities asked for. */
+  initializeParams(options: InitializeOptions = {}, workspace = this.workspace): Json {
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      clientInfo: { name: 'santra-conformance', version: '1' },
+      workspaceRoot: workspace,
+      capabilities: { approve: options.approve ?? true, ask: options.ask ?? true, diffs: true },
+      ...options.extra,
+    };
+  }
+
+  /** Starts a server and opens the connection (`initialize`, `initialized`); stops the scenario if it fails. */
+  async open(options: InitializeOptions & StartOptions = {}): Promise<ServerUnderTest> {
+    const server = await this.start(options);
+    const response = await server.request('initialize', this.initializeParams(options, options.workspace));
+    const result = response.result as Json | undefined;
+    if (result === undefined)
+      throw new ScenarioStop(`initialize failed: ${JSON.stringify(response.error ?? response)}`);
+    const capabilities = (result.capabilities ?? {}) as { methods?: unknown; phaseTypes?: unknown };
+    for (const name of [capabilities.methods, capabilities.phaseTypes].flat())
+      if (typeof name === 'string') this.declared.add(name);
+    server.notify('initialized', {});
+    return server;
+  }
+
+  /** Records whether requirement `id` holds here; `detail` says what was seen. */
+  check(id: string, ok: boolean, detail: string): boolean {
+    const requirement = this.#requirements.get(id);
+    if (requirement === undefined)
+      throw new Error(`${this.scenario}: ${id} is not a requirement of the spec`);
+    const gate = requirement.capability;
+    const notApplicable = !ok && gate !== undefined && !this.declared.has(gate);
+    this.outcomes.push({
+      id,
+      scenario: this.scenario,
+      ok,
+      detail: notApplicable ? `not applicable: the server does not declare ${gate} (${detail})` : detail,
+      ...(notApplicable ? { notApplicable } : {}),
+    });
+    return ok;
+  }
+
+  /** Like `check`, and stops the scenario when it fails (what follows depends on it). */
+  require(id: string, ok: boolean, detail: string): void {
+    if (!this.check(id, ok, detail)) throw new ScenarioStop(`${id} failed, so the scenario cannot go on`);
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(this.servers.map((server) => server.stop()));
+    await Promise.all(this.#relays.map((relay) => relay.close()));
+    await Promise.all([this.anthropic?.close(), this.openai?.close()]);
+    for (const dir of [this.home, this.workspace]) rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Runs scenarios against a server command, each with a fresh context (its own server processes,
+ * temp dirs and fake providers), and turns their outcomes into one verdict per requirement.
+ */
+import type { Requirement } from '../spec/requirements.ts';
+import { MessageValidator } from '../spec/schema.ts';
+import { Timeout, type TranscriptEntry } from '../wire/peer.ts';
+import { type Outcome, ScenarioContext, ScenarioStop } from './context.ts';
+
+export interface Scenario {
+  name: string;
+  /** The requirements it decides; one it stops before deciding fails with the reason. */
+  covers: string[];
+  run(context: ScenarioContext): Promise<void>;
+}
+
+export type Status = 'passed' | 'failed' | 'not applicable' | 'not checkable' | 'not checked' | 'client';
+
+export interface Verdict {
+  requirement: Requirement;
+  status: Status;
+  checks: Outcome[];
+}
+
+export interface ScenarioRecord {
+  name: string;
+  failed: boolean;
+  error?: string;
+  transcript: { server: number; entries: TranscriptEntry[]; stderr: string }[];
+}
+
+export interface RunResult {
+  command: string[];
+  verdicts: Verdict[];
+  scenarios: ScenarioRecord[];
+}
+
+const SCENARIO_TIMEOUT_MS = 90_000;
+
+export interface RunOptions {
+  command: string[];
+  requirements: Requirement[];
+  scenarios: Scenario[];
+  /** Only these requirement ids (all when empty). */
+  only: Set<string>;
+  onScenario?: (record: ScenarioRecord) => void;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof ScenarioStop || error instanceof Timeout) return error.message;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+async function runScenario(
+  scenario: Scenario,
+  options: RunOptions,
+  byId: Map<string, Requirement>,
+  validator: MessageValidator,
+): Promise<{ outcomes: Outcome[]; record: ScenarioRecord }> {
+  const context = new ScenarioContext(scenario.name, options.command, byId, validator);
+  let error: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const overtime = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Timeout(`the scenario did not finish within ${SCENARIO_TIMEOUT_MS / 1000} s`)),
+        SCENARIO_TIMEOUT_MS,
+      );
+    });
+    await Promise.race([scenario.run(context), overtime]);
+  } catch (caught) {
+    error = describeError(caught);
+  } finally {
+    clearTimeout(timer);
+  }
+  for (const finalize of context.finalizers) finalize();
+  const decided = new Set(context.outcomes.map((outcome) => outcome.id));
+  for (const id of scenario.covers)
+    if (!decided.has(id))
+      context.check(id, false, `the scenario stopped before deciding it: ${error ?? 'no check was made'}`);
+  const outcomes = context.outcomes.filter((o) => options.only.size === 0 || options.only.has(o.id));
+  const failed = outcomes.some((o) => !o.ok && o.notApplicable !== true);
+  const record: ScenarioRecord = {
+    name: scenario.name,
+    failed,
+    ...(error === undefined ? {} : { error }),
+    transcript: failed
+      ? context.servers.map((server, index) => ({
+          server: index + 1,
+          entries: server.transcript,
+          stderr: server.stderr,
+        }))
+      : [],
+  };
+  await context.dispose();
+  return { outcomes, record };
+}
+
+function statusOf(requirement: Requirement, checks: Outcome[]): Status {
+  if (requirement.subject === 'client') return 'client';
+  if (checks.some((check) => !check.ok && check.notApplicable !== true)) return 'failed';
+  if (checks.some((check) => check.ok)) return 'passed';
+  if (checks.length > 0) return 'not applicable';
+  return requirement.notCheckable === undefined ? 'not checked' : 'not checkable';
+}
+
+export async function runSuite(options: RunOptions): Promise<RunResult> {
+  const byId = new Map(options.requirements.map((r) => [r.id, r]));
+  for (const scenario of options.scenarios)
+    for (const id of scenario.covers)
+      if (!byId.has(id))
+        throw new Error(`scenario ${scenario.name} covers ${id}, which the spec does not have`);
+  const validator = new MessageValidator();
+  // An id no scenario names is one watched on every message (run/invariants.ts): it needs them all.
+  const named = new Set(options.scenarios.flatMap((s) => s.covers));
+  const everywhere = [...options.only].some((id) => !named.has(id));
+  const wanted = options.scenarios.filter(
+    (s) => options.only.size === 0 || everywhere || s.covers.some((id) => options.only.has(id)),
+  );
+  const outcomes: Outcome[] = [];
+  const scenarios: ScenarioRecord[] = [];
+  for (const scenario of wanted) {
+    const result = await runScenario(scenario, options, byId, validator);
+    outcomes.push(...result.outcomes);
+    scenarios.push(result.record);
+    options.onScenario?.(result.record);
+  }
+  const verdicts = options.requirements
+    .filter((r) => options.only.size === 0 || options.only.has(r.id))
+    .map((requirement) => {
+      const checks = outcomes.filter((o) => o.id === requirement.id);
+      return { requirement, status: statusOf(requirement, checks), checks };
+    });
+  return { command: options.command, verdicts, scenarios };
+}
+
+/** Whether the run conforms: no mandatory or declared capability-gated requirement failed. */
+export function conforms(result: RunResult): boolean {
+  return !result.verdicts.some(
+    (v) =>
+      v.status === 'failed' &&
+      (v.requirement.tier === 'mandatory' || v.requirement.tier === 'capability-gated'),
+  );
+}

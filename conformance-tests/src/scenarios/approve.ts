@@ -1,0 +1,289 @@
+/** §7.3 `approve`: allow, allow_all, reject, feedback, errors, protected locations, commands. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScenarioContext } from '../run/context.ts';
+import type { Scenario } from '../run/runner.ts';
+import type { Json, ServerUnderTest } from '../wire/peer.ts';
+import {
+  phasesOf,
+  prompt,
+  responseTo,
+  sentToModel,
+  serverRequest,
+  startPrompt,
+  toolResults,
+  toolTurn,
+  str,
+} from './helpers.ts';
+
+const CONTENT = 'first line\nsecond line\n';
+
+function fileIn(ctx: ScenarioContext, path: string): string | undefined {
+  const full = join(ctx.workspace, path);
+  return existsSync(full) ? readFileSync(full, 'utf8') : undefined;
+}
+
+/** Answers every `approve` with `answer(params)`, recording the requests. */
+function answering(server: ServerUnderTest, answer: (params: Json) => unknown): Json[] {
+  const seen: Json[] = [];
+  server.handle('approve', (message) => {
+    seen.push(message.params as Json);
+    return answer(message.params as Json);
+  });
+  return seen;
+}
+
+const allow: Scenario = {
+  name: 'approve: allow a new file, shown exactly',
+  covers: ['SANTRA-APPROVE-001', 'SANTRA-APPROVE-002', 'SANTRA-APPROVE-005', 'SANTRA-MSG-012'],
+  async run(ctx) {
+    const server = await ctx.open();
+    await ctx.script(toolTurn('write_file', { path: 'notes/a.txt', content: CONTENT }), { text: 'Written.' });
+    const id = startPrompt(server, { text: 'Write notes/a.txt', agent: 'executor' });
+    const request = await serverRequest(server, 'approve', 0, id);
+    ctx.check(
+      'SANTRA-APPROVE-001',
+      fileIn(ctx, 'notes/a.txt') === undefined,
+      'the file did not exist while approve was pending',
+    );
+    // The same id as the server's pending request, from the client: served as usual.
+    const answer = server.next(
+      (m) => m.id === request.id && !Object.hasOwn(m, 'method'),
+      10_000,
+      'the answer to a client request with the id of the pending approve',
+    );
+    server.send({ jsonrpc: '2.0', id: request.id, method: 'santra-conformance/no-such-method' });
+    const own = await answer;
+    ctx.check(
+      'SANTRA-MSG-012',
+      (own.error as Json | undefined)?.code === -32601,
+      `a client request with id ${JSON.stringify(request.id)}: ${JSON.stringify(own)}`,
+    );
+    const params = request.params as Json;
+    const diff = (params.diff ?? {}) as Json;
+    const unified = str(diff.unifiedDiff);
+    ctx.check(
+      'SANTRA-APPROVE-002',
+      params.kind === 'file_change' &&
+        params.path === 'notes/a.txt' &&
+        diff.added === 2 &&
+        diff.removed === 0 &&
+        unified.includes('+first line') &&
+        unified.includes('+second line') &&
+        Array.isArray(diff.hunks) &&
+        diff.hunks.length === 1,
+      `approve params: ${JSON.stringify(params).slice(0, 400)}`,
+    );
+    server.send({ jsonrpc: '2.0', id: request.id, result: { decision: 'allow' } });
+    const response = await responseTo(server, id);
+    const phases = phasesOf(server, (response.result as Json).runId);
+    ctx.check(
+      'SANTRA-APPROVE-005',
+      fileIn(ctx, 'notes/a.txt') === CONTENT,
+      `after allow the file holds ${JSON.stringify(fileIn(ctx, 'notes/a.txt'))}`,
+    );
+    ctx.check(
+      'SANTRA-APPROVE-001',
+      toolResults(phases)[0]?.status === 'ok',
+      `tool_result ${JSON.stringify(toolResults(phases)[0])}`,
+    );
+  },
+};
+
+const allowAll: Scenario = {
+  name: 'approve: allow_all, then a protected location and a protected command',
+  covers: ['SANTRA-APPROVE-006', 'SANTRA-APPROVE-013', 'SANTRA-APPROVE-014', 'SANTRA-FRAME-017'],
+  async run(ctx) {
+    const server = await ctx.open();
+    const seen = answering(server, () => ({ decision: 'allow_all' }));
+    await ctx.script(
+      toolTurn('write_file', { path: 'one.txt', content: '1\n' }),
+      toolTurn('write_file', { path: 'two.txt', content: '2\n' }),
+      toolTurn('run_command', { command: 'echo santra-conformance-stdout-marker' }),
+      toolTurn('write_file', { path: '.envrc', content: 'export X=1\n' }),
+      toolTurn('run_command', { command: 'echo x >> .bashrc' }),
+      { text: 'Done.' },
+    );
+    const run = await prompt(server, { text: 'Write files', agent: 'executor' });
+    const paths = seen.map((p) => p.path ?? p.command);
+    ctx.check(
+      'SANTRA-APPROVE-006',
+      seen.length >= 1 &&
+        seen[0]?.path === 'one.txt' &&
+        fileIn(ctx, 'two.txt') === '2\n' &&
+        !paths.includes('two.txt'),
+      `approve requests: ${JSON.stringify(paths)}`,
+    );
+    const envrc = seen.find((p) => p.path === '.envrc');
+    ctx.check(
+      'SANTRA-APPROVE-013',
+      envrc?.protected === true && typeof envrc.protectedReason === 'string',
+      `after allow_all, .envrc: ${JSON.stringify(envrc)}`,
+    );
+    const bashrc = seen.find((p) => typeof p.command === 'string' && p.command.includes('.bashrc'));
+    ctx.check(
+      'SANTRA-APPROVE-014',
+      bashrc?.protected === true,
+      `after allow_all, a command appending to .bashrc: ${JSON.stringify(bashrc)}`,
+    );
+    const echo = run.phases.find((p) => p.type === 'tool_result' && p.toolName === 'run_command');
+    ctx.check(
+      'SANTRA-FRAME-017',
+      echo?.status === 'ok' &&
+        server.wireFaults.length === 0 &&
+        str(echo.output).includes('santra-conformance-stdout-marker'),
+      `a command writing to its stdout: ${JSON.stringify(echo)}; wire faults ${server.wireFaults.length}`,
+    );
+  },
+};
+
+const command: Scenario = {
+  name: 'approve: a command, shown exactly, control characters visible',
+  covers: ['SANTRA-APPROVE-004'],
+  async run(ctx) {
+    const server = await ctx.open();
+    const seen = answering(server, () => ({ decision: 'reject' }));
+    await ctx.script(toolTurn('run_command', { command: 'printf "a\\033[31mb" > out.txt' }), { text: 'OK.' });
+    await prompt(server, { text: 'Run it', agent: 'executor' });
+    const request = seen[0];
+    const shown = str(request?.command);
+    ctx.check(
+      'SANTRA-APPROVE-004',
+      request?.kind === 'command' &&
+        shown.startsWith('printf "a') &&
+        !/[\x00-\x08\x0b-\x1f\x7f]/.test(shown) &&
+        request.cwd === ctx.workspace,
+      `approve params: ${JSON.stringify(request)}`,
+    );
+  },
+};
+
+const reject: Scenario = {
+  name: 'approve: reject, feedback, an error answer, an invalid result',
+  covers: ['SANTRA-APPROVE-007', 'SANTRA-APPROVE-008', 'SANTRA-APPROVE-010'],
+  async run(ctx) {
+    const server = await ctx.open();
+    const answers: unknown[] = [
+      { decision: 'reject' },
+      { decision: 'feedback', feedback: 'Use santra-conformance-feedback-marker instead.' },
+      { error: { code: -32803, message: 'no user to ask', data: { retryable: false } } },
+      { decision: 'maybe' },
+    ];
+    let index = 0;
+    server.handle('approve', (message) => {
+      const answer = answers[index++] as Json;
+      return Object.hasOwn(answer, 'error') ? { jsonrpc: '2.0', id: message.id, ...answer } : answer;
+    });
+    await ctx.script(
+      toolTurn('write_file', { path: 'r1.txt', content: 'x\n' }),
+      toolTurn('write_file', { path: 'r2.txt', content: 'x\n' }),
+      toolTurn('write_file', { path: 'r3.txt', content: 'x\n' }),
+      toolTurn('write_file', { path: 'r4.txt', content: 'x\n' }),
+      { text: 'Nothing was written.' },
+    );
+    const run = await prompt(server, { text: 'Write four files', agent: 'executor' });
+    const results = toolResults(run.phases);
+    ctx.check(
+      'SANTRA-APPROVE-007',
+      results[0]?.status === 'rejected' &&
+        fileIn(ctx, 'r1.txt') === undefined &&
+        run.result.status === 'completed',
+      `reject: ${JSON.stringify(results[0])}; run ${String(run.result.status)}`,
+    );
+    const told = sentToModel(ctx.anthropic.requests, 1);
+    ctx.check(
+      'SANTRA-APPROVE-008',
+      results[1]?.status === 'rejected' &&
+        fileIn(ctx, 'r2.txt') === undefined &&
+        told.includes('santra-conformance-feedback-marker'),
+      `feedback: ${JSON.stringify(results[1])}; the model was told: ${told.includes('santra-conformance-feedback-marker')}`,
+    );
+    ctx.check(
+      'SANTRA-APPROVE-010',
+      results[2]?.status === 'rejected' && fileIn(ctx, 'r3.txt') === undefined,
+      `an error answer: ${JSON.stringify(results[2])}`,
+    );
+    ctx.check(
+      'SANTRA-APPROVE-010',
+      results[3]?.status === 'rejected' && fileIn(ctx, 'r4.txt') === undefined,
+      `an invalid result: ${JSON.stringify(results[3])}`,
+    );
+  },
+};
+
+const noCapability: Scenario = {
+  name: 'approve: a client without the approve capability',
+  covers: ['SANTRA-APPROVE-009'],
+  async run(ctx) {
+    const server = await ctx.open({ approve: false });
+    await ctx.script(toolTurn('write_file', { path: 'no.txt', content: 'x\n' }), {
+      text: 'Could not write.',
+    });
+    const run = await prompt(server, { text: 'Write', agent: 'executor' });
+    const asked = server.received.filter((m) => m.method === 'approve');
+    const result = toolResults(run.phases)[0];
+    ctx.check(
+      'SANTRA-APPROVE-009',
+      asked.length === 0 && result?.status === 'error' && fileIn(ctx, 'no.txt') === undefined,
+      `${asked.length} approve request(s); tool_result ${JSON.stringify(result)}`,
+    );
+  },
+};
+
+const move: Scenario = {
+  name: 'approve: a move shows the rename',
+  covers: ['SANTRA-APPROVE-003'],
+  async run(ctx) {
+    ctx.writeFile('a.txt', 'content\n');
+    const server = await ctx.open();
+    const seen = answering(server, () => ({ decision: 'allow' }));
+    await ctx.script(toolTurn('move_file', { from: 'a.txt', to: 'sub/b.txt' }), { text: 'Moved.' });
+    await prompt(server, { text: 'Move it', agent: 'executor' });
+    const request = seen[0];
+    const diff = (request?.diff ?? {}) as Json;
+    const unified = str(diff.unifiedDiff);
+    ctx.check(
+      'SANTRA-APPROVE-003',
+      request?.operation === 'move' &&
+        request.path === 'a.txt' &&
+        request.destination === 'sub/b.txt' &&
+        unified.includes('--- a/a.txt') &&
+        unified.includes('+++ b/sub/b.txt') &&
+        diff.added === 0 &&
+        diff.removed === 0,
+      `approve params: ${JSON.stringify(request)}`,
+    );
+  },
+};
+
+const oversizedAnswer: Scenario = {
+  name: 'approve: an oversized answer fails the approval',
+  covers: ['SANTRA-FRAME-013'],
+  async run(ctx) {
+    const server = await ctx.open();
+    await ctx.script(toolTurn('write_file', { path: 'big.txt', content: 'x\n' }), { text: 'Not written.' });
+    const id = startPrompt(server, { text: 'Write', agent: 'executor' });
+    const request = await serverRequest(server, 'approve', 0, id);
+    const size = 16 * 1024 * 1024 + 1;
+    const body = Buffer.alloc(size, 0x20);
+    body.write(
+      `{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":{"decision":"allow","pad":"`,
+      0,
+      'utf8',
+    );
+    body.write('"}}', size - 3, 'utf8');
+    server.sendRaw(Buffer.concat([Buffer.from(`Content-Length: ${size}\r\n\r\n`, 'latin1'), body]));
+    const response = await responseTo(server, id);
+    const tooLarge = server.received.find((m) => (m.error as Json | undefined)?.code === -33001);
+    const phases = phasesOf(server, (response.result as Json | undefined)?.runId);
+    ctx.check(
+      'SANTRA-FRAME-013',
+      tooLarge?.id === null &&
+        fileIn(ctx, 'big.txt') === undefined &&
+        toolResults(phases)[0]?.status === 'rejected',
+      `MessageTooLarge ${JSON.stringify(tooLarge)}; tool_result ${JSON.stringify(toolResults(phases)[0])}`,
+    );
+  },
+};
+
+export const APPROVE: Scenario[] = [allow, allowAll, command, reject, noCapability, move, oversizedAnswer];

@@ -1,0 +1,21 @@
+/** Every scenario of the suite, in the order of the spec's sections. */
+import type { Scenario } from '../run/runner.ts';
+import { APPROVE } from './approve.ts';
+import { ASK } from './ask.ts';
+import { CANCEL } from './cancel.ts';
+import { CATALOG } from './catalog.ts';
+import { FRAMING } from './framing.ts';
+import { LIFECYCLE } from './lifecycle.ts';
+import { RUNS } from './runs.ts';
+import { SESSIONS } from './sessions.ts';
+
+export const SCENARIOS: Scenario[] = [
+  ...FRAMING,
+  ...LIFECYCLE,
+  ...CANCEL,
+  ...RUNS,
+  ...APPROVE,
+  ...ASK,
+  ...CATALOG,
+  ...SESSIONS,
+];

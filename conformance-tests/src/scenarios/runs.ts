@@ -1,0 +1,230 @@
+/** §7.1 `prompt`, §7.2 `phase`, §5 failures as data, §9 sub-agents. */
+import type { Scenario } from '../run/runner.ts';
+import type { Json } from '../wire/peer.ts';
+import {
+  codeOf,
+  describeResponse,
+  prompt,
+  responseTo,
+  sentToModel,
+  sleep,
+  startPrompt,
+  toolResults,
+  toolTurn,
+} from './helpers.ts';
+
+const chat: Scenario = {
+  name: 'prompt: a chat, continued in its session',
+  covers: [
+    'SANTRA-PROMPT-003',
+    'SANTRA-PROMPT-004',
+    'SANTRA-PROMPT-007',
+    'SANTRA-PROMPT-009',
+    'SANTRA-PHASE-003',
+  ],
+  async run(ctx) {
+    const server = await ctx.open();
+    const deltas = ['The answer ', 'is forty', '-two, as ', 'everyone knows.'];
+    await ctx.script({ text: deltas }, { text: 'You asked about the answer.' }, { text: 'Another session.' });
+    const first = await prompt(server, {
+      text: 'What is the answer? (conformance-marker-1)',
+      mode: 'simple_chat',
+    });
+    const text = first.phases
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text)
+      .join('');
+    ctx.check('SANTRA-PHASE-003', text === deltas.join(''), `text deltas joined: ${JSON.stringify(text)}`);
+    const tools = ctx.anthropic.requests.map((r) => ((r.body as { tools?: unknown[] }).tools ?? []).length);
+    ctx.check('SANTRA-PROMPT-007', tools[0] === 0, `a simple_chat run offered the model ${tools[0]} tool(s)`);
+    const second = await prompt(server, {
+      text: 'What did I ask?',
+      sessionId: first.result.sessionId,
+      mode: 'direct_answer',
+    });
+    ctx.check(
+      'SANTRA-PROMPT-007',
+      tools.length > 0 &&
+        ((ctx.anthropic.requests[1]?.body as { tools?: unknown[] }).tools ?? []).length === 0,
+      'a direct_answer run offered no tools',
+    );
+    ctx.check(
+      'SANTRA-PROMPT-004',
+      second.result.sessionId === first.result.sessionId &&
+        sentToModel(ctx.anthropic.requests, 1).includes('conformance-marker-1'),
+      'the second prompt sent the model the first prompt',
+    );
+    const third = await prompt(server, { text: 'Something else', mode: 'simple_chat' });
+    ctx.check(
+      'SANTRA-PROMPT-003',
+      third.result.sessionId !== first.result.sessionId,
+      `a prompt without sessionId: session ${String(third.result.sessionId)}`,
+    );
+    const unknown = await server.request('prompt', {
+      text: 'x',
+      sessionId: 'ses_santra_conformance_unknown',
+    });
+    ctx.check(
+      'SANTRA-PROMPT-009',
+      codeOf(unknown) === -33005,
+      `an unknown sessionId: ${describeResponse(unknown)}`,
+    );
+  },
+};
+
+const agentAndModel: Scenario = {
+  name: 'prompt: agent over mode, a model for one prompt, a tool failure',
+  covers: ['SANTRA-PROMPT-005', 'SANTRA-PROMPT-006', 'SANTRA-PROMPT-008', 'SANTRA-ERR-005'],
+  async run(ctx) {
+    const server = await ctx.open();
+    await ctx.script(toolTurn('write_file', { path: 'missing-content.txt' }), { text: 'I will stop here.' });
+    const run = await prompt(server, {
+      text: 'Write a file',
+      agent: 'executor',
+      mode: 'simple_chat',
+      model: 'anthropic/claude-haiku-4-5',
+    });
+    const top = run.phases.filter((p) => p.parentAgentId === undefined).map((p) => p.agentId);
+    ctx.check(
+      'SANTRA-PROMPT-005',
+      top.length > 0 && top.every((id) => id === 'executor'),
+      `top agent ids: ${[...new Set(top)].join(', ')}`,
+    );
+    const offered = ((ctx.anthropic.requests[0]?.body as { tools?: { name: string }[] }).tools ?? []).map(
+      (t) => t.name,
+    );
+    ctx.check(
+      'SANTRA-PROMPT-006',
+      offered.includes('write_file'),
+      `with agent executor and mode simple_chat the model was offered ${offered.join(', ') || 'no tools'}`,
+    );
+    const model = (ctx.anthropic.requests[0]?.body as { model?: string }).model;
+    ctx.check('SANTRA-PROMPT-008', model === 'claude-haiku-4-5', `the model call named ${String(model)}`);
+    const results = toolResults(run.phases);
+    ctx.check(
+      'SANTRA-ERR-005',
+      results[0]?.status === 'error' && run.result.status === 'completed',
+      `a tool call with bad arguments: ${JSON.stringify(results[0])}; run ${String(run.result.status)}`,
+    );
+  },
+};
+
+const noKey: Scenario = {
+  name: 'prompt: no key for the model',
+  covers: ['SANTRA-PROMPT-011'],
+  async run(ctx) {
+    const server = await ctx.open({ noKeys: true });
+    const run = await prompt(server, { text: 'Hello', mode: 'simple_chat' });
+    const error = run.phases.find((p) => p.type === 'error');
+    ctx.check(
+      'SANTRA-PROMPT-011',
+      run.result.status === 'error' && typeof error?.message === 'string' && /KEY|key/.test(error.message),
+      `status ${String(run.result.status)}, error phase ${JSON.stringify(error)}`,
+    );
+  },
+};
+
+const providerFault: Scenario = {
+  name: 'errors: provider faults end the run as data',
+  covers: ['SANTRA-ERR-004', 'SANTRA-CANCEL-006'],
+  async run(ctx) {
+    const server = await ctx.open();
+    await ctx.script({ fault: { kind: 'http_error', status: 401, message: 'invalid x-api-key' } });
+    const refused = await prompt(server, { text: 'Hello', mode: 'simple_chat' });
+    const error = refused.phases.find((p) => p.type === 'error');
+    ctx.check(
+      'SANTRA-ERR-004',
+      (refused.result.status === 'error' || refused.result.status === 'interrupted') && error !== undefined,
+      `HTTP 401: status ${String(refused.result.status)}, error phase ${JSON.stringify(error)}`,
+    );
+    await ctx.script({
+      text: ['A long answer ', 'that is cut ', 'short by the ', 'network.'],
+      fault: { kind: 'drop', afterEvents: 5 },
+    });
+    const dropped = await prompt(server, { text: 'Hello again', mode: 'simple_chat' });
+    const usage = dropped.result.usage as Json;
+    ctx.check(
+      'SANTRA-ERR-004',
+      dropped.result.status === 'error' || dropped.result.status === 'interrupted',
+      `a dropped stream: status ${String(dropped.result.status)}`,
+    );
+    ctx.check(
+      'SANTRA-CANCEL-006',
+      usage.estimated === true && Number(usage.outputTokens) > 0,
+      `usage after a dropped stream: ${JSON.stringify(usage)}`,
+    );
+    const after = await server.request('model/list', {});
+    ctx.check(
+      'SANTRA-ERR-004',
+      !Object.hasOwn(after, 'error') || codeOf(after) === -32601,
+      'the server serves on after the faults',
+    );
+  },
+};
+
+const firstDelta: Scenario = {
+  name: 'phase: the first text delta of a turn is sent at once',
+  covers: ['SANTRA-PHASE-007'],
+  async run(ctx) {
+    const server = await ctx.open();
+    // The generated tokens after the text are paced: the second comes 4 s after the first.
+    await ctx.script({ text: ['First words'], generate: { tokens: 2, tokensPerSecond: 0.25 } });
+    const id = startPrompt(server, { text: 'Hello', mode: 'simple_chat' });
+    const started = Date.now();
+    const first = await server.waitFor(
+      (m) => m.method === 'phase' && (m.params as Json).type === 'text',
+      10_000,
+      'a text phase',
+    );
+    const waited = Date.now() - started;
+    ctx.check(
+      'SANTRA-PHASE-007',
+      waited < 3000 && String((first.params as Json).text).startsWith('First'),
+      `the first text phase came after ${waited} ms (the next deltas were 4 s away)`,
+    );
+    await responseTo(server, id);
+  },
+};
+
+const subAgent: Scenario = {
+  name: 'agents: a sub-agent under a section',
+  covers: ['SANTRA-AGENT-004', 'SANTRA-AGENT-005'],
+  async run(ctx) {
+    const server = await ctx.open();
+    const offers = (name: string) => (request: { body: unknown }) =>
+      ((request.body as { tools?: { name: string }[] }).tools ?? []).some((t) => t.name === name);
+    await ctx.script(
+      {
+        match: offers('spawn_agent'),
+        toolCalls: [
+          {
+            name: 'spawn_agent',
+            args: { agentId: 'reader', task: 'Read README.md and summarise it.' },
+            chunks: 1,
+          },
+        ],
+      },
+      { match: (r) => !offers('spawn_agent')(r), text: 'README.md says hello.' },
+      { match: offers('spawn_agent'), text: 'The reader says README.md says hello.' },
+    );
+    ctx.writeFile('README.md', 'hello\n');
+    const run = await prompt(server, { text: 'What does the README say?', mode: 'agent_task' });
+    const sub = run.phases.filter((p) => p.parentAgentId !== undefined);
+    const root = run.phases.find((p) => p.parentAgentId === undefined)?.agentId;
+    const first = sub[0];
+    ctx.check(
+      'SANTRA-AGENT-004',
+      sub.length > 0 &&
+        sub.every((p) => p.parentAgentId === root && typeof p.agentRole === 'string' && p.agentId !== root),
+      `sub-agent phases: ${JSON.stringify(sub.slice(0, 2))}`,
+    );
+    ctx.check(
+      'SANTRA-AGENT-005',
+      first?.type === 'section' && typeof first.title === 'string' && first.title !== '',
+      `the first phase of the sub-agent: ${JSON.stringify(first)}`,
+    );
+    await sleep(0);
+  },
+};
+
+export const RUNS: Scenario[] = [chat, agentAndModel, noKey, providerFault, firstDelta, subAgent];

@@ -1,0 +1,108 @@
+/**
+ * The client mode checked on a client written against the spec alone (src/client/fixtures/
+ * fixture-client.ts): as written it passes every requirement the mode checks; each of its faults
+ * fails the requirement it breaks, citing that id. Real processes: the driver starts the fixture,
+ * which starts the scripted server from SANTRA_SERVER, as santra does.
+ */
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import { runClientSuite, type ScenarioRun } from '../src/client/driver.ts';
+import { FAULTS, type Fault } from '../src/client/fixtures/faults.ts';
+import { buildReport, type ClientReport, formatText } from '../src/client/report.ts';
+import { MessageValidator } from '../src/spec/schema.ts';
+import { asMessage, type RpcMessage } from '../src/client/wire.ts';
+
+const FIXTURE = fileURLToPath(new URL('../src/client/fixtures/fixture-client.ts', import.meta.url));
+
+async function check(
+  fault: Fault | undefined,
+  scenarios?: string[],
+): Promise<{ report: ClientReport; runs: ScenarioRun[] }> {
+  const command = [process.execPath, FIXTURE, ...(fault === undefined ? [] : ['--fault', fault])];
+  const runs = await runClientSuite({
+    command,
+    cancel: 'client',
+    unattended: true,
+    // Short: a faulty fixture waits for what never comes until the scripted server gives up.
+    deadlineMs: 4000,
+    ...(scenarios === undefined ? {} : { scenarios }),
+  });
+  return { report: buildReport(command, runs), runs };
+}
+
+/** What forward-compat and advertised-phase-type send that no schema knows, on purpose. */
+const UNKNOWN_ON_PURPOSE = /santra_hologram|santraFuture|santra\/projectHologram|holograms/;
+
+const statusOf = (report: ClientReport, id: string) => report.requirements.find((r) => r.id === id)?.status;
+
+describe('client mode on the fixture client', () => {
+  test('the fixture as written passes every checked requirement in every scenario', async () => {
+    const { report, runs } = await check(undefined);
+    const failed = report.requirements.filter((r) => r.status === 'fail');
+    assert.deepEqual(failed, [], formatText(report));
+    assert.equal(report.ok, true);
+    assert.ok(runs.every((run) => run.report !== undefined && run.problems.length === 0));
+    for (const id of [
+      'SANTRA-CLIENT-006',
+      'SANTRA-CLIENT-007',
+      'SANTRA-CLIENT-008',
+      'SANTRA-CLIENT-009',
+      'SANTRA-APPROVE-016',
+    ])
+      assert.equal(statusOf(report, id), 'pass', id);
+
+    // The scripted server's own messages follow the schema, but for what forward-compat and
+    // advertised-phase-type make unknown on purpose.
+    const validator = new MessageValidator();
+    for (const run of runs) {
+      const methods = new Map<string, string>();
+      for (const entry of run.report?.transcript ?? []) {
+        const message = asMessage(entry) as (RpcMessage & Record<string, unknown>) | undefined;
+        if (message === undefined) continue;
+        if (entry.from === 'client' && typeof message.method === 'string' && Object.hasOwn(message, 'id'))
+          methods.set(String(message.id), message.method);
+        if (entry.from !== 'server' || UNKNOWN_ON_PURPOSE.test(JSON.stringify(message))) continue;
+        assert.deepEqual(
+          validator.check(message, (id) => methods.get(id)),
+          [],
+          `${run.scenario}: ${JSON.stringify(message)}`,
+        );
+      }
+    }
+  });
+
+  const cases: [Fault, string[]][] = [
+    ['skip-initialized', ['greeting']],
+    ['malformed-approve', ['approve']],
+    ['truthy-id', ['approve']],
+    ['no-cancel', ['cancel']],
+    ['no-shutdown', ['greeting']],
+    ['prompt-after-shutdown', ['greeting']],
+    ['bad-content-length', ['greeting']],
+  ];
+  for (const [fault, scenarios] of cases) {
+    const id = FAULTS[fault];
+    test(`--fault ${fault} fails ${id}`, async () => {
+      const { report } = await check(fault, scenarios);
+      assert.equal(statusOf(report, id), 'fail', formatText(report));
+      assert.equal(report.ok, false);
+      const text = formatText(report);
+      assert.match(text, new RegExp(`FAIL ${id} `));
+      // A failure shows its evidence: the scenario's wire transcript.
+      assert.match(text, /wire transcript/);
+    });
+  }
+
+  test('the failure message says what was wrong', async () => {
+    const { report } = await check('malformed-approve', ['approve']);
+    const finding = report.requirements.find((r) => r.id === 'SANTRA-CLIENT-006')?.findings[0];
+    assert.match(
+      finding?.message ?? '',
+      /approve 0: result\.decision: must be one of "allow", "allow_all", "reject", "feedback"/,
+    );
+    const truthy = await check('truthy-id', ['approve']);
+    const lost = truthy.report.requirements.find((r) => r.id === 'SANTRA-MSG-007')?.findings[0];
+    assert.match(lost?.message ?? '', /approve 0 was answered with id null/);
+  });
+});
