@@ -19,7 +19,8 @@ must honour is in the spec, §0.1.
 
 Options:
   --list              print the requirements (id, tier, section, text) and exit
-  --only ID[,ID…]     check only these requirements (repeatable)
+  --only ID[,ID…]     check only these requirements (repeatable); one checked on every message
+                      is checked in the scenarios the others select, or alone in all of them
   --report text|json  the report on stdout (default text)
   --json FILE         also write the JSON report to FILE
   --junit FILE        also write a JUnit XML report to FILE
