@@ -240,6 +240,10 @@ const sessions: Scenario = {
     keepRecording();
     await call('session/delete', { sessionId });
     await call('session/resume', { sessionId });
+    note(
+      "`session/new` starts an empty session and saves it before its first prompt, for a client that names a conversation first (an editor's new thread); a `prompt` with its `sessionId` continues it.",
+    );
+    await call('session/new');
   },
 };
 

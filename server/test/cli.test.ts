@@ -34,6 +34,17 @@ describe('parseCli', () => {
     assert.equal(command.action === 'serve' && command.settings.logLevel, 'error');
   });
 
+  test('lsp and acp are modes with the same options', () => {
+    const lsp = parseCli(['lsp', '--log-level', 'debug', '--allow-dir', '/srv/shared'], {});
+    assert.deepEqual(lsp.action === 'adapter' && [lsp.mode, lsp.settings.logLevel, lsp.settings.allowDirs], [
+      'lsp',
+      'debug',
+      ['/srv/shared'],
+    ]);
+    const acp = parseCli(['--auto-approve', 'acp'], {});
+    assert.deepEqual(acp.action === 'adapter' && [acp.mode, acp.settings.autoApprove], ['acp', true]);
+  });
+
   test('version and help', () => {
     const version = parseCli(['-v'], {});
     assert.equal(version.action, 'version');
@@ -43,7 +54,8 @@ describe('parseCli', () => {
 
   for (const [argv, env, message] of [
     [['--nope'], {}, /Unknown option '--nope'/],
-    [['stray'], {}, /Unexpected argument 'stray'/],
+    [['stray'], {}, /unknown command "stray": santra-server takes lsp, acp or no command/],
+    [['lsp', 'extra'], {}, /santra-server lsp takes options only, got "extra"/],
     [['--max-message-bytes', '0'], {}, /--max-message-bytes must be a positive integer, got "0"/],
     [['--max-concurrent-requests', 'lots'], {}, /--max-concurrent-requests must be a positive integer/],
     [
