@@ -11,7 +11,14 @@ import {
   ShutdownParams,
   ShutdownResult,
 } from './lifecycle.ts';
-import { ModelListParams, ModelListResult, ModelSetParams, ModelSetResult } from './models.ts';
+import {
+  ConfigSetupParams,
+  ConfigSetupResult,
+  ModelListParams,
+  ModelListResult,
+  ModelSetParams,
+  ModelSetResult,
+} from './models.ts';
 import { Phase, PromptParams, PromptResult } from './prompt.ts';
 import {
   SessionCompactParams,
@@ -138,6 +145,16 @@ export const methods = {
     since: '0.1.0',
     stability: 'experimental',
     summary: 'Switches the model of a session (from its next prompt) or the connection default.',
+  },
+  'config/setup': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: ConfigSetupParams,
+    result: ConfigSetupResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary:
+      "Saves a provider's key and the default model to the user's config file (first-run setup) and uses them from the next prompt.",
   },
   'agents/list': {
     direction: 'client_to_server',

@@ -74,3 +74,28 @@ export const ModelSetResult = named(
   'Result of `model/set`: the model now in use, as `provider/model`.',
   z.object({ model: z.string() }),
 );
+
+/** §config/setup */
+export const ConfigSetupParams = named(
+  'ConfigSetupParams',
+  "Params of `config/setup`: what a first-run setup asks the user. The key is written to the user's config file (mode 0600) and never appears in any message the server sends or logs.",
+  z.object({
+    provider: z.string().min(1).describe('A provider of `model/list` (`anthropic`, `openai`, `groq`, …).'),
+    apiKey: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Its API key. Absent: keep what the config has (a local server such as Ollama needs none).'),
+    model: z.string().min(1).describe('The default model from now on, as `provider/model` of that provider.'),
+  }),
+);
+export type ConfigSetupParams = z.infer<typeof ConfigSetupParams>;
+
+export const ConfigSetupResult = named(
+  'ConfigSetupResult',
+  'Result of `config/setup`: saved, and in use for the next prompt of this connection.',
+  z.object({
+    file: z.string().describe('The config file written, absolute.'),
+    model: z.string().describe('The default model now, as `provider/model`.'),
+  }),
+);

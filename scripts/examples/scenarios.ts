@@ -283,6 +283,14 @@ const models: Scenario = {
     await call('model/list', {});
     await call('model/set', { model: 'anthropic/claude-haiku-5-5' });
     await call('model/set', { model: 'groq/llama-3.3-70b-versatile' });
+    note(
+      "`config/setup` is a client's first-run setup: the user's choice of provider, key and model is saved in the config file (mode 0600) and used from the next request. The key appears in no message the server sends.",
+    );
+    await call('config/setup', {
+      provider: 'groq',
+      apiKey: 'gsk_example_not_a_key',
+      model: 'groq/llama-3.3-70b-versatile',
+    });
   },
 };
 

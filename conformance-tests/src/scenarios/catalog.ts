@@ -172,4 +172,51 @@ const agents: Scenario = {
   },
 };
 
-export const CATALOG: Scenario[] = [busy, models, redirected, agents];
+const SETUP_KEY = 'sk-ant-api03-conformance-setup-key';
+
+const setup: Scenario = {
+  name: 'models: first-run setup saves a key and a model',
+  covers: ['SANTRA-MODEL-010', 'SANTRA-MODEL-011'],
+  async run(ctx) {
+    const server = await ctx.open();
+    const refused = await server.request('config/setup', {
+      provider: 'no_such_provider',
+      apiKey: SETUP_KEY,
+      model: 'no_such_provider/x',
+    });
+    const mismatch = await server.request('config/setup', {
+      provider: 'anthropic',
+      apiKey: SETUP_KEY,
+      model: 'openai/gpt-5',
+    });
+    ctx.check(
+      'SANTRA-MODEL-011',
+      codeOf(refused) === -32602 &&
+        codeOf(mismatch) === -32602 &&
+        /provider/.test(describeResponse(refused)) &&
+        /model/.test(describeResponse(mismatch)),
+      `an unknown provider: ${describeResponse(refused)}; a model of another provider: ${describeResponse(mismatch)}`,
+    );
+    const saved = await server.request('config/setup', {
+      provider: 'anthropic',
+      apiKey: SETUP_KEY,
+      model: 'anthropic/claude-haiku-4-5',
+    });
+    const result = (saved.result ?? {}) as Json;
+    const list = await server.request('model/list', {});
+    ctx.check(
+      'SANTRA-MODEL-010',
+      typeof result.file === 'string' &&
+        result.model === 'anthropic/claude-haiku-4-5' &&
+        (list.result as Json | undefined)?.current === 'anthropic/claude-haiku-4-5',
+      `config/setup: ${describeResponse(saved)}; then model/list: ${describeResponse(list)}`,
+    );
+    ctx.check(
+      'SANTRA-SESSION-002',
+      !JSON.stringify(server.received).includes(SETUP_KEY),
+      'the key sent with config/setup in no message of the server',
+    );
+  },
+};
+
+export const CATALOG: Scenario[] = [busy, models, redirected, agents, setup];

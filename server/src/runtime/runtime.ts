@@ -25,6 +25,7 @@ import { sessionHandlers } from './session-handlers.ts';
 import { undoHandlers } from './undo.ts';
 import { compactHandler } from './compact.ts';
 import { ConfigError, configDir, loadConfig, type ResolvedConfig } from '../config/config.ts';
+import { setupConfig } from './config-setup.ts';
 import type { Logger, Redactor } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import { CATALOG } from '../providers/catalog.ts';
@@ -153,6 +154,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           models: listModels(config),
         };
       },
+      'config/setup': (params) =>
+        setupConfig(params, {
+          env: options.env,
+          redactor,
+          current: () => ready().config,
+          use: (config, model) => {
+            state = { ...ready(), config };
+            defaultModel = model;
+          },
+        }),
       async 'agents/list'() {
         const { workspaceRoot, tooling } = ready();
         const custom = await loadCustomAgents(workspaceRoot, {
