@@ -11,24 +11,32 @@
  *    bytes written to the terminal, full-screen clears in them, and whether every delta is in the
  *    terminal's scrollback afterwards (capture-pane, exactly once each).
  * 3. CPU while idle (5 s) and while an answer streams at 200 tokens/s (5 s in the middle).
- * 4. Keypress-to-echo: a key sent with tmux send-keys until santra writes it back, after start and
+ * 4. Per frame, while an answer streams at 200 tokens/s with 50, 500 and 5,000 finished entries in
+ *    the transcript: the time from a change of the UI's state to its frame written, and the bytes
+ *    of each frame (santra's own meter, SANTRA_FRAME_STATS: tui/src/ui/frames.ts).
+ * 5. Keypress-to-echo: a key sent with tmux send-keys until santra writes it back, after start and
  *    again after --turns short turns (with the tmux round trip alone, for comparison); santra's
  *    RSS along those turns.
+ * `--only startup,long,cpu,frames,turns` runs some of these; `--profile` adds a CPU profile of
+ * santra streaming at 200 tokens/s (node --cpu-prof), summarised by source area and function.
  * Goals (issue 12) are printed beside the figures, never enforced: a benchmark, not a test.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { answerChunks, startFakeProcess, WARM_UP } from './bench/fake-provider.ts';
+import { newestProfile, summarizeProfile } from './bench/cpu-profile.ts';
+import { answerChunks, FILL_SIZES, startFakeProcess, WARM_UP } from './bench/fake-provider.ts';
 import { cpuSeconds, currentStep, installGuards, killAll, peakRssBytes, setStep } from './bench/processes.ts';
 import { wallClock } from './bench/protocol-client.ts';
 import { countClears, mainThreadCpuMs, type Pane, TmuxServer } from './bench/terminal.ts';
 import { positiveIntegers } from './bench/options.ts';
 
 const USAGE =
-  'Usage: node scripts/bench-tui.ts [--runs 7] [--chars 190000] [--turns 200] [--timeout 300] [--santra dist/santra.js] [--startup-only]';
+  'Usage: node scripts/bench-tui.ts [--runs 7] [--chars 190000] [--turns 200] [--timeout 300] [--santra dist/santra.js] [--only startup,long,cpu,frames,turns] [--profile] [--startup-only]';
+const SECTIONS = ['startup', 'long', 'cpu', 'frames', 'turns'] as const;
+type Section = (typeof SECTIONS)[number];
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '7' },
@@ -36,6 +44,8 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '200' },
     timeout: { type: 'string', default: '300' },
     santra: { type: 'string', multiple: true },
+    only: { type: 'string', default: SECTIONS.join(',') },
+    profile: { type: 'boolean', default: false },
     'startup-only': { type: 'boolean', default: false },
   },
 });
@@ -44,6 +54,14 @@ const runs = count('runs');
 const chars = count('chars');
 const turns = count('turns');
 installGuards(count('timeout'));
+const only = new Set(values['startup-only'] ? ['startup'] : values.only.split(','));
+for (const name of only) {
+  if (!(SECTIONS as readonly string[]).includes(name)) {
+    console.error(`bench-tui: --only takes ${SECTIONS.join(', ')}; got '${name}'\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const wanted = (section: Section) => only.has(section);
 
 /**
  * `--santra` measures another build (node scripts/build.js --outdir DIR). Given more than once, the
@@ -117,8 +135,12 @@ async function launch(
   name: string,
   url: string,
   bin = SANTRA_BIN,
+  extra: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {},
 ): Promise<{ pane: Pane; firstFrame: number; firstFrameCpu: number; ready: number }> {
-  const pane = terminal.open([process.execPath, bin], { env: santraEnv(name, url), cwd: workspace });
+  const pane = terminal.open([process.execPath, ...(extra.nodeArgs ?? []), bin], {
+    env: { ...santraEnv(name, url), ...extra.env },
+    cwd: workspace,
+  });
   const start = pane.go();
   const firstFrame = (await pane.waitFor(FIRST_FRAME, { everyMs: 1 })) - start;
   const firstFrameCpu = mainThreadCpuMs(pane.santraPid);
@@ -170,21 +192,39 @@ async function keyLatency(pane: Pane, n: number): Promise<{ echo: number[]; tmux
   return { echo, tmux };
 }
 
-const lines: string[] = [];
-async function main(): Promise<void> {
-  const machine = `Node ${process.version}, ${process.platform} ${process.arch}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`;
-  setStep('starting the fake providers');
-  const big = await startFake(['--chars', String(chars)]);
-  const paced = await startFake(['--generate', '2000', '--rate', '200']);
+/** Per-frame records of santra's meter (tui/src/ui/frames.ts) from byte `from` of `file`. */
+interface FrameRecord {
+  ms: number;
+  cpuMs: number;
+  bytes: number;
+  entries: number;
+}
+function readFrames(file: string, from: number): { frames: FrameRecord[]; outside: number } {
+  const frames: FrameRecord[] = [];
+  let outside = 0;
+  if (!existsSync(file)) return { frames, outside };
+  for (const line of readFileSync(file).subarray(from).toString('utf8').split('\n')) {
+    if (line === '') continue;
+    const record = JSON.parse(line) as Partial<FrameRecord> & { outside?: number };
+    if (record.outside !== undefined) outside += record.outside;
+    else frames.push(record as FrameRecord);
+  }
+  return { frames, outside };
+}
+const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 
-  // 1. Start-up.
+const lines: string[] = [];
+const machine = `Node ${process.version}, ${process.platform} ${process.arch}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`;
+
+/** 1. Start-up, alternating between the builds. */
+async function startupSection(url: string): Promise<void> {
   const first = SANTRA_BINS.map((): number[] => []);
   const ready = SANTRA_BINS.map((): number[] => []);
   const firstCpu = SANTRA_BINS.map((): number[] => []);
   for (let run = 0; run <= runs; run++) {
     for (const [index, bin] of SANTRA_BINS.entries()) {
       setStep(`start-up run ${run} of ${bin}`);
-      const launched = await launch(`startup-${run}-${index}`, big.url, bin);
+      const launched = await launch(`startup-${run}-${index}`, url, bin);
       await launched.pane.quit();
       if (run === 0) continue; // the warm-up: fills V8's compile cache
       first[index]?.push(launched.firstFrame);
@@ -216,15 +256,12 @@ async function main(): Promise<void> {
   }
   lines.push('');
   console.error(lines.join('\n'));
-  if (values['startup-only']) {
-    big.stop();
-    paced.stop();
-    return;
-  }
+}
 
-  // 2. The long answer, then idle and paced CPU, in one santra.
+/** 2. The long answer, then idle CPU, in one santra. */
+async function longSection(url: string): Promise<void> {
   setStep(`the ${chars}-character answer`);
-  const big1 = await launch('long', big.url);
+  const big1 = await launch('long', url);
   const pane = big1.pane;
   const server = pane.serverPid() as number;
   await pause(500);
@@ -274,9 +311,19 @@ async function main(): Promise<void> {
   await pause(1000);
   const idle = await cpuOver(pane, 5);
   await pane.quit();
+  const share = (seconds: number) => `${fmt((seconds / 5) * 100, 1)}%`;
+  lines.push(
+    '### CPU while idle (after the long answer; 5 s, % of one core)',
+    '',
+    `santra ${share(idle.santra)}, santra-server ${share(idle.server)}: goal 0, ${verdict(idle.santra + idle.server < 0.02)} (met below 0.4%: one 10 ms clock tick of /proc in 5 s, for both).`,
+    '',
+  );
+}
 
+/** 3. CPU while an answer streams at 200 tokens/s; with `--profile`, where santra's time goes. */
+async function cpuSection(url: string): Promise<void> {
   setStep('CPU at 200 tokens/s');
-  const { pane: slow } = await launch('paced', paced.url);
+  const { pane: slow } = await launch('paced', url);
   await pause(500);
   const slowStart = await say(slow, 'write');
   await slow.waitFor('tok200 ', { from: slowStart.from, everyMs: 20 }); // past the first second
@@ -285,21 +332,105 @@ async function main(): Promise<void> {
   await slow.quit();
   const share = (seconds: number) => `${fmt((seconds / 5) * 100, 1)}%`;
   lines.push(
-    '### CPU, idle and at 200 tokens/s (5 s each, % of one core)',
+    '### CPU at 200 tokens/s (5 s in the middle of the answer, % of one core)',
     '',
     '| | santra | santra-server | goal | |',
     '| --- | --- | --- | --- | --- |',
-    `| idle, after the long answer | ${share(idle.santra)} | ${share(idle.server)} | 0 | ${verdict(idle.santra + idle.server < 0.02)} |`,
     `| streaming at 200 tokens/s${stillStreaming ? '' : ' (the stream ended early!)'} | ${share(streaming.santra)} | ${share(streaming.server)} | < 10% | ${verdict(streaming.santra < 0.5)} |`,
     '',
-    'Idle counts as met below 0.4% (one 10 ms clock tick of /proc in 5 s, for both).',
+  );
+  console.error(lines.slice(-6).join('\n'));
+  if (!values.profile) return;
+  setStep('a CPU profile at 200 tokens/s');
+  const dir = join(root, 'profile');
+  mkdirSync(dir);
+  const { pane } = await launch('profiled', url, SANTRA_BIN, {
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  });
+  await pause(500);
+  const sent = await say(pane, 'write');
+  await pane.waitFor('── done', { from: sent.from, everyMs: 20, timeoutMs: 120_000 });
+  await pane.quit();
+  const file = newestProfile(dir);
+  if (file === undefined) throw new Error('santra wrote no CPU profile');
+  lines.push(
+    '#### Where santra’s CPU goes at 200 tokens/s',
+    '',
+    'A second santra with `node --cpu-prof`, from its start to its exit after the whole answer:',
+    '',
+    ...summarizeProfile(file, 12, 'santra'),
     '',
   );
-  console.error(lines.slice(-9).join('\n'));
+  console.error(lines.slice(-36).join('\n'));
+}
 
-  // 4. Keypresses and many turns.
+/** The transcript sizes at which frames are measured (issue 12). */
+const FRAME_SIZES = [50, 500, 5000];
+
+/** 4. Per-frame time and bytes while an answer streams, with the transcript grown to each size. */
+async function frameSection(url: string): Promise<void> {
+  const stats = join(root, 'frames.jsonl');
+  const { pane } = await launch('frames', url, SANTRA_BIN, { env: { SANTRA_FRAME_STATS: stats } });
+  await pause(500);
+  const entriesNow = () => readFrames(stats, 0).frames.at(-1)?.entries ?? 0;
+  const rows: string[] = [];
+  const p95ms: number[] = [];
+  let keys: { echo: number[]; tmux: number[] } | undefined;
+  for (const size of FRAME_SIZES) {
+    for (let have = entriesNow(); have < size; have = entriesNow()) {
+      const chunk = FILL_SIZES.find((fill) => fill <= size - have) ?? FILL_SIZES.at(-1);
+      setStep(`growing the transcript to ${size} entries (${have})`);
+      const sent = await say(pane, `fill ${chunk}`);
+      await pane.waitFor('── done', { from: sent.from, everyMs: 10, timeoutMs: 120_000 });
+      await pause(100);
+    }
+    setStep(`frames at ${size} entries`);
+    const at = sizeOf(stats);
+    const before = entriesNow();
+    const sent = await say(pane, 'write');
+    await pane.waitFor('── done', { from: sent.from, everyMs: 10, timeoutMs: 120_000 });
+    await pause(100);
+    const { frames, outside } = readFrames(stats, at);
+    const times = frames.map((frame) => frame.ms);
+    const cpu = frames.map((frame) => frame.cpuMs);
+    const bytes = frames.map((frame) => frame.bytes);
+    const total = bytes.reduce((sum, n) => sum + n, 0);
+    p95ms.push(percentile(cpu, 95));
+    if (size === FRAME_SIZES.at(-1)) keys = await keyLatency(pane, 20);
+    const spread = (values: number[]) =>
+      `${fmt(median(values), 2)} / ${fmt(percentile(values, 95), 2)} / ${fmt(Math.max(...values), 2)} ms`;
+    rows.push(
+      `| ${fmt(before)} | ${frames.length} | ${spread(times)} | ${spread(cpu)} | ${fmt(median(bytes))} / ${fmt(percentile(bytes, 95))} / ${fmt(Math.max(...bytes))} B | ${fmt((100 * outside) / (outside + total), 1)}% | ${verdict(percentile(cpu, 95) < 5 && percentile(bytes, 95) < 4096)} |`,
+    );
+  }
+  await pane.quit();
+  lines.push(
+    '### Per frame, streaming at 200 tokens/s (3 s of answer)',
+    '',
+    "santra's own meter (`SANTRA_FRAME_STATS`, tui/src/ui/frames.ts): a frame is a change of the UI's state, from the change to the frame written (React's render and commit, Ink's layout, output and write): its wall time, its main-thread CPU time (which the other processes on the machine do not inflate), and the bytes written for it. " +
+      'The transcript was grown before each answer with answers of short paragraphs (an entry each). ' +
+      '"Outside" is the share of the bytes written outside these frames (keys echoed as the prompt is typed). The goal is judged on the CPU time.',
+    '',
+    '| entries before the answer | frames | wall p50 / p95 / max | CPU p50 / p95 / max | bytes p50 / p95 / max | outside | goal p95 < 5 ms and < 4 KiB |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    `CPU p95 at ${fmt(FRAME_SIZES.at(-1) as number)} entries against ${fmt(FRAME_SIZES[0] as number)}: ${fmt((p95ms.at(-1) as number) / (p95ms[0] as number), 2)}x (goal: the same).`,
+    '',
+  );
+  if (keys !== undefined) {
+    lines.push(
+      `Keypress to echo with ${fmt(entriesNow())} entries in the transcript (20 keys, \`send-keys\` included, as below): p50 ${ms(median(keys.echo))}, p95 ${ms(percentile(keys.echo, 95))}, max ${ms(Math.max(...keys.echo))}; goal p95 < 50 ms: ${verdict(percentile(keys.echo, 95) < 50)}.`,
+      '',
+    );
+  }
+  console.error(lines.slice(-(rows.length + 10)).join('\n'));
+}
+
+/** 5. Keypresses, and RSS along many short turns. */
+async function turnSection(url: string): Promise<void> {
   setStep('keypress latency');
-  const { pane: chat } = await launch('turns', big.url);
+  const { pane: chat } = await launch('turns', url);
   await pause(500);
   const fresh = await keyLatency(chat, 20);
   const rss: [number, number][] = [[0, rssBytes(chat.santraPid)]];
@@ -335,9 +466,21 @@ async function main(): Promise<void> {
     '',
   );
   console.error(lines.slice(-10).join('\n'));
+}
 
+async function main(): Promise<void> {
+  setStep('starting the fake providers');
+  const big = await startFake(['--chars', String(chars)]);
+  const paced = await startFake(['--generate', '2000', '--rate', '200']);
+  const framed = await startFake(['--generate', '600', '--rate', '200', '--fill']);
+  if (wanted('startup')) await startupSection(big.url);
+  if (wanted('long')) await longSection(big.url);
+  if (wanted('cpu')) await cpuSection(paced.url);
+  if (wanted('frames')) await frameSection(framed.url);
+  if (wanted('turns')) await turnSection(big.url);
   big.stop();
   paced.stop();
+  framed.stop();
   console.log(
     [`## Terminal UI (issue 12)`, '', `${machine}. \`npm run bench:tui\`.`, '', ...lines].join('\n'),
   );

@@ -7,7 +7,9 @@
  *   node scripts/bench/fake-provider.ts --chars 190000        38,000 deltas of 5 characters
  *   node scripts/bench/fake-provider.ts --generate 2000 --rate 200   the same, paced at 200 tokens/s
  *
- * Every request whose last user message is `warm up` gets a two-character answer instead.
+ * Every request whose last user message is `warm up` gets a two-character answer instead; with
+ * `--fill`, `fill 10`, `fill 100` and `fill 1000` get as many short paragraphs (each a finished
+ * entry of santra's transcript), to grow a transcript quickly.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -22,6 +24,8 @@ import { track } from './processes.ts';
 
 /** What a request answered with the warm-up turn must say. */
 export const WARM_UP = 'warm up';
+/** The sizes of the `fill N` answers that `--fill` serves. */
+export const FILL_SIZES = [1000, 100, 10] as const;
 /** Characters per delta of a `--chars` answer. */
 export const CHUNK_CHARS = 5;
 
@@ -55,15 +59,28 @@ export async function startFakeProcess(
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { generate: { type: 'string' }, chars: { type: 'string' }, rate: { type: 'string' } },
+    options: {
+      generate: { type: 'string' },
+      chars: { type: 'string' },
+      rate: { type: 'string' },
+      fill: { type: 'boolean', default: false },
+    },
   });
   const rate = values.rate === undefined ? {} : { tokensPerSecond: Number(values.rate) };
   const answer: FakeTurn =
     values.chars !== undefined
       ? { text: answerChunks(Number(values.chars)), repeat: true }
       : { generate: { tokens: Number(values.generate ?? '0'), ...rate }, repeat: true };
+  const fills: FakeTurn[] = values.fill
+    ? FILL_SIZES.map((size) => ({
+        match: (request) => lastUserText(request) === `fill ${size}`,
+        text: Array.from({ length: size }, (_, i) => `Paragraph ${i + 1} of ${size}.\n\n`),
+        repeat: true,
+      }))
+    : [];
   const provider = await startFakeProvider('openai', [
     { match: (request) => lastUserText(request) === WARM_UP, text: 'ok', repeat: true },
+    ...fills,
     answer,
   ]);
   process.stdout.write(`${provider.url}\n`);

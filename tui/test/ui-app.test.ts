@@ -6,13 +6,16 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { cleanup } from 'ink-testing-library';
+import type { ModelEntry } from '#protocol';
 import type { SetupChoice } from '../src/ui/config-file.ts';
+import { PRINT_CHARS } from '../src/ui/ui-state.ts';
 import { MODELS, scripted, settle, start } from './helpers/ui-backend.ts';
 
 afterEach(() => cleanup());
 
 const ESC = '\u001b';
 const UP = '\u001b[A';
+const DOWN = '\u001b[B';
 const CTRL_C = '\u0003';
 
 describe('the interactive UI', () => {
@@ -184,6 +187,66 @@ describe('the interactive UI', () => {
     for (const row of frame.split('\n')) assert.ok(row.length <= 100, row);
   });
 
+  test('every key of a chunk counts: arrows in one write move the model picker and walk the history', async () => {
+    const ui = await start(scripted({ models: manyModels(5), initial: 'anthropic/model-1' }));
+    await ui.type('/model');
+    await ui.type('\r');
+    await settle();
+    assert.match(ui.frame(), /› \* model-1 /);
+    await ui.type(`${DOWN}${DOWN}${DOWN}`);
+    assert.match(ui.frame(), /› model-4 /);
+    await ui.type(`${UP}\r`);
+    assert.match(ui.frame(), /Model: anthropic\/model-3/);
+    for (const text of ['one', 'two', 'three']) {
+      await ui.type(text);
+      await ui.type('\r');
+      ui.server.end();
+      await settle();
+    }
+    await ui.type(`${UP}${UP}${UP}`);
+    assert.match(ui.frame(), /› one/);
+    await ui.type(`${DOWN}${DOWN}`);
+    assert.match(ui.frame(), /› three/);
+  });
+
+  test('first run: the model list starts on the provider’s default model, not its first', async () => {
+    const models = manyModels(3).map((model) => ({ ...model, configured: false }));
+    const choices: SetupChoice[] = [];
+    const ui = await start(
+      scripted({ models, initial: '', defaultModels: new Map([['anthropic', 'anthropic/model-2']]) }),
+      { writeSetup: (choice) => (choices.push(choice), Promise.resolve('/tmp/santra-test/config.json')) },
+    );
+    await ui.type('\r');
+    await ui.type('sk-ant-secret');
+    await ui.type('\r');
+    assert.match(ui.frame(), /Model \(anthropic\)/);
+    assert.match(ui.frame(), /› model-2 /);
+    await ui.type('\r');
+    await settle();
+    assert.equal(choices[0]?.model, 'anthropic/model-2');
+  });
+
+  test('a burst of text is printed over several frames, PRINT_CHARS at most each, all of it once', async () => {
+    const ui = await start();
+    await ui.type('hi');
+    await ui.type('\r');
+    const words = Array.from({ length: 12_000 }, (_, i) => `w${i}`);
+    ui.server.phase({ type: 'text', text: `${words.join(' ')} ` }); // one delta: a server's backlog
+    ui.controller.flush();
+    const printedText = () =>
+      ui.controller
+        .getState()
+        .printed.items.map((entry) => ('text' in entry ? entry.text : ''))
+        .join('\n');
+    const first = printedText().length;
+    assert.ok(first > 0 && first <= PRINT_CHARS, `first frame printed ${first} characters`);
+    await settle(500);
+    ui.server.end();
+    await settle();
+    const all = printedText().match(/\bw\d+\b/g) ?? [];
+    assert.deepEqual(all, words);
+  });
+
   test('first run: no usable model, so the SetupFlow asks provider, key (masked) and model, then restarts', async () => {
     const unconfigured = MODELS.map((model) => ({ ...model, configured: false }));
     const server = scripted({ models: unconfigured, initial: '' });
@@ -227,3 +290,14 @@ describe('the interactive UI', () => {
     assert.match(ui.frame(), /Ask santra, or \/help/);
   });
 });
+
+/** `count` Anthropic models, model-1 first, the first of them current. */
+function manyModels(count: number): ModelEntry[] {
+  return Array.from({ length: count }, (_, index) => ({
+    ref: `anthropic/model-${index + 1}`,
+    provider: 'anthropic',
+    id: `model-${index + 1}`,
+    contextWindow: 200000,
+    configured: true,
+  }));
+}

@@ -169,6 +169,15 @@ describe('the approval overlay', () => {
     assert.deepEqual(view.answers, [{ decision: 'feedback', feedback: 'y, tabs please' }]);
   });
 
+  test('every key of a chunk counts: Backspace held down, then Enter, in one write', async () => {
+    const view = approval(fileChange(2));
+    view.later(GUARD_MS);
+    await view.press('f');
+    await view.press('use tabs');
+    await view.press('\u007f\u007f\u007f\u007f\u007f\r');
+    assert.deepEqual(view.answers, [{ decision: 'feedback', feedback: 'use' }]);
+  });
+
   test('an empty feedback is a plain reject', async () => {
     const view = approval(fileChange(1));
     view.later(GUARD_MS);
@@ -288,6 +297,13 @@ describe('the question overlay', () => {
     assert.match(view.lastFrame() ?? '', /› Other: green/);
     await view.press('\r');
     assert.deepEqual(view.answers, [{ answer: 'green' }]);
+  });
+
+  test('every key of a chunk counts: two arrows and Enter in one write answer the third option', async () => {
+    const view = question({ ...colours, options: [...colours.options, { label: 'Grey', value: 'grey' }] });
+    await settle();
+    await view.press(`${DOWN}${DOWN}\r`);
+    assert.deepEqual(view.answers, [{ answer: 'grey' }]);
   });
 
   test('without options it is a text field; a secret answer is masked', async () => {

@@ -10,8 +10,7 @@ import { cleanup, render } from 'ink-testing-library';
 import { createElement as h } from 'react';
 import { loadMarkdown } from '../src/ui/components/entry-view.ts';
 import { ReplayApp } from '../src/ui/components/replay-app.ts';
-import { FRAME_MS } from '../src/ui/ui-state.ts';
-import { type PlayerClock, ReplayPlayer } from '../src/ui/replay-player.ts';
+import { type PlayerClock, REPLAY_FRAME_MS, ReplayPlayer } from '../src/ui/replay-player.ts';
 import { MAX_GAP_MS, PHASE_MS, readRecording } from '../src/ui/replay-recording.ts';
 import { EMPTY_TRANSCRIPT, stepAll, type TranscriptEvent } from '../src/ui/transcript.ts';
 
@@ -189,11 +188,11 @@ describe('the replay clock', () => {
     // user and run_start are due at once.
     assert.equal(player.getState().position, 2);
     // Steps are applied a frame at a time: at 66 ms, the four phases due by then.
-    advance(FRAME_MS * 2);
+    advance(REPLAY_FRAME_MS * 2);
     assert.equal(player.getState().position, 6);
     player.faster(); // 2x: another 66 ms are 132 ms of the recording, the rest of run 1 and its end
     assert.equal(player.getState().speed, 2);
-    advance(FRAME_MS * 2);
+    advance(REPLAY_FRAME_MS * 2);
     assert.equal(player.getState().position, 12);
     player.togglePause();
     assert.equal(pending(), 0, 'nothing is scheduled while paused');
@@ -246,7 +245,7 @@ describe('ReplayApp', () => {
       await settle();
     };
     player.start();
-    advance(FRAME_MS);
+    advance(REPLAY_FRAME_MS);
     await settle();
     assert.match(frame(), /› check a\.ts/);
     assert.match(frame(), /▶ replay 1x · 4\/17 · run 1 of 2 · Space pause/);

@@ -4,7 +4,7 @@
  * depends on the `Backend` interface only, so its tests can drive it without a server.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import type { ParamsOf, Phase, PromptResult, ResultOf } from '#protocol';
+import type { ParamsOf, Phase, PromptResult, ProviderInfo, ResultOf } from '#protocol';
 import { serverPathFor, startServer } from '../print/server-process.ts';
 import { PrintError, ServerSession } from '../print/session.ts';
 import type { Interactions } from './interactions.ts';
@@ -15,6 +15,11 @@ export interface Backend {
    * session does not report them; commands that need an optional method are then not offered.
    */
   readonly methods: ReadonlySet<string> | undefined;
+  /**
+   * Each provider's default model (`provider/model`), by provider id, as `initialize` reports
+   * them: what the first-run setup offers first.
+   */
+  readonly defaultModels: ReadonlyMap<string, string>;
   prompt(params: ParamsOf<'prompt'>): Promise<PromptResult>;
   /** Cancels the running prompt ($/cancelRequest); its answer still comes, with status cancelled. */
   cancelPrompt(): void;
@@ -63,16 +68,36 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   });
   try {
     const { capabilities } = await session.initialize();
-    return adapt(session, new Set(capabilities.methods));
+    return adapt(session, new Set(capabilities.methods), defaultModelsOf(capabilities.providers));
   } catch (error) {
-    session.kill();
+    // A server it cannot use is still ended politely (shutdown, exit), and killed only if it lingers.
+    await session.close();
     throw error;
   }
 }
 
-function adapt(session: ServerSession, methods: ReadonlySet<string>): Backend {
+/**
+ * provider id → `provider/model` of its default model. `defaultModel` of ProviderInfo is a
+ * proposed field of the protocol: a server (or schema) without it gives an empty map, and the setup
+ * then starts on a provider's first model.
+ */
+function defaultModelsOf(providers: readonly ProviderInfo[]): Map<string, string> {
+  const defaults = new Map<string, string>();
+  for (const provider of providers) {
+    if ('defaultModel' in provider && typeof provider.defaultModel === 'string')
+      defaults.set(provider.id, `${provider.id}/${provider.defaultModel}`);
+  }
+  return defaults;
+}
+
+function adapt(
+  session: ServerSession,
+  methods: ReadonlySet<string>,
+  defaultModels: ReadonlyMap<string, string>,
+): Backend {
   return {
     methods,
+    defaultModels,
     prompt: (params) => session.prompt(params),
     cancelPrompt: () => session.cancelPrompt(),
     models: () => session.models(),

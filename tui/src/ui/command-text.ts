@@ -8,11 +8,23 @@ import type { PickerState, SetupState } from './ui-state.ts';
 import { keyHelp } from './keybindings.ts';
 import { commandHelp, type SlashCommand } from './slash-commands.ts';
 
-export function providersOf(models: readonly ModelEntry[]): SetupState['providers'] {
+/**
+ * The models grouped by provider, each provider with the model to offer first: the current model
+ * when it is this provider's (named in the environment or the config, its key missing), else the
+ * provider's default model, when known and listed.
+ */
+export function providersOf(
+  models: readonly ModelEntry[],
+  current = '',
+  defaults: ReadonlyMap<string, string> = new Map(),
+): SetupState['providers'] {
   const byProvider = new Map<string, ModelEntry[]>();
   for (const model of models)
     byProvider.set(model.provider, [...(byProvider.get(model.provider) ?? []), model]);
-  return [...byProvider].map(([id, entries]) => ({ id, models: entries }));
+  return [...byProvider].map(([id, entries]) => {
+    const first = [current, defaults.get(id)].find((ref) => entries.some((model) => model.ref === ref));
+    return { id, models: entries, ...(first === undefined ? {} : { defaultModel: first }) };
+  });
 }
 
 export function helpText(commands: readonly SlashCommand[]): string {
@@ -78,6 +90,7 @@ export function modelPicker(models: readonly ModelEntry[], current: string | und
       value: model.ref,
       group: model.provider,
     })),
+    ...(current === undefined ? {} : { selected: current }),
   };
 }
 

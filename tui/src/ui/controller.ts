@@ -6,7 +6,9 @@
  *
  * Batching: phases and other transcript events are queued and applied together at most every
  * FRAME_MS, FLUSH_MS after the first of a batch, so a fast stream costs one React update per
- * frame, not one per delta; nothing runs while nothing arrives.
+ * frame, not one per delta. Finished entries are printed PRINT_CHARS at most a frame, the rest in
+ * the next frames, FLUSH_MS apart. While a run goes on, a timer moves the spinner (the state's `now`)
+ * when no batch did for SPIN_MS; nothing runs while nothing arrives and no run goes on.
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
@@ -26,11 +28,21 @@ import {
   undoText,
 } from './command-text.ts';
 import { entryMarkdown } from './export-markdown.ts';
+import type { FrameDrawer } from './frames.ts';
 import { type Interaction, Interactions } from './interactions.ts';
 import { availableCommands, parseInput, type SlashCommand } from './slash-commands.ts';
-import { EMPTY_TRANSCRIPT, stepAll, type TranscriptEvent } from './transcript.ts';
+import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from './transcript.ts';
 import type { SetupChoice } from './config-file.ts';
-import { FLUSH_MS, FRAME_MS, type PickerState, type UiState, withPrinted } from './ui-state.ts';
+import {
+  FLUSH_MS,
+  FRAME_MS,
+  type PickerState,
+  PRINT_CHARS,
+  printedSize,
+  SPIN_MS,
+  type UiState,
+  withPrinted,
+} from './ui-state.ts';
 
 const EXIT_ARM_MS = 2000;
 
@@ -49,6 +61,8 @@ export interface ControllerOptions {
   /** Leaves the UI: called once, after the server is closed. */
   onExit?: () => void;
   now?: () => number;
+  /** Runs each change of state, whose frame follows (frames.ts); by default, just runs it. */
+  drawFrame?: FrameDrawer;
 }
 
 export class Controller {
@@ -59,8 +73,12 @@ export class Controller {
   #state: UiState;
   #backend: Backend | undefined;
   #pending: TranscriptEvent[] = [];
+  /** Finished entries waiting for a frame to print them (a burst is printed over several). */
+  #unprinted: Entry[] = [];
   #timer: NodeJS.Timeout | undefined;
   #lastFlush = -Infinity;
+  /** Moves the spinner while a run goes on. */
+  #spinner: NodeJS.Timeout | undefined;
   #exitTimer: NodeJS.Timeout | undefined;
   #selectedModel: string | undefined;
   #exported: string[] = [];
@@ -91,6 +109,7 @@ export class Controller {
       cancelling: false,
       exitArmed: false,
       epoch: 0,
+      now: this.#now(),
     };
   }
 
@@ -105,6 +124,12 @@ export class Controller {
 
   #set(patch: Partial<UiState>): void {
     this.#state = { ...this.#state, ...patch };
+    const draw = this.#options.drawFrame;
+    if (draw === undefined) this.#notify();
+    else draw(() => this.#notify());
+  }
+
+  #notify(): void {
     for (const listener of this.#listeners) listener();
   }
 
@@ -120,7 +145,7 @@ export class Controller {
   flush(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#pending.length === 0) return;
+    if (this.#pending.length === 0 && this.#unprinted.length === 0) return;
     this.#lastFlush = this.#now();
     const events = this.#pending;
     this.#pending = [];
@@ -129,7 +154,44 @@ export class Controller {
       const text = entryMarkdown(entry);
       if (text !== undefined) this.#exported.push(text);
     }
-    this.#set({ transcript: state, printed: withPrinted(this.#state.printed, entries) });
+    this.#unprinted.push(...entries);
+    this.#set({
+      transcript: state,
+      printed: withPrinted(this.#state.printed, this.#takePrintable()),
+      now: this.#lastFlush,
+    });
+    if (this.#unprinted.length > 0) this.#timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    this.#spin(state.running);
+  }
+
+  /** The entries this frame prints: PRINT_CHARS at most, and always at least one. */
+  #takePrintable(): Entry[] {
+    let count = 0;
+    let size = 0;
+    for (const entry of this.#unprinted) {
+      size += printedSize(entry);
+      if (count > 0 && size > PRINT_CHARS) break;
+      count++;
+    }
+    return this.#unprinted.splice(0, count);
+  }
+
+  /** Starts or stops the spinner's timer as a run starts or ends. */
+  #spin(running: boolean): void {
+    if (running && this.#spinner === undefined) {
+      this.#spinner = setInterval(() => {
+        const now = this.#now();
+        // A batch moved it recently: the next one will again.
+        if (now - this.#lastFlush < SPIN_MS / 2 || this.#timer !== undefined) return;
+        this.#lastFlush = now;
+        this.#set({ now });
+      }, SPIN_MS);
+      // It only moves a picture: it never keeps santra (or a test) running by itself.
+      this.#spinner.unref();
+    } else if (!running && this.#spinner !== undefined) {
+      clearInterval(this.#spinner);
+      this.#spinner = undefined;
+    }
   }
 
   /** The terminal's columns, from the view: answers are then printed row by row as they come. */
@@ -155,7 +217,8 @@ export class Controller {
       const models = await backend.models();
       const current = models.models.find((model) => model.ref === models.current);
       if ((current === undefined || !current.configured) && this.#options.writeSetup !== undefined) {
-        this.#set({ connection: 'setup', setup: { providers: providersOf(models.models) } });
+        const providers = providersOf(models.models, models.current, backend.defaultModels);
+        this.#set({ connection: 'setup', setup: { providers } });
         return;
       }
       this.#set({ connection: 'ready', model: models.current === '' ? undefined : models.current });
@@ -346,6 +409,7 @@ export class Controller {
     this.#exiting = true;
     if (this.#exitTimer !== undefined) clearTimeout(this.#exitTimer);
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#spin(false);
     this.#interactions.withdrawAll();
     this.#backend?.cancelPrompt();
     this.#set({ exitArmed: false });

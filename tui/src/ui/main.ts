@@ -10,8 +10,8 @@ import { createElement as h } from 'react';
 import { findWorkplace, promptCwd } from '../print/project-root.ts';
 import { App } from './components/app.ts';
 import { loadMarkdown } from './components/entry-view.ts';
-import { writeSetup } from './config-file.ts';
 import { Controller } from './controller.ts';
+import { corkedFrames, meteredFrames } from './frames.ts';
 
 export interface InteractiveEnvironment {
   serverPath: string;
@@ -26,7 +26,13 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
   let early = environment.server;
   let done: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => (done = resolve));
-  const controller = new Controller({
+  const controller: Controller = new Controller({
+    drawFrame: meteredFrames(
+      process.env,
+      process.stdout,
+      corkedFrames(process.stdout),
+      () => controller.getState().transcript.nextId - 1,
+    ),
     workspaceRoot: place.root,
     cwd: promptCwd(place),
     startDir: place.start,
@@ -43,7 +49,8 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
         ...(server === undefined ? {} : { server }),
       });
     },
-    writeSetup: (choice) => writeSetup(process.env, choice),
+    // Only a first run writes the config (jsonc-parser and all): loaded then, not before the first frame.
+    writeSetup: async (choice) => (await import('./config-file.ts')).writeSetup(process.env, choice),
     clearScreen: () => {
       instance.clear();
       process.stdout.write('\u001b[2J\u001b[H');
@@ -59,7 +66,9 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
     interactive: process.stdout.isTTY === true,
     exitOnCtrlC: false,
     patchConsole: false,
-    maxFps: 30,
+    // Frames are paced by the controller (FRAME_MS); Ink's own throttle, shorter, then never holds
+    // one back to a timer of its own, and keys echo at once.
+    maxFps: 60,
     incrementalRendering: true,
   });
   void loadMarkdown();

@@ -146,6 +146,8 @@ const PLAIN_PREFIX = /^[A-Za-z0-9 ,.;?'"()-]*/;
 const STARTS_PARAGRAPH = /^[A-Za-z0-9]/;
 /** Rows are handed out only while at least this many are finished (few, so short lines stay whole). */
 const MIN_ROWS = 2;
+/** The most rows a paragraph being written keeps live: MIN_ROWS finished ones and the one filling. */
+export const PARAGRAPH_LIVE_ROWS = MIN_ROWS + 1;
 
 /**
  * The finished rows of `line`, the unfinished first line of a paragraph, wrapped at spaces to

@@ -5,11 +5,16 @@
  * sleeps until the next one is due — nothing runs while paused or at the end.
  */
 import type { Usage } from '#protocol';
-import { FRAME_MS, type UiState, withPrinted } from './ui-state.ts';
+import { type UiState, withPrinted } from './ui-state.ts';
 import type { Recording } from './replay-recording.ts';
 import { EMPTY_TRANSCRIPT, stepAll, type Transcript, type TranscriptEvent } from './transcript.ts';
 
 export const SPEEDS = [0.5, 1, 2, 4, 8, 16] as const;
+/**
+ * The replay's frames: about 30 a second, finer than a live session's FRAME_MS, so the recorded
+ * pace of 15 ms a phase shows (a replay streams no model, and its CPU is not the point).
+ */
+export const REPLAY_FRAME_MS = 33;
 const DEFAULT_SPEED = 1;
 
 export interface ReplayState {
@@ -155,7 +160,7 @@ export class ReplayPlayer {
 
   #schedule(): void {
     const next = this.#due[this.#state.position] ?? this.#elapsed;
-    const wait = Math.max(FRAME_MS, (next - this.#elapsed) / this.#state.speed);
+    const wait = Math.max(REPLAY_FRAME_MS, (next - this.#elapsed) / this.#state.speed);
     this.#timer = this.#clock.setTimer(() => this.#tick(), wait);
   }
 

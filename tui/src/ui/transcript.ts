@@ -12,6 +12,9 @@ import type { Phase, RunStatus, Usage } from '#protocol';
 import { EMPTY_STREAM, endMarkdown, feedMarkdown, type MarkdownStream } from './markdown-blocks.ts';
 
 export type ToolStatus = 'ok' | 'error' | 'rejected' | 'cancelled';
+
+/** The most rows of a paragraph being written in one entry. */
+export const ROWS_PER_ENTRY = 100;
 export type Tone = 'info' | 'warning' | 'error';
 
 /** A finished entry of the transcript. `depth` is the agent's depth in the agent tree (0: root). */
@@ -206,8 +209,11 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
       const fed = feedMarkdown(agent.markdown, phase.text, rowWidth);
       flushThinking(agent, out);
       for (const text of fed.blocks) out.emit({ kind: 'markdown', depth: agent.depth, text });
-      if (fed.rows.length > 0) {
-        out.emit({ kind: 'markdown', depth: agent.depth, text: fed.rows.join('\n'), rows: true });
+      // A large delta (a server sending a backlog at once) gives many rows: entries of at most
+      // ROWS_PER_ENTRY, so the view can print them over several frames.
+      for (let at = 0; at < fed.rows.length; at += ROWS_PER_ENTRY) {
+        const rows = fed.rows.slice(at, at + ROWS_PER_ENTRY);
+        out.emit({ kind: 'markdown', depth: agent.depth, text: rows.join('\n'), rows: true });
       }
       return withAgent(state, { ...agent, thinking: '', markdown: fed.stream });
     }

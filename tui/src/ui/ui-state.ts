@@ -8,8 +8,20 @@ import type { SlashCommand } from './slash-commands.ts';
 import type { Entry, Transcript } from './transcript.ts';
 
 export const FLUSH_MS = 8;
-/** About 30 frames a second at most. */
-export const FRAME_MS = 33;
+/**
+ * 20 frames a second at most. Each frame costs santra about 2 ms of CPU whatever changed (React,
+ * Ink's layout and its drawing of the whole live part, the write): at 30 a second an answer
+ * streaming at 200 tokens/s took 13.5 % of a core, at 20 11.7 % (docs/performance.md).
+ */
+export const FRAME_MS = 50;
+/** The spinner's step: while a run goes on, a frame comes at least this often. */
+export const SPIN_MS = 100;
+/**
+ * Characters of finished entries printed in one frame at most (about 100 rows of 120 columns); a
+ * burst waits for the next frames. Ink draws a frame's new <Static> entries into one grid of
+ * cells, all at once: a 190,000-character answer printed in two frames peaked at 250-300 MB.
+ */
+export const PRINT_CHARS = 12_000;
 /** <Static> starts a fresh list past this many entries, so printed entries are not kept. */
 const STATIC_WINDOW = 200;
 
@@ -24,10 +36,13 @@ export interface PickerState {
   purpose: 'model' | 'resume';
   title: string;
   items: PickerItem[];
+  /** The item the cursor starts on (the current model). */
+  selected?: string;
 }
 
 export interface SetupState {
-  providers: { id: string; models: ModelEntry[] }[];
+  /** Each provider's models, and the one to offer first (its default model, when known). */
+  providers: { id: string; models: ModelEntry[]; defaultModel?: string }[];
   error?: string;
 }
 
@@ -52,6 +67,11 @@ export interface UiState {
   exitArmed: boolean;
   /** Changes when the screen was cleared, so the frame is drawn again. */
   epoch: number;
+  /**
+   * The clock (ms) when the frame was made: the spinner and the run's seconds are drawn from it,
+   * so they move with the frames the answer makes anyway, not with frames of their own.
+   */
+  now: number;
 }
 
 /** What <Static> prints after these new entries (the same list, or a fresh one past STATIC_WINDOW). */
@@ -60,4 +80,29 @@ export function withPrinted(printed: UiState['printed'], entries: Entry[]): UiSt
   return printed.items.length + entries.length > STATIC_WINDOW
     ? { key: printed.key + 1, items: entries }
     : { key: printed.key, items: [...printed.items, ...entries] };
+}
+
+/** Roughly how many characters `entry` prints: what PRINT_CHARS counts. */
+export function printedSize(entry: Entry): number {
+  switch (entry.kind) {
+    case 'user':
+    case 'markdown':
+    case 'thinking':
+    case 'status':
+    case 'error':
+    case 'note':
+      return entry.text.length;
+    case 'block':
+      return entry.lines.reduce((sum, line) => sum + line.length + 1, 0);
+    case 'tool':
+      return entry.summary.length + entry.result.length;
+    case 'section':
+    case 'agent_done':
+    case 'run_end':
+      return 80;
+    default: {
+      const exhaustive: never = entry;
+      throw new Error(`unknown entry ${JSON.stringify(exhaustive)}`);
+    }
+  }
 }

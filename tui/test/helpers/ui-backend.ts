@@ -35,6 +35,8 @@ export interface ScriptOptions {
   methods?: readonly string[];
   /** Answers of `request`, by method (a thrown error is the server refusing it). */
   answers?: Record<string, (params: unknown) => unknown>;
+  /** Each provider's default model, as initialize reports it. */
+  defaultModels?: ReadonlyMap<string, string>;
   /** What `resume` does before it answers (e.g. send phases again). */
   onResume?: (sessionId: string, afterSeq: number | undefined) => void;
 }
@@ -51,6 +53,7 @@ export function scripted(options: ScriptOptions = {}) {
   let seq = 0;
   const backend: Backend = {
     methods: options.methods === undefined ? undefined : new Set(options.methods),
+    defaultModels: options.defaultModels ?? new Map(),
     prompt: (params) => {
       prompts.push(params);
       return new Promise((resolve) => ends.push(resolve));

@@ -6,7 +6,7 @@
  * every frame.
  */
 import { Box, Static, Text, useInput, useWindowSize } from 'ink';
-import { createElement as h, type ReactNode, useEffect, useSyncExternalStore } from 'react';
+import { createElement as h, type ReactNode, useCallback, useEffect, useSyncExternalStore } from 'react';
 import type { Controller } from '../controller.ts';
 import type { Entry } from '../transcript.ts';
 import { KEYS, pressed } from '../keybindings.ts';
@@ -40,6 +40,8 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
 
   const width = Math.max(20, columns);
   useEffect(() => controller.setWidth(width), [controller, width]);
+  // The same function every frame, so the memoised Composer is not drawn again for it.
+  const submit = useCallback((text: string) => controller.submit(text), [controller]);
 
   useInput((input, key) => {
     if (pressed(KEYS.exit, input, key)) controller.interrupt();
@@ -111,6 +113,7 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
       key: `p${picker.purpose}`,
       title: picker.title,
       items: picker.items,
+      ...(picker.selected === undefined ? {} : { selected: picker.selected }),
       width,
       maxRows: available - liveRows - queuedRows,
       onPick: (value) => void controller.pick(picker, value),
@@ -124,7 +127,7 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
       key: 'composer',
       commands: state.commands,
       history: state.history,
-      onSubmit: (text) => controller.submit(text),
+      onSubmit: submit,
       isActive: true,
       width,
       maxRows: composerRows,
@@ -157,6 +160,7 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
       width,
       maxRows: liveRows,
       cancelling: state.cancelling,
+      now: state.now,
     }),
     ...queued,
     bottom,

@@ -10,10 +10,11 @@
  */
 import type { ApproveParams, ApproveResult, FileDiff } from '#protocol';
 import { Box, Text, useInput } from 'ink';
-import { createElement as h, type ReactNode, useRef, useState } from 'react';
+import { createElement as h, type ReactNode, useRef } from 'react';
 import { KEYS, pressed } from '../keybindings.ts';
 import { edit, EMPTY_EDITOR, type EditorState } from '../line-editor.ts';
 import { visibleText } from '../live-text.ts';
+import { useKeyState } from './key-state.ts';
 import { SingleLine } from './line-field.ts';
 
 export const GUARD_MS = 250;
@@ -43,24 +44,27 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
   const { params, onAnswer, onPrint, width, maxRows } = props;
   const now = props.now ?? Date.now;
   const shownAt = useRef(now());
-  const [feedback, setFeedback] = useState<EditorState | undefined>(undefined);
-  const [offset, setOffset] = useState(0);
+  const writing = useKeyState<EditorState | undefined>(undefined);
+  const scrolled = useKeyState(0);
+  const feedback = writing.value;
+  const offset = scrolled.value;
   /** Set below, once the rows are known: the diff rows that fit, and how many there are. */
   const view = useRef({ room: 1, rows: 0 });
   const scroll = (by: number) =>
-    setOffset((at) => Math.max(0, Math.min(at + by, view.current.rows - view.current.room)));
+    scrolled.set(Math.max(0, Math.min(scrolled.get() + by, view.current.rows - view.current.room)));
   const early = () => now() - shownAt.current < (props.guardMs ?? GUARD_MS);
 
   useInput((input, key) => {
     if (early()) return;
-    if (feedback !== undefined) {
-      if (pressed(KEYS.back, input, key)) setFeedback(undefined);
+    const text = writing.get();
+    if (text !== undefined) {
+      if (pressed(KEYS.back, input, key)) writing.set(undefined);
       else if (pressed(KEYS.submit, input, key)) {
-        const text = feedback.text.trim();
-        onAnswer(text === '' ? { decision: 'reject' } : { decision: 'feedback', feedback: text });
+        const said = text.text.trim();
+        onAnswer(said === '' ? { decision: 'reject' } : { decision: 'feedback', feedback: said });
       } else {
-        const next = edit(feedback, input, key, false);
-        if (next !== undefined) setFeedback(next);
+        const next = edit(text, input, key, false);
+        if (next !== undefined) writing.set(next);
       }
       return;
     }
@@ -70,7 +74,7 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
     if (pressed(KEYS.allow, input, key)) onAnswer({ decision: 'allow' });
     else if (pressed(KEYS.allowAll, input, key)) onAnswer({ decision: 'allow_all' });
     else if (pressed(KEYS.reject, input, key)) onAnswer({ decision: 'reject' });
-    else if (pressed(KEYS.feedback, input, key)) setFeedback(EMPTY_EDITOR);
+    else if (pressed(KEYS.feedback, input, key)) writing.set(EMPTY_EDITOR);
     else if (pressed(KEYS.expandDiff, input, key)) onPrint();
   });
 

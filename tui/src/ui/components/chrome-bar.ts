@@ -1,6 +1,6 @@
 /** The line under the composer: project, model, session, tokens and cost so far. */
 import { Box, Text } from 'ink';
-import { createElement as h, type ReactNode } from 'react';
+import { createElement as h, memo, type ReactNode } from 'react';
 import type { Usage } from '#protocol';
 import { formatCost, formatTokens } from '../command-text.ts';
 
@@ -16,7 +16,8 @@ export interface ChromeBarProps {
   width: number;
 }
 
-export function ChromeBar(props: ChromeBarProps): ReactNode {
+/** Drawn again only when a prop changes, not with every frame of a streaming answer. */
+export const ChromeBar = memo(function ChromeBar(props: ChromeBarProps): ReactNode {
   const { usage } = props;
   const parts = [
     props.project,
@@ -46,4 +47,4 @@ export function ChromeBar(props: ChromeBarProps): ReactNode {
       props.hint ?? parts.join(' · '),
     ),
   );
-}
+});

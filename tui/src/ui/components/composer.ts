@@ -5,10 +5,11 @@
  * `maxRows` lines, around the cursor.
  */
 import { Box, Text, useInput, usePaste } from 'ink';
-import { createElement as h, type ReactNode, useState } from 'react';
+import { createElement as h, memo, type ReactNode } from 'react';
 import { KEYS, pressed } from '../keybindings.ts';
 import { cursorLine, edit, EMPTY_EDITOR, type EditorState, insert, moveLine } from '../line-editor.ts';
 import { type SlashCommand, suggestions as suggest } from '../slash-commands.ts';
+import { useKeyState } from './key-state.ts';
 import { LineField } from './line-field.ts';
 
 const MAX_SUGGESTIONS = 6;
@@ -24,35 +25,52 @@ export interface ComposerProps {
   placeholder?: string;
 }
 
-export function Composer(props: ComposerProps): ReactNode {
-  const { commands, history, onSubmit, isActive, maxRows } = props;
-  const [editor, setEditor] = useState<EditorState>(EMPTY_EDITOR);
-  const [browsing, setBrowsing] = useState<{ index: number; draft: string } | undefined>(undefined);
-  const [chosen, setChosen] = useState(0);
-  const matches = suggest(editor.text, commands).slice(0, MAX_SUGGESTIONS);
-  const selected = Math.min(chosen, Math.max(0, matches.length - 1));
+interface ComposerState {
+  editor: EditorState;
+  /** While ↑/↓ walk the history: where, and the text that was being written before. */
+  browsing: { index: number; draft: string } | undefined;
+  /** The suggestion Enter and Tab take. */
+  chosen: number;
+}
 
-  const update = (next: EditorState) => {
-    setEditor(next);
-    setChosen(0);
-  };
+const EMPTY_COMPOSER: ComposerState = { editor: EMPTY_EDITOR, browsing: undefined, chosen: 0 };
+
+/** Drawn again only when its props or its own state change, not with every frame of an answer. */
+export const Composer = memo(function Composer(props: ComposerProps): ReactNode {
+  const { commands, history, onSubmit, isActive, maxRows } = props;
+  const state = useKeyState(EMPTY_COMPOSER);
+  const suggested = (text: string) => suggest(text, commands).slice(0, MAX_SUGGESTIONS);
+  const selectedOf = (current: ComposerState, count: number) =>
+    Math.min(current.chosen, Math.max(0, count - 1));
+  const { editor } = state.value;
+  const matches = suggested(editor.text);
+  const selected = selectedOf(state.value, matches.length);
+
+  const update = (next: EditorState) => state.set({ ...state.get(), editor: next, chosen: 0 });
   const submit = (text: string) => {
-    update(EMPTY_EDITOR);
-    setBrowsing(undefined);
+    state.set(EMPTY_COMPOSER);
     onSubmit(text);
   };
   const recall = (direction: -1 | 1): boolean => {
+    const { browsing, editor: current } = state.get();
     const index = (browsing?.index ?? history.length) + direction;
     if (index < 0 || index > history.length || history.length === 0) return false;
     const text = index === history.length ? (browsing?.draft ?? '') : (history[index] as string);
-    setBrowsing(index === history.length ? undefined : { index, draft: browsing?.draft ?? editor.text });
-    update({ text, cursor: text.length });
+    state.set({
+      editor: { text, cursor: text.length },
+      browsing: index === history.length ? undefined : { index, draft: browsing?.draft ?? current.text },
+      chosen: 0,
+    });
     return true;
   };
 
-  usePaste((text) => update(insert(editor, text)), { isActive });
+  usePaste((text) => update(insert(state.get().editor, text)), { isActive });
   useInput(
     (input, key) => {
+      const current = state.get();
+      const { editor } = current;
+      const matches = suggested(editor.text);
+      const selected = selectedOf(current, matches.length);
       if (pressed(KEYS.exit, input, key)) {
         update(EMPTY_EDITOR);
         return;
@@ -91,11 +109,11 @@ export function Composer(props: ComposerProps): ReactNode {
       if (pressed(KEYS.historyPrevious, input, key) || pressed(KEYS.historyNext, input, key)) {
         const direction = key.upArrow ? -1 : 1;
         if (matches.length > 1) {
-          setChosen((selected + direction + matches.length) % matches.length);
+          state.set({ ...current, chosen: (selected + direction + matches.length) % matches.length });
           return;
         }
         const moved = moveLine(editor, direction);
-        if (moved !== undefined) setEditor(moved);
+        if (moved !== undefined) state.set({ ...current, editor: moved });
         else recall(direction);
         return;
       }
@@ -151,4 +169,4 @@ export function Composer(props: ComposerProps): ReactNode {
       ),
     ),
   );
-}
+});

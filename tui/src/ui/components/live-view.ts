@@ -3,11 +3,19 @@
  * a spinner with the latest status while a run goes on. It is drawn every frame, so it is kept to
  * `maxRows` rows (counted after wrapping); what it cannot show is already, or soon, in the
  * scrollback.
+ *
+ * Its height changes as seldom as it can: a live part that grows or shrinks by a row moves the
+ * composer and the ChromeBar below it, which Ink then writes again whole, while a frame that moves
+ * nothing writes only the rows that changed. So while an answer streams, its text has the rows a
+ * paragraph being written may take (PARAGRAPH_LIVE_ROWS) from the start, and the live part
+ * shrinks only when entries were printed above it (Ink writes the whole live part again then).
  */
 import { Box, Text, useAnimation } from 'ink';
-import { createElement as h, type ReactNode } from 'react';
+import { createElement as h, type ReactNode, useRef } from 'react';
 import { tailRows, visibleText } from '../live-text.ts';
+import { PARAGRAPH_LIVE_ROWS } from '../markdown-blocks.ts';
 import type { Transcript } from '../transcript.ts';
+import { SPIN_MS } from '../ui-state.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const TIPS = [
@@ -28,9 +36,23 @@ export interface LiveViewProps {
   cancelling: boolean;
   /** Rotating tips beside the spinner (false in the replay viewer, where they do not apply). */
   tips?: boolean;
+  /**
+   * The clock of the frame (UiState.now, the transcript's clock): the spinner moves with the
+   * frames. Absent (the replay viewer), the spinner has a timer of its own.
+   */
+  now?: number;
 }
 
-export function LiveView({ transcript, width, maxRows, cancelling, tips = true }: LiveViewProps): ReactNode {
+export function LiveView({
+  transcript,
+  width,
+  maxRows,
+  cancelling,
+  tips = true,
+  now,
+}: LiveViewProps): ReactNode {
+  /** The most rows above the spinner since entries were last printed (transcript.nextId moved). */
+  const tallest = useRef({ nextId: transcript.nextId, rows: 0 });
   if (!transcript.running || maxRows <= 0) return null;
   const rows: ReactNode[] = [];
   let budget = maxRows - 1; // the spinner's row
@@ -74,22 +96,36 @@ export function LiveView({ transcript, width, maxRows, cancelling, tips = true }
       h(Text, { key: 'more', dimColor: true }, `  and ${tools.length - shownTools.length} more running`),
     );
   }
-  rows.push(h(Spinner, { key: 'spinner', status: transcript.status, cancelling, tips, width }));
+  if (tallest.current.nextId !== transcript.nextId) tallest.current = { nextId: transcript.nextId, rows: 0 };
+  const streaming = text.some((row) => !row.thinking) ? PARAGRAPH_LIVE_ROWS : 0;
+  const height = Math.min(maxRows - 1, Math.max(tallest.current.rows, rows.length, streaming));
+  tallest.current.rows = height;
+  while (rows.length < height) rows.push(h(Text, { key: `pad${rows.length}` }, ' '));
+  const spinner = { key: 'spinner', status: transcript.status, cancelling, tips, width };
+  rows.push(
+    now === undefined
+      ? h(TimedSpinner, spinner)
+      : h(Spinner, { ...spinner, time: Math.max(0, now - transcript.startedAt) }),
+  );
   return h(Box, { flexDirection: 'column' }, ...rows);
 }
 
-function Spinner({
-  status,
-  cancelling,
-  tips,
-  width,
-}: {
+interface SpinnerProps {
   status: string | undefined;
   cancelling: boolean;
   tips: boolean;
   width: number;
-}) {
-  const { frame, time } = useAnimation({ interval: 100 });
+}
+
+/** The spinner on a timer of its own (ms since it appeared). */
+function TimedSpinner(props: SpinnerProps) {
+  const { time } = useAnimation({ interval: SPIN_MS });
+  return h(Spinner, { ...props, time });
+}
+
+/** The spinner at `time` ms into the run. */
+function Spinner({ status, cancelling, tips, width, time }: SpinnerProps & { time: number }) {
+  const frame = Math.floor(time / SPIN_MS);
   const seconds = Math.floor(time / 1000);
   const tip = TIPS[Math.floor(time / TIP_MS) % TIPS.length] as string;
   const what = cancelling ? 'Stopping…' : status === undefined ? 'Working…' : visibleText(status);

@@ -4,14 +4,17 @@
  * shows a window of the list around the cursor, never more than `maxRows` rows.
  */
 import { Box, Text, useInput } from 'ink';
-import { createElement as h, type ReactNode, useState } from 'react';
+import { createElement as h, type ReactNode } from 'react';
 import { KEYS, pressed } from '../keybindings.ts';
 import type { PickerItem } from '../ui-state.ts';
 import { visibleText } from '../live-text.ts';
+import { useKeyState } from './key-state.ts';
 
 export interface PickerProps {
   title: string;
   items: readonly PickerItem[];
+  /** The value the cursor starts on (the current model, a provider's default); else the first. */
+  selected?: string;
   width: number;
   maxRows: number;
   onPick: (value: string) => void;
@@ -22,24 +25,32 @@ export interface PickerProps {
 export function Picker({
   title,
   items,
+  selected,
   width,
   maxRows,
   onPick,
   onClose,
   isActive = true,
 }: PickerProps): ReactNode {
-  const [cursor, setCursor] = useState(0);
+  const position = useKeyState(
+    Math.max(
+      0,
+      items.findIndex((item) => item.value === selected),
+    ),
+  );
+  const cursor = position.value;
   // Rows: borders (2), title, hint; each item one row, plus a row for each group heading.
   const room = Math.max(1, maxRows - 4);
   const page = Math.max(1, room - 1);
   useInput(
     (input, key) => {
-      if (pressed(KEYS.up, input, key)) setCursor((cursor - 1 + items.length) % items.length);
-      else if (pressed(KEYS.down, input, key)) setCursor((cursor + 1) % items.length);
-      else if (pressed(KEYS.pageUp, input, key)) setCursor(Math.max(0, cursor - page));
-      else if (pressed(KEYS.pageDown, input, key)) setCursor(Math.min(items.length - 1, cursor + page));
+      const at = position.get();
+      if (pressed(KEYS.up, input, key)) position.set((at - 1 + items.length) % items.length);
+      else if (pressed(KEYS.down, input, key)) position.set((at + 1) % items.length);
+      else if (pressed(KEYS.pageUp, input, key)) position.set(Math.max(0, at - page));
+      else if (pressed(KEYS.pageDown, input, key)) position.set(Math.min(items.length - 1, at + page));
       else if (pressed(KEYS.pick, input, key)) {
-        const item = items[cursor];
+        const item = items[at];
         if (item !== undefined) onPick(item.value);
       } else if (pressed(KEYS.back, input, key)) onClose?.();
     },

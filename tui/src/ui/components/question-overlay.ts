@@ -5,11 +5,12 @@
  */
 import type { AskParams, AskResult } from '#protocol';
 import { Box, Text, useInput, usePaste } from 'ink';
-import { createElement as h, type ReactNode, useRef, useState } from 'react';
+import { createElement as h, type ReactNode, useRef } from 'react';
 import { KEYS, pressed } from '../keybindings.ts';
 import { edit, EMPTY_EDITOR, type EditorState, insert } from '../line-editor.ts';
 import { visibleText } from '../live-text.ts';
 import { GUARD_MS } from './approval-overlay.ts';
+import { useKeyState } from './key-state.ts';
 import { SingleLine } from './line-field.ts';
 
 export interface QuestionOverlayProps {
@@ -28,24 +29,29 @@ export function QuestionOverlay(props: QuestionOverlayProps): ReactNode {
   const options = params.options ?? [];
   const now = props.now ?? Date.now;
   const shownAt = useRef(now());
-  const [cursor, setCursor] = useState(0);
-  const [answer, setAnswer] = useState<EditorState>(EMPTY_EDITOR);
+  const choice = useKeyState(0);
+  const field = useKeyState<EditorState>(EMPTY_EDITOR);
+  const cursor = choice.value;
+  const answer = field.value;
   const typing = cursor === options.length; // the free-answer row
   const early = () => now() - shownAt.current < (props.guardMs ?? GUARD_MS);
-
   usePaste((text) => {
-    if (!early() && typing) setAnswer(insert(answer, text.replace(/[\r\n]+/g, ' ')));
+    if (!early() && choice.get() === options.length)
+      field.set(insert(field.get(), text.replace(/[\r\n]+/g, ' ')));
   });
   useInput((input, key) => {
     if (early()) return;
-    if (pressed(KEYS.up, input, key)) setCursor(Math.max(0, cursor - 1));
-    else if (pressed(KEYS.down, input, key)) setCursor(Math.min(options.length, cursor + 1));
+    const at = choice.get();
+    const text = field.get();
+    const onFreeRow = at === options.length;
+    if (pressed(KEYS.up, input, key)) choice.set(Math.max(0, at - 1));
+    else if (pressed(KEYS.down, input, key)) choice.set(Math.min(options.length, at + 1));
     else if (pressed(KEYS.pick, input, key)) {
-      if (!typing) onAnswer({ answer: (options[cursor] as { value: string }).value });
-      else if (answer.text.trim() !== '') onAnswer({ answer: answer.text });
-    } else if (typing) {
-      const next = edit(answer, input, key, false);
-      if (next !== undefined) setAnswer(next);
+      if (!onFreeRow) onAnswer({ answer: (options[at] as { value: string }).value });
+      else if (text.text.trim() !== '') onAnswer({ answer: text.text });
+    } else if (onFreeRow) {
+      const next = edit(text, input, key, false);
+      if (next !== undefined) field.set(next);
     } else if (/^[1-9]$/.test(input) && Number(input) <= options.length) {
       onAnswer({ answer: (options[Number(input) - 1] as { value: string }).value });
     }

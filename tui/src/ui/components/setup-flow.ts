@@ -4,11 +4,12 @@
  * config file (0600) and santra continues with a new server that reads it.
  */
 import { Box, Text, useInput, usePaste } from 'ink';
-import { createElement as h, type ReactNode, useState } from 'react';
-import type { ModelEntry } from '#protocol';
+import { createElement as h, type ReactNode } from 'react';
 import { KEYS, pressed } from '../keybindings.ts';
 import { edit, EMPTY_EDITOR, type EditorState, insert } from '../line-editor.ts';
 import type { SetupChoice } from '../config-file.ts';
+import type { SetupState } from '../ui-state.ts';
+import { useKeyState } from './key-state.ts';
 import { SingleLine } from './line-field.ts';
 import { Picker } from './picker.ts';
 
@@ -16,7 +17,7 @@ import { Picker } from './picker.ts';
 const KEYLESS = new Set(['ollama', 'lmstudio', 'vllm']);
 
 export interface SetupFlowProps {
-  providers: readonly { id: string; models: readonly ModelEntry[] }[];
+  providers: SetupState['providers'];
   error?: string;
   width: number;
   maxRows: number;
@@ -29,20 +30,24 @@ type Step =
   | { step: 'model'; provider: string; apiKey: string };
 
 export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlowProps): ReactNode {
-  const [step, setStep] = useState<Step>({ step: 'provider' });
-  const [key, setKey] = useState<EditorState>(EMPTY_EDITOR);
+  const at = useKeyState<Step>({ step: 'provider' });
+  const field = useKeyState<EditorState>(EMPTY_EDITOR);
+  const step = at.value;
+  const key = field.value;
   const keyActive = step.step === 'key';
-  usePaste((text) => setKey(insert(key, text.trim())), { isActive: keyActive });
+  usePaste((text) => field.set(insert(field.get(), text.trim())), { isActive: keyActive });
   useInput(
     (input, k) => {
-      if (step.step !== 'key') return;
-      if (pressed(KEYS.back, input, k)) setStep({ step: 'provider' });
+      const now = at.get();
+      if (now.step !== 'key') return;
+      const typed = field.get().text.trim();
+      if (pressed(KEYS.back, input, k)) at.set({ step: 'provider' });
       else if (pressed(KEYS.submit, input, k)) {
-        if (key.text.trim() === '' && !KEYLESS.has(step.provider)) return;
-        setStep({ step: 'model', provider: step.provider, apiKey: key.text.trim() });
+        if (typed === '' && !KEYLESS.has(now.provider)) return;
+        at.set({ step: 'model', provider: now.provider, apiKey: typed });
       } else {
-        const next = edit(key, input, k, false);
-        if (next !== undefined) setKey(next);
+        const next = edit(field.get(), input, k, false);
+        if (next !== undefined) field.set(next);
       }
     },
     { isActive: keyActive },
@@ -76,8 +81,8 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
           width,
           maxRows: room,
           onPick: (provider) => {
-            setKey(EMPTY_EDITOR);
-            setStep({ step: 'key', provider });
+            field.set(EMPTY_EDITOR);
+            at.set({ step: 'key', provider });
           },
         }),
       );
@@ -99,7 +104,8 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
         ),
       );
     case 'model': {
-      const models = providers.find((provider) => provider.id === step.provider)?.models ?? [];
+      const provider = providers.find((candidate) => candidate.id === step.provider);
+      const models = provider?.models ?? [];
       return h(
         Box,
         { flexDirection: 'column' },
@@ -115,10 +121,11 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
             }`,
             value: model.ref,
           })),
+          ...(provider?.defaultModel === undefined ? {} : { selected: provider.defaultModel }),
           width,
           maxRows: room,
           onPick: (model) => onDone({ provider: step.provider, apiKey: step.apiKey, model }),
-          onClose: () => setStep({ step: 'key', provider: step.provider }),
+          onClose: () => at.set({ step: 'key', provider: step.provider }),
         }),
       );
     }
