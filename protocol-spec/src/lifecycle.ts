@@ -71,6 +71,12 @@ export const ProviderInfo = named(
     id: z.string().describe('Provider id, e.g. "anthropic", "openai", "groq".'),
     name: z.string().describe('Display name.'),
     configured: z.boolean().describe('Whether a key or base URL is configured, so prompts can use it.'),
+    defaultModel: z
+      .string()
+      .optional()
+      .describe(
+        'The model id used when this provider is chosen and no model is named (since 0.2.0); absent when there is none, e.g. an OpenAI-compatible endpoint that serves its own models.',
+      ),
     models: z.array(ModelInfo),
   }),
 );

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { cleanup } from 'ink-testing-library';
 import type { ModelEntry } from '#protocol';
-import type { SetupChoice } from '../src/ui/config-file.ts';
+import type { SetupChoice } from '../src/ui/components/setup-flow.ts';
 import { PRINT_CHARS } from '../src/ui/ui-state.ts';
 import { MODELS, scripted, settle, start } from './helpers/ui-backend.ts';
 
@@ -213,8 +213,12 @@ describe('the interactive UI', () => {
     const models = manyModels(3).map((model) => ({ ...model, configured: false }));
     const choices: SetupChoice[] = [];
     const ui = await start(
-      scripted({ models, initial: '', defaultModels: new Map([['anthropic', 'anthropic/model-2']]) }),
-      { writeSetup: (choice) => (choices.push(choice), Promise.resolve('/tmp/santra-test/config.json')) },
+      scripted({
+        models,
+        initial: '',
+        defaultModels: new Map([['anthropic', 'anthropic/model-2']]),
+        ...savesSetup(choices),
+      }),
     );
     await ui.type('\r');
     await ui.type('sk-ant-secret');
@@ -247,26 +251,17 @@ describe('the interactive UI', () => {
     assert.deepEqual(all, words);
   });
 
-  test('first run: no usable model, so the SetupFlow asks provider, key (masked) and model, then restarts', async () => {
+  test('first run: no usable model, so the SetupFlow asks provider, key (masked) and model; the server saves it', async () => {
     const unconfigured = MODELS.map((model) => ({ ...model, configured: false }));
-    const server = scripted({ models: unconfigured, initial: '' });
     const choices: SetupChoice[] = [];
+    const server = scripted({ models: unconfigured, initial: '', ...savesSetup(choices) });
     let connects = 0;
     const connect = server.connect;
     server.connect = (handlers) => {
       connects++;
-      if (connects === 2) {
-        for (const model of unconfigured) model.configured = true;
-        server.model.current = 'anthropic/claude-sonnet-4-5';
-      }
       return connect(handlers);
     };
-    const ui = await start(server, {
-      writeSetup: (choice) => {
-        choices.push(choice);
-        return Promise.resolve('/tmp/santra-test/config.json');
-      },
-    });
+    const ui = await start(server);
     assert.match(ui.frame(), /Welcome to santra/);
     assert.match(ui.frame(), /› anthropic {2}1 models/);
     await ui.type('\r');
@@ -281,8 +276,7 @@ describe('the interactive UI', () => {
     assert.deepEqual(choices, [
       { provider: 'anthropic', apiKey: 'sk-ant-secret', model: 'anthropic/claude-sonnet-4-5' },
     ]);
-    assert.equal(connects, 2);
-    assert.equal(server.closed(), 1);
+    assert.deepEqual([connects, server.closed()], [1, 0], 'the same server goes on: no restart');
     assert.match(
       ui.frame(),
       /Saved anthropic\/claude-sonnet-4-5 and its key to \/tmp\/santra-test\/config\.json/,
@@ -290,6 +284,24 @@ describe('the interactive UI', () => {
     assert.match(ui.frame(), /Ask santra, or \/help/);
   });
 });
+
+/** A server that has config/setup and saves each choice into `choices`, as the real one writes its file. */
+function savesSetup(choices: SetupChoice[]) {
+  return {
+    methods: ['config/setup'],
+    answers: {
+      'config/setup': (params: unknown) => {
+        const {
+          provider,
+          apiKey = '',
+          model,
+        } = params as { provider: string; apiKey?: string; model: string };
+        choices.push({ provider, apiKey, model });
+        return { file: '/tmp/santra-test/config.json', model };
+      },
+    },
+  };
+}
 
 /** `count` Anthropic models, model-1 first, the first of them current. */
 function manyModels(count: number): ModelEntry[] {

@@ -29,6 +29,7 @@ import { setupConfig } from './config-setup.ts';
 import type { Logger, Redactor } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import { CATALOG } from '../providers/catalog.ts';
+import { PRESETS } from '../providers/presets.ts';
 import { streamModel } from '../providers/registry.ts';
 import { RateLimiter, type ResilienceOptions, withResilience } from '../providers/resilience.ts';
 import type { ClientChannel, Runtime } from './contract.ts';
@@ -286,11 +287,19 @@ function providerInfos(config: ResolvedConfig): ProviderInfo[] {
     id: endpoint.id,
     name: endpoint.name,
     configured: isConfigured(endpoint),
+    ...defaultModelOf(config, endpoint.id),
     models: CATALOG.filter((spec) => spec.provider === endpoint.id).map((spec) => ({
       id: spec.id,
       contextWindow: spec.contextWindow,
     })),
   }));
+}
+
+/** A preset's default model, unless it is pointed at another server (whose models only it knows). */
+function defaultModelOf(config: ResolvedConfig, providerId: string): { defaultModel?: string } {
+  if (config.defaultProvider === providerId) return {};
+  const model = PRESETS.find((preset) => preset.id === providerId)?.defaultModel;
+  return model === undefined ? {} : { defaultModel: model };
 }
 
 async function assertDirectory(path: string): Promise<void> {

@@ -77,16 +77,14 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
 }
 
 /**
- * provider id → `provider/model` of its default model. `defaultModel` of ProviderInfo is a
- * proposed field of the protocol: a server (or schema) without it gives an empty map, and the setup
- * then starts on a provider's first model.
+ * provider id → `provider/model` of its default model (ProviderInfo.defaultModel); a provider
+ * without one (an endpoint serving its own models) is absent, and the setup starts on its first.
  */
 function defaultModelsOf(providers: readonly ProviderInfo[]): Map<string, string> {
   const defaults = new Map<string, string>();
-  for (const provider of providers) {
-    if ('defaultModel' in provider && typeof provider.defaultModel === 'string')
+  for (const provider of providers)
+    if (provider.defaultModel !== undefined)
       defaults.set(provider.id, `${provider.id}/${provider.defaultModel}`);
-  }
   return defaults;
 }
 

@@ -32,7 +32,7 @@ import type { FrameDrawer } from './frames.ts';
 import { type Interaction, Interactions } from './interactions.ts';
 import { availableCommands, parseInput, type SlashCommand } from './slash-commands.ts';
 import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from './transcript.ts';
-import type { SetupChoice } from './config-file.ts';
+import type { SetupChoice } from './components/setup-flow.ts';
 import {
   FLUSH_MS,
   FRAME_MS,
@@ -54,8 +54,6 @@ export interface ControllerOptions {
   cwd: string | undefined;
   /** Where /export writes a relative file name. */
   startDir: string;
-  /** Writes the first-run setup's choice (config-file.ts); absent: no setup is offered. */
-  writeSetup?: (choice: SetupChoice) => Promise<string>;
   /** Clears the terminal screen (Ctrl+L, /clear) and lets Ink draw its frame again. */
   clearScreen?: () => void;
   /** Leaves the UI: called once, after the server is closed. */
@@ -216,7 +214,8 @@ export class Controller {
       this.#set({ commands: availableCommands(backend.methods) });
       const models = await backend.models();
       const current = models.models.find((model) => model.ref === models.current);
-      if ((current === undefined || !current.configured) && this.#options.writeSetup !== undefined) {
+      // The setup is the server's to save (config/setup): offered when the server has it.
+      if ((current === undefined || !current.configured) && backend.methods?.has('config/setup') === true) {
         const providers = providersOf(models.models, models.current, backend.defaultModels);
         this.#set({ connection: 'setup', setup: { providers } });
         return;
@@ -241,19 +240,21 @@ export class Controller {
     this.dispatch({ type: 'phase', phase });
   }
 
-  /** The setup's answer: written to the config file, then a new server reads it. */
+  /** The setup's answer: the server saves it (config/setup) and uses it from the next prompt. */
   async finishSetup(choice: SetupChoice): Promise<void> {
-    const write = this.#options.writeSetup;
-    if (write === undefined) return;
+    const backend = this.#backend;
+    if (backend === undefined) return;
     try {
-      const file = await write(choice);
+      const saved = await backend.request('config/setup', {
+        provider: choice.provider,
+        model: choice.model,
+        ...(choice.apiKey === '' ? {} : { apiKey: choice.apiKey }),
+      });
       this.#note(
-        `Saved ${choice.model}${choice.apiKey === '' ? '' : ' and its key'} to ${file} (mode 0600).`,
+        `Saved ${saved.model}${choice.apiKey === '' ? '' : ' and its key'} to ${saved.file} (mode 0600).`,
       );
-      await this.#backend?.close();
-      this.#backend = undefined;
-      this.#set({ connection: 'starting', setup: undefined });
-      await this.start();
+      this.#set({ connection: 'ready', setup: undefined, model: saved.model });
+      this.#sendQueued();
     } catch (error) {
       const setup = this.#state.setup;
       if (setup !== undefined) this.#set({ setup: { ...setup, error: messageOf(error) } });

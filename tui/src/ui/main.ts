@@ -49,8 +49,6 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
         ...(server === undefined ? {} : { server }),
       });
     },
-    // Only a first run writes the config (jsonc-parser and all): loaded then, not before the first frame.
-    writeSetup: async (choice) => (await import('./config-file.ts')).writeSetup(process.env, choice),
     clearScreen: () => {
       instance.clear();
       process.stdout.write('\u001b[2J\u001b[H');

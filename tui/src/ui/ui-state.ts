@@ -13,7 +13,7 @@ export const FLUSH_MS = 8;
  * Ink's layout and its drawing of the whole live part, the write): at 30 a second an answer
  * streaming at 200 tokens/s took 13.5 % of a core, at 20 11.7 % (docs/performance.md).
  */
-export const FRAME_MS = 50;
+export const FRAME_MS = 33;
 /** The spinner's step: while a run goes on, a frame comes at least this often. */
 export const SPIN_MS = 100;
 /**

@@ -9,7 +9,6 @@ import { createElement as h } from 'react';
 import type { Backend } from '../../src/ui/backend.ts';
 import { App } from '../../src/ui/components/app.ts';
 import { loadMarkdown } from '../../src/ui/components/entry-view.ts';
-import type { SetupChoice } from '../../src/ui/config-file.ts';
 import { Controller } from '../../src/ui/controller.ts';
 
 export const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,10 +114,7 @@ export function scripted(options: ScriptOptions = {}) {
   };
 }
 
-export async function start(
-  server = scripted(),
-  options: { writeSetup?: (choice: SetupChoice) => Promise<string>; startDir?: string } = {},
-) {
+export async function start(server = scripted(), options: { startDir?: string } = {}) {
   await loadMarkdown();
   let exited = 0;
   const controller = new Controller({

@@ -7,11 +7,19 @@ import { Box, Text, useInput, usePaste } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
 import { KEYS, pressed } from '../keybindings.ts';
 import { edit, EMPTY_EDITOR, type EditorState, insert } from '../line-editor.ts';
-import type { SetupChoice } from '../config-file.ts';
 import type { SetupState } from '../ui-state.ts';
 import { useKeyState } from './key-state.ts';
 import { SingleLine } from './line-field.ts';
 import { Picker } from './picker.ts';
+
+/** What the first-run setup asks; the server saves it (`config/setup`). */
+export interface SetupChoice {
+  provider: string;
+  /** Empty: no key (a local endpoint such as Ollama needs none). */
+  apiKey: string;
+  /** `provider/model`. */
+  model: string;
+}
 
 /** Providers that run on the user's machine and need no key. */
 const KEYLESS = new Set(['ollama', 'lmstudio', 'vllm']);
