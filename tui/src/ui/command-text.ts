@@ -3,7 +3,7 @@
  * and the user's prompts of a session's records (for /resume). Pure text from protocol data; the
  * controller carries the commands out.
  */
-import type { ModelEntry, SessionInfo, UndoneChange, Usage } from '#protocol';
+import type { ModelEntry, ResultOf, SessionInfo, UndoneChange, Usage } from '#protocol';
 import type { PickerState, SetupState } from './ui-state.ts';
 import { keyHelp } from './keybindings.ts';
 import { commandHelp, type SlashCommand } from './slash-commands.ts';
@@ -94,8 +94,22 @@ export function modelPicker(models: readonly ModelEntry[], current: string | und
   };
 }
 
-export function sessionLine(session: SessionInfo): string {
+function sessionLine(session: SessionInfo): string {
   return `  ${session.sessionId}  ${session.updatedAt.slice(0, 16).replace('T', ' ')}  ${session.title}`;
+}
+
+/** /sessions: the saved sessions, newest first. */
+export function sessionsText(sessions: readonly SessionInfo[]): string {
+  return sessions.length === 0
+    ? 'No saved session yet.'
+    : ['Sessions (/resume ID continues one):', ...sessions.map(sessionLine)].join('\n');
+}
+
+/** /agents: every agent with what it does, then the agent files that were skipped and why. */
+export function agentsText({ agents, problems }: ResultOf<'agents/list'>): string {
+  const lines = agents.map((agent) => `  ${agent.id.padEnd(14)} ${agent.description}`);
+  for (const problem of problems) lines.push(`  ! ${problem.file}: ${problem.message}`);
+  return ['Agents:', ...lines].join('\n');
 }
 
 export function sessionPicker(sessions: readonly SessionInfo[]): PickerState {

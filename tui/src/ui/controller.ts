@@ -10,26 +10,25 @@
  * the next frames, FLUSH_MS apart. While a run goes on, a timer moves the spinner (the state's `now`)
  * when no batch did for SPIN_MS; nothing runs while nothing arrives and no run goes on.
  */
-import { writeFile } from 'node:fs/promises';
-import { basename, isAbsolute, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Phase, PromptResult } from '#protocol';
 import { PrintError } from '../print/print-error.ts';
 import type { Backend } from './backend.ts';
 import {
+  agentsText,
   costText,
-  formatCost,
   helpText,
   modelPicker,
   modelsText,
   promptTexts,
   providersOf,
-  sessionLine,
+  sessionsText,
   sessionPicker,
-  undoText,
 } from './command-text.ts';
 import { entryMarkdown } from './export-markdown.ts';
 import type { FrameDrawer } from './frames.ts';
 import { type Interaction, Interactions } from './interactions.ts';
+import { compactSession, exportTranscript, undoInSession } from './session-commands.ts';
 import { availableCommands, parseInput, type SlashCommand } from './slash-commands.ts';
 import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from './transcript.ts';
 import type { SetupChoice } from './components/setup-flow.ts';
@@ -456,9 +455,20 @@ export class Controller {
       case 'cost':
         this.#note(costText(this.#state.sessionUsage, this.#state.sessionCostUsd));
         return;
-      case 'export':
-        await this.#export(arg);
+      case 'export': {
+        const note = await exportTranscript({
+          backend: this.#backend,
+          sessionId: this.#state.sessionId,
+          name: arg,
+          startDir: this.#options.startDir,
+          shown: () => {
+            this.flush();
+            return `${this.#exported.join('\n')}\n`;
+          },
+        });
+        this.#note(note.text);
         return;
+      }
       case 'model':
         if (arg !== '') await this.#setModel(arg);
         else this.#set({ picker: modelPicker((await server().models()).models, this.#state.model) });
@@ -466,22 +476,12 @@ export class Controller {
       case 'models':
         this.#note(modelsText((await server().models()).models, this.#state.model));
         return;
-      case 'agents': {
-        const { agents, problems } = await server().agents();
-        const lines = agents.map((agent) => `  ${agent.id.padEnd(14)} ${agent.description}`);
-        for (const problem of problems) lines.push(`  ! ${problem.file}: ${problem.message}`);
-        this.#note(['Agents:', ...lines].join('\n'));
+      case 'agents':
+        this.#note(agentsText(await server().agents()));
         return;
-      }
-      case 'sessions': {
-        const { sessions } = await server().sessions(20);
-        this.#note(
-          sessions.length === 0
-            ? 'No saved session yet.'
-            : ['Sessions (/resume ID continues one):', ...sessions.map(sessionLine)].join('\n'),
-        );
+      case 'sessions':
+        this.#note(sessionsText((await server().sessions(20)).sessions));
         return;
-      }
       case 'resume': {
         if (arg !== '') {
           await this.#resume(arg);
@@ -503,8 +503,12 @@ export class Controller {
           this.#note('A run is going on: press Esc to stop it first.', 'warning');
           return;
         }
-        if (command.name === 'compact') await this.#compact(server(), sessionId);
-        else await this.#undo(server(), sessionId, arg);
+        if (command.name === 'compact') this.#note('Compacting…');
+        const note =
+          command.name === 'compact'
+            ? await compactSession(server(), sessionId)
+            : await undoInSession(server(), sessionId, arg);
+        this.#note(note.text, note.tone);
         return;
       }
       default: {
@@ -574,47 +578,6 @@ export class Controller {
     this.#note(
       `Resumed "${session.title}" (${session.messageCount} messages). The model has its whole history.`,
     );
-  }
-
-  async #compact(backend: Backend, sessionId: string): Promise<void> {
-    this.#note('Compacting…');
-    const result = await backend.request('session/compact', { sessionId });
-    this.#note(
-      result.compacted
-        ? `Compacted: ${result.messagesBefore} messages → ${result.messagesAfter} (summary ${formatCost(result.costUsd)}).`
-        : `Too little to compact yet (${result.messagesBefore} messages).`,
-    );
-  }
-
-  async #undo(backend: Backend, sessionId: string, arg: string): Promise<void> {
-    if (arg !== '' && arg !== 'run' && arg !== 'change')
-      throw new Error('/undo takes no argument, or "run".');
-    const { changes } = await backend.request('session/undo', {
-      sessionId,
-      scope: arg === 'run' ? 'run' : 'change',
-    });
-    const kept = changes.some((change) => change.outcome === 'kept');
-    this.#note(undoText(changes), kept ? 'warning' : 'info');
-  }
-
-  /**
-   * The transcript to a Markdown file: the saved session as the server writes it (`session/export`)
-   * when there is one and the server offers it, else what this screen showed.
-   */
-  async #export(arg: string): Promise<void> {
-    const name = arg !== '' ? arg : `santra-${new Date().toISOString().replace(/[:.]/g, '-')}.md`;
-    const file = isAbsolute(name) ? name : join(this.#options.startDir, name);
-    const { sessionId } = this.#state;
-    const backend = this.#backend;
-    let content: string;
-    if (sessionId !== undefined && backend?.methods?.has('session/export') === true) {
-      content = (await backend.request('session/export', { sessionId, format: 'markdown' })).content;
-    } else {
-      this.flush();
-      content = `${this.#exported.join('\n')}\n`;
-    }
-    await writeFile(file, content, { flag: 'wx' });
-    this.#note(`Transcript written to ${file}`);
   }
 
   #statusText(): string {

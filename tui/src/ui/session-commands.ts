@@ -1,0 +1,58 @@
+/**
+ * What /compact, /undo and /export do with the server, as functions of the backend: each returns
+ * the note the controller shows, so controller.ts keeps only the wiring.
+ */
+import { writeFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import type { Backend } from './backend.ts';
+import { formatCost, undoText } from './command-text.ts';
+
+export interface CommandNote {
+  text: string;
+  tone: 'info' | 'warning';
+}
+
+export async function compactSession(backend: Backend, sessionId: string): Promise<CommandNote> {
+  const result = await backend.request('session/compact', { sessionId });
+  return {
+    text: result.compacted
+      ? `Compacted: ${result.messagesBefore} messages → ${result.messagesAfter} (summary ${formatCost(result.costUsd)}).`
+      : `Too little to compact yet (${result.messagesBefore} messages).`,
+    tone: 'info',
+  };
+}
+
+/** `arg`: empty (the last change) or "run" (the last run); anything else is refused. */
+export async function undoInSession(backend: Backend, sessionId: string, arg: string): Promise<CommandNote> {
+  if (arg !== '' && arg !== 'run' && arg !== 'change') throw new Error('/undo takes no argument, or "run".');
+  const { changes } = await backend.request('session/undo', {
+    sessionId,
+    scope: arg === 'run' ? 'run' : 'change',
+  });
+  const kept = changes.some((change) => change.outcome === 'kept');
+  return { text: undoText(changes), tone: kept ? 'warning' : 'info' };
+}
+
+/**
+ * The transcript to a Markdown file (never over an existing one): the saved session as the server
+ * writes it (`session/export`) when there is one and the server offers it, else `shown()`, what
+ * this screen showed. A relative `name` is taken from `startDir`; empty, a dated name.
+ */
+export async function exportTranscript(options: {
+  backend: Backend | undefined;
+  sessionId: string | undefined;
+  name: string;
+  startDir: string;
+  shown: () => string;
+}): Promise<CommandNote> {
+  const { backend, sessionId } = options;
+  const name =
+    options.name !== '' ? options.name : `santra-${new Date().toISOString().replace(/[:.]/g, '-')}.md`;
+  const file = isAbsolute(name) ? name : join(options.startDir, name);
+  const content =
+    sessionId !== undefined && backend?.methods?.has('session/export') === true
+      ? (await backend.request('session/export', { sessionId, format: 'markdown' })).content
+      : options.shown();
+  await writeFile(file, content, { flag: 'wx' });
+  return { text: `Transcript written to ${file}`, tone: 'info' };
+}
