@@ -19,7 +19,7 @@ import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
 import type { AdapterOptions } from '../adapters/adapter.ts';
 import { AcpSession, Busy } from './acp-session.ts';
 import { UnsupportedPrompt } from './prompt-text.ts';
-import { SantraClient, SantraRefused } from './santra-client.ts';
+import { SantraClient, SantraRefused } from '../adapters/santra-client.ts';
 
 const CLIENT_NAME = 'santra-acp';
 
@@ -44,6 +44,7 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
         workspaceRoot: cwd,
         clientName: CLIENT_NAME,
         clientVersion: serverVersion,
+        tag: 'acp',
       });
     } catch (error) {
       throw acpError(error);

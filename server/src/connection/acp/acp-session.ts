@@ -28,7 +28,7 @@ import type { Logger } from '../../support/log.ts';
 import { askApproval, askQuestion, type Editor } from './permissions.ts';
 import { promptText } from './prompt-text.ts';
 import { acpToolCallId, RunView } from './run-view.ts';
-import type { SantraClient } from './santra-client.ts';
+import type { SantraClient } from '../adapters/santra-client.ts';
 
 /** The mode that lets Santra route each prompt (its classifier), as the TUI does. */
 const AUTO_MODE = 'auto';

@@ -22,7 +22,7 @@ import type {
   ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
 import type { ApproveParams, ApproveResult, AskParams, AskResult } from '#protocol';
-import { Declined } from './santra-client.ts';
+import { Declined } from '../adapters/santra-client.ts';
 
 export interface Editor {
   context: AgentContext;

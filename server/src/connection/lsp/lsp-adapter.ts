@@ -95,6 +95,7 @@ export async function runLspAdapter(options: AdapterOptions): Promise<number> {
       buffers: bufferSync(connection, documents, capabilities),
       answers: capabilities.window?.showDocument?.support === true ? answers : undefined,
       openLink: options.openLink,
+      log: options.log,
       roots: workspaceRoots(params),
       settings: settings.data,
       clientInfo: params.clientInfo ?? { name: 'an LSP editor' },

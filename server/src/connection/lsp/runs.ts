@@ -13,6 +13,7 @@ import type { Phase, PromptParams } from '#protocol';
 import { ErrorCodes, MessageType, ResponseError, ShowMessageRequest } from 'vscode-languageserver-protocol';
 import type { Connection } from 'vscode-languageserver';
 import type { InProcessLink } from '../adapters/in-process.ts';
+import type { Logger } from '../../support/log.ts';
 import type { BufferSync } from './buffer-sync.ts';
 import { type PromptContext, promptText, questionIn, type RunKind, type Target } from './commands.ts';
 import { type Documents, textIn } from './documents.ts';
@@ -35,6 +36,7 @@ export interface RunsOptions {
   buffers: BufferSync;
   answers: AnswerFiles | undefined;
   openLink: () => InProcessLink;
+  log: Logger;
   /** Workspace roots, absolute paths, from the editor's workspace folders or root. */
   roots: string[];
   settings: LspSettings;
@@ -219,12 +221,11 @@ export class Runs {
     if (session === undefined) {
       const { clientInfo, settings, interactions } = this.#options;
       session = SantraSession.open(
-        this.#options.openLink(),
         {
-          clientInfo: {
-            name: `santra-lsp (${clientInfo.name})`,
-            ...(clientInfo.version === undefined ? {} : { version: clientInfo.version }),
-          },
+          link: this.#options.openLink(),
+          log: this.#options.log,
+          clientName: `santra-lsp (${clientInfo.name})`,
+          ...(clientInfo.version === undefined ? {} : { clientVersion: clientInfo.version }),
           workspaceRoot: root,
           ...(settings.model === undefined ? {} : { model: settings.model }),
         },

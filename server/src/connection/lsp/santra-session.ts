@@ -1,23 +1,27 @@
 /**
- * One workspace's Santra: a fresh server behind an in-process link, spoken to exactly as any
- * client would (protocol §3 lifecycle, §7 runs), so `santra lsp` adds no behaviour of its own.
- * Runs of one workspace continue one Santra session, so a follow-up ("ask" after "explain")
- * sees what came before; the protocol runs one prompt at a time per session.
+ * One workspace's Santra: a fresh server behind an in-process link, spoken to through the
+ * adapters' Santra client (adapters/santra-client.ts) exactly as any client would (protocol §3
+ * lifecycle, §7 runs), so `santra lsp` adds no behaviour of its own. Runs of one workspace
+ * continue one Santra session, so a follow-up ("ask" after "explain") sees what came before; the
+ * protocol runs one prompt at a time per session.
  */
-import {
-  type ApproveParams,
-  type ApproveResult,
-  type AskParams,
-  type AskResult,
-  type InitializeParams,
-  type InitializeResult,
-  type Phase,
-  PROTOCOL_VERSION,
-  type PromptParams,
-  type PromptResult,
+import type {
+  ApproveParams,
+  ApproveResult,
+  AskParams,
+  AskResult,
+  Phase,
+  PromptParams,
+  PromptResult,
 } from '#protocol';
-import { type CancellationToken, CancellationTokenSource } from 'vscode-languageserver-protocol';
+import {
+  type CancellationToken,
+  CancellationTokenSource,
+  ResponseError,
+} from 'vscode-languageserver-protocol';
 import type { InProcessLink } from '../adapters/in-process.ts';
+import { Declined as SantraDeclined, SantraClient } from '../adapters/santra-client.ts';
+import type { Logger } from '../../support/log.ts';
 import type { Declined } from './interactions.ts';
 
 export interface SessionHandlers {
@@ -32,47 +36,40 @@ export interface RunHandle {
   cancel(): void;
 }
 
-/** How long `close` waits for the Santra server to answer `shutdown` before it hangs up. */
-const SHUTDOWN_WAIT_MS = 10_000;
+export interface SessionInit {
+  link: InProcessLink;
+  log: Logger;
+  workspaceRoot: string;
+  clientName: string;
+  clientVersion?: string;
+  model?: string;
+}
 
 export class SantraSession {
   readonly root: string;
-  readonly #link: InProcessLink;
+  readonly #client: SantraClient;
   #sessionId: string | undefined;
   #running: RunHandle | undefined;
   #onPhase: ((phase: Phase) => void) | undefined;
 
-  private constructor(root: string, link: InProcessLink) {
+  private constructor(root: string, client: SantraClient, handlers: SessionHandlers) {
     this.root = root;
-    this.#link = link;
+    this.#client = client;
+    client.setHandlers({
+      onPhase: (phase) => this.#onPhase?.(phase),
+      onApprove: (params, signal) => handlers.approve(params, tokenOf(signal)),
+      onAsk: async (params, signal) => {
+        const answer = await handlers.ask(params, tokenOf(signal));
+        if (answer instanceof ResponseError) throw new SantraDeclined(answer.message);
+        return answer;
+      },
+    });
   }
 
-  /** Opens and initializes a Santra server for `root`; rejects with the server's error message. */
-  static async open(
-    link: InProcessLink,
-    init: Omit<InitializeParams, 'protocolVersion' | 'capabilities'>,
-    handlers: SessionHandlers,
-  ): Promise<SantraSession> {
-    const session = new SantraSession(init.workspaceRoot, link);
-    const client = link.client;
-    client.onNotification('phase', (phase: Phase) => session.#onPhase?.(phase));
-    client.onRequest('approve', (params: ApproveParams, token: CancellationToken) =>
-      handlers.approve(params, token),
-    );
-    client.onRequest('ask', (params: AskParams, token: CancellationToken) => handlers.ask(params, token));
-    client.listen();
-    try {
-      await client.sendRequest<InitializeResult>('initialize', {
-        ...init,
-        protocolVersion: PROTOCOL_VERSION,
-        capabilities: { approve: true, ask: true },
-      } satisfies InitializeParams);
-    } catch (error) {
-      await link.close();
-      throw error;
-    }
-    await client.sendNotification('initialized', {});
-    return session;
+  /** Opens and initializes a Santra server for the workspace; rejects with the server's error message. */
+  static async open(init: SessionInit, handlers: SessionHandlers): Promise<SantraSession> {
+    const client = await SantraClient.open({ ...init, tag: 'lsp' });
+    return new SantraSession(init.workspaceRoot, client, handlers);
   }
 
   get busy(): boolean {
@@ -81,13 +78,12 @@ export class SantraSession {
 
   /** Starts a run in this workspace's session; `onPhase` sees each of its phases in order. */
   prompt(params: Omit<PromptParams, 'sessionId'>, onPhase: (phase: Phase) => void): RunHandle {
-    const cancellation = new CancellationTokenSource();
+    const cancellation = new AbortController();
     this.#onPhase = onPhase;
-    const result = this.#link.client
-      .sendRequest<PromptResult>(
-        'prompt',
+    const result = this.#client
+      .prompt(
         { ...params, ...(this.#sessionId === undefined ? {} : { sessionId: this.#sessionId }) },
-        cancellation.token,
+        cancellation.signal,
       )
       .then((answer) => {
         this.#sessionId = answer.sessionId;
@@ -96,9 +92,8 @@ export class SantraSession {
       .finally(() => {
         this.#running = undefined;
         this.#onPhase = undefined;
-        cancellation.dispose();
       });
-    const handle = { result, cancel: () => cancellation.cancel() };
+    const handle = { result, cancel: () => cancellation.abort() };
     this.#running = handle;
     return handle;
   }
@@ -109,16 +104,15 @@ export class SantraSession {
   }
 
   /** Ends the Santra server as a client should (`shutdown`, `exit`), or hangs up if it will not. */
-  async close(): Promise<void> {
-    const client = this.#link.client;
-    const shutdown = client.sendRequest('shutdown').then(
-      () => client.sendNotification('exit'),
-      () => undefined,
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
-    await Promise.race([shutdown.then(() => this.#link.ended), late]);
-    clearTimeout(timer);
-    await this.#link.close();
+  close(): Promise<void> {
+    return this.#client.close();
   }
+}
+
+/** The LSP side's cancellation token for a request Santra may withdraw (`signal`). */
+function tokenOf(signal: AbortSignal): CancellationToken {
+  const source = new CancellationTokenSource();
+  if (signal.aborted) source.cancel();
+  else signal.addEventListener('abort', () => source.cancel(), { once: true });
+  return source.token;
 }

@@ -1,8 +1,8 @@
 /**
- * The ACP adapter's side of one in-process Santra link: a Santra protocol client like any other
- * (initialize with the ACP session's directory as workspace root, typed requests checked against
- * the method table, `prompt` with cancellation, `approve` and `ask` answered, shutdown and exit).
- * Everything the ACP session does to Santra goes through here, so ACP stays an adapter onto the
+ * An editor adapter's side of one in-process Santra link: a Santra protocol client like any other
+ * (initialize with the editor's workspace as root, typed requests checked against the method
+ * table, `prompt` with cancellation, `approve` and `ask` answered, shutdown and exit). Everything
+ * `santra acp` and `santra lsp` do to Santra goes through here, so each stays an adapter onto the
  * protocol rather than a second way into the runtime.
  */
 import {
@@ -27,10 +27,10 @@ import {
   PromptResult as PromptResultSchema,
   type ResultOf,
 } from '#protocol';
-import type { InProcessLink } from '../adapters/in-process.ts';
+import type { InProcessLink } from './in-process.ts';
 import type { Logger } from '../../support/log.ts';
 
-/** What the ACP session does with what Santra sends it during a run. */
+/** What the adapter does with what Santra sends it during a run. */
 export interface SantraHandlers {
   onPhase(phase: Phase): void;
   /** Resolves with the decision; rejects with a `Declined` to answer RequestFailed. */
@@ -56,13 +56,16 @@ export class SantraClient {
   readonly #link: InProcessLink;
   readonly #connection: MessageConnection;
   readonly #log: Logger;
+  /** Starts each log line: which adapter speaks ("acp", "lsp"). */
+  readonly #tag: string;
   #handlers: SantraHandlers | undefined;
   #closing: Promise<void> | undefined;
 
-  private constructor(link: InProcessLink, log: Logger) {
+  private constructor(link: InProcessLink, log: Logger, tag: string) {
     this.#link = link;
     this.#connection = link.client;
     this.#log = log;
+    this.#tag = tag;
     this.#listen();
     this.#connection.listen();
   }
@@ -76,15 +79,23 @@ export class SantraClient {
     log: Logger;
     workspaceRoot: string;
     clientName: string;
-    clientVersion: string;
+    clientVersion?: string;
+    /** The connection's default model (initialize's `model`); absent: the configured one. */
+    model?: string;
+    /** Which adapter this is, for the log: "acp", "lsp". */
+    tag: string;
   }): Promise<SantraClient> {
-    const client = new SantraClient(options.link, options.log);
+    const client = new SantraClient(options.link, options.log, options.tag);
     try {
       await client.request('initialize', {
         protocolVersion: PROTOCOL_VERSION,
-        clientInfo: { name: options.clientName, version: options.clientVersion },
+        clientInfo: {
+          name: options.clientName,
+          ...(options.clientVersion === undefined ? {} : { version: options.clientVersion }),
+        },
         workspaceRoot: options.workspaceRoot,
         capabilities: { approve: true, ask: true, diffs: true },
+        ...(options.model === undefined ? {} : { model: options.model }),
       });
       await client.#connection.sendNotification('initialized', {});
       return client;
@@ -149,7 +160,7 @@ export class SantraClient {
       () => 'failed' as const,
     );
     if (outcome !== 'done')
-      this.#log.warn(`acp: a Santra link did not shut down cleanly (${outcome}); closing it`);
+      this.#log.warn(`${this.#tag}: a Santra link did not shut down cleanly (${outcome}); closing it`);
     await this.#link.close();
   }
 
@@ -168,7 +179,7 @@ export class SantraClient {
     this.#connection.onNotification('phase', (raw: unknown) => {
       const phase = PhaseSchema.safeParse(raw);
       if (phase.success) this.#handlers?.onPhase(phase.data);
-      else this.#log.warn('acp: ignored a phase that does not match the protocol');
+      else this.#log.warn(`${this.#tag}: ignored a phase that does not match the protocol`);
     });
     this.#connection.onRequest('approve', (raw: unknown, token: CancellationToken) => {
       const params = ApproveParams.safeParse(raw);
@@ -201,7 +212,9 @@ export class SantraClient {
         });
       }
       if (error instanceof Declined) return declined(error.message);
-      this.#log.warn(`acp: ${method} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.#log.warn(
+        `${this.#tag}: ${method} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return declined(
         `the editor could not be asked: ${error instanceof Error ? error.message : String(error)}`,
       );
