@@ -180,21 +180,27 @@ async function shutdown(e: Editor): Promise<number | null> {
   return code;
 }
 
+/** `santra-server lsp` with no provider at all, in a temp home, and an LSP connection to it. */
+function bareLsp(prefix: string) {
+  const home = tempDir(prefix);
+  const child = spawn(process.execPath, [SERVER_BIN, 'lsp'], {
+    env: { PATH: process.env.PATH, HOME: home },
+  });
+  cleanups.push(async () => {
+    if (child.exitCode === null) child.kill();
+    await removeTempDir(home);
+  });
+  const lsp = createProtocolConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
+  lsp.listen();
+  return { home, child, lsp };
+}
+
 describe('santra lsp', () => {
   test('initialize advertises code actions, the commands and incremental sync; a second initialize fails; shutdown and exit end with 0', async () => {
-    const home = tempDir('santra-lsp-init-');
-    const child = spawn(process.execPath, [SERVER_BIN, 'lsp'], {
-      env: { PATH: process.env.PATH, HOME: home },
-    });
-    cleanups.push(async () => {
-      if (child.exitCode === null) child.kill();
-      await removeTempDir(home);
-    });
-    const lsp = createProtocolConnection(
-      new StreamMessageReader(child.stdout),
-      new StreamMessageWriter(child.stdin),
-    );
-    lsp.listen();
+    const { home, child, lsp } = bareLsp('santra-lsp-init-');
     const init: InitializeResult = await lsp.sendRequest('initialize', {
       processId: null,
       rootUri: pathToFileURL(home).href,
@@ -215,19 +221,7 @@ describe('santra lsp', () => {
   });
 
   test('a bad config (initializationOptions) is refused with an error naming the key; end of input exits 1', async () => {
-    const home = tempDir('santra-lsp-bad-');
-    const child = spawn(process.execPath, [SERVER_BIN, 'lsp'], {
-      env: { PATH: process.env.PATH, HOME: home },
-    });
-    cleanups.push(async () => {
-      if (child.exitCode === null) child.kill();
-      await removeTempDir(home);
-    });
-    const lsp = createProtocolConnection(
-      new StreamMessageReader(child.stdout),
-      new StreamMessageWriter(child.stdin),
-    );
-    lsp.listen();
+    const { child, lsp } = bareLsp('santra-lsp-bad-');
     await assert.rejects(
       lsp.sendRequest('initialize', {
         processId: null,
