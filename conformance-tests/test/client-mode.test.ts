@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { runClientSuite, type ScenarioRun } from '../src/client/driver.ts';
 import { FAULTS, type Fault } from '../src/client/fixtures/faults.ts';
-import { buildReport, type ClientReport, formatText } from '../src/client/report.ts';
+import { buildReport, type ClientReport, formatText, junitText } from '../src/client/report.ts';
 import { MessageValidator } from '../src/spec/schema.ts';
 import { asMessage, type RpcMessage } from '../src/client/wire.ts';
 
@@ -101,6 +101,14 @@ describe('client mode on the fixture client', () => {
       finding?.message ?? '',
       /approve 0: result\.decision: must be one of "allow", "allow_all", "reject", "feedback"/,
     );
+    // The JUnit report carries the same failure, with the transcript, for CI.
+    const junit = junitText(report);
+    assert.match(
+      junit,
+      /<testcase classname="santra\.client" name="SANTRA-CLIENT-006 \(capability-gated: approve, §Client requirements\)"/,
+    );
+    assert.match(junit, /<failure message="approve 0: result\.decision: must be one of/);
+    assert.match(junit, /transcript of approve:/);
     const truthy = await check('truthy-id', ['approve']);
     const lost = truthy.report.requirements.find((r) => r.id === 'SANTRA-MSG-007')?.findings[0];
     assert.match(lost?.message ?? '', /approve 0 was answered with id null/);

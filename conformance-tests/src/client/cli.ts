@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runClientSuite } from './driver.ts';
-import { buildReport, formatText } from './report.ts';
+import { buildReport, formatText, junitText } from './report.ts';
 import { clientRequirements } from './requirements.ts';
 import { SCENARIOS } from './scenarios.ts';
 
@@ -26,6 +26,7 @@ Options:
   --unattended          nobody answers for the client (protected approvals must be rejected)
   --format <format>     text (default) or json
   --report <file>       also write the JSON report to this file
+  --junit <file>        also write a JUnit XML report to this file
   --deadline-ms <ms>    each scenario's time limit (default 30000)
   -h, --help            print this help
 
@@ -46,6 +47,7 @@ export async function runClientMode(argv: readonly string[]): Promise<number> {
         unattended: { type: 'boolean', default: false },
         format: { type: 'string', default: 'text' },
         report: { type: 'string' },
+        junit: { type: 'string' },
         'deadline-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -90,6 +92,7 @@ export async function runClientMode(argv: readonly string[]): Promise<number> {
   const report = buildReport(positionals, runs);
   const json = `${JSON.stringify(report, null, 2)}\n`;
   if (values.report !== undefined) writeFileSync(values.report, json);
+  if (values.junit !== undefined) writeFileSync(values.junit, junitText(report));
   process.stdout.write(values.format === 'json' ? json : formatText(report));
   return report.ok ? 0 : 1;
 }

@@ -9,6 +9,7 @@ import type { Status } from './findings.ts';
 import type { Requirement } from '../spec/requirements.ts';
 import { type ClientRequirement, clientRequirements, uncheckedClientRequirements } from './requirements.ts';
 import { describeEntry } from './wire.ts';
+import { xml } from '../run/report.ts';
 
 export interface RequirementResult extends ClientRequirement {
   status: Status;
@@ -137,4 +138,45 @@ export function formatText(report: ClientReport): string {
     `${passed} passed, ${failed} failed (${mandatoryFailed} mandatory or capability-gated), ${notApplicable} not applicable${runProblems > 0 ? `, ${runProblems} scenario(s) could not run` : ''}: ${report.ok ? 'CONFORMS' : 'DOES NOT CONFORM'}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The report as JUnit XML for CI: a test suite per section, a test case per requirement. */
+export function junitText(report: ClientReport): string {
+  const sections = new Map<string, RequirementResult[]>();
+  for (const requirement of report.requirements) {
+    const list = sections.get(requirement.section) ?? [];
+    list.push(requirement);
+    sections.set(requirement.section, list);
+  }
+  const transcripts = new Map(report.scenarios.map((s) => [s.scenario, s.transcript.join('\n')]));
+  const out = ['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites name="santra-conformance client">'];
+  for (const [section, requirements] of sections) {
+    const failures = requirements.filter((r) => r.status === 'fail').length;
+    const skipped = requirements.filter((r) => r.status === 'not_applicable').length;
+    out.push(
+      `  <testsuite name="§${xml(section)}" tests="${requirements.length}" failures="${failures}" skipped="${skipped}">`,
+    );
+    for (const r of requirements) {
+      const tier = `${r.tier}${r.capability === undefined ? '' : `: ${r.capability}`}`;
+      out.push(`    <testcase classname="santra.client" name="${r.id} (${xml(tier)}, §${xml(r.section)})">`);
+      const failed = r.findings.filter((f) => f.status === 'fail');
+      if (r.status === 'fail') {
+        const body = [
+          r.text,
+          ...failed.map((f) => `${f.scenario}: ${f.message}`),
+          ...[...new Set(failed.map((f) => f.scenario))].map(
+            (scenario) => `transcript of ${scenario}:\n${transcripts.get(scenario) ?? ''}`,
+          ),
+        ];
+        out.push(
+          `      <failure message="${xml(failed[0]?.message ?? 'failed')}">${xml(body.join('\n\n'))}</failure>`,
+        );
+      } else if (r.status === 'not_applicable')
+        out.push('      <skipped message="not applicable: no scenario exercised it"/>');
+      out.push('    </testcase>');
+    }
+    out.push('  </testsuite>');
+  }
+  out.push('</testsuites>');
+  return `${out.join('\n')}\n`;
 }

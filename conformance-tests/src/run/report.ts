@@ -118,7 +118,8 @@ export function jsonReport(result: RunResult): string {
   )}\n`;
 }
 
-function xml(text: string): string {
+/** `text` as XML character data or an attribute value (characters XML cannot hold are dropped). */
+export function xml(text: string): string {
   return text
     .replace(/[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd]/gu, '')
     .replace(/&/g, '&amp;')
