@@ -9,9 +9,9 @@ import type { Entry, Transcript } from './transcript.ts';
 
 export const FLUSH_MS = 8;
 /**
- * 20 frames a second at most. Each frame costs santra about 2 ms of CPU whatever changed (React,
- * Ink's layout and its drawing of the whole live part, the write): at 30 a second an answer
- * streaming at 200 tokens/s took 13.5 % of a core, at 20 11.7 % (docs/performance.md).
+ * 30 frames a second at most (issue 12). A frame costs santra 1 to 1.5 ms of CPU whatever changed
+ * (React, Ink's layout and its drawing of the whole live part, the write): at 30 a second, about
+ * two thirds of santra's CPU while an answer streams (docs/performance.md).
  */
 export const FRAME_MS = 33;
 /** The spinner's step: while a run goes on, a frame comes at least this often. */
