@@ -230,6 +230,29 @@ describe('the interactive UI', () => {
     assert.equal(choices[0]?.model, 'anthropic/model-2');
   });
 
+  test('first run: a provider Santra lists no models for (Ollama) is offered with its default model', async () => {
+    const models = manyModels(2).map((model) => ({ ...model, configured: false }));
+    const choices: SetupChoice[] = [];
+    const ui = await start(
+      scripted({
+        models,
+        initial: '',
+        defaultModels: new Map([
+          ['anthropic', 'anthropic/model-1'],
+          ['ollama', 'ollama/qwen2.5-coder'],
+        ]),
+        ...savesSetup(choices),
+      }),
+    );
+    assert.match(ui.frame(), /ollama {2}serves its own models, no key needed/);
+    await ui.type(`${DOWN}\r`);
+    await ui.type('\r'); // no key
+    assert.match(ui.frame(), /› qwen2\.5-coder {2}its default model; any model the server serves works/);
+    await ui.type('\r');
+    await settle();
+    assert.deepEqual(choices, [{ provider: 'ollama', apiKey: '', model: 'ollama/qwen2.5-coder' }]);
+  });
+
   test('a burst of text is printed over several frames, PRINT_CHARS at most each, all of it once', async () => {
     const ui = await start();
     await ui.type('hi');
@@ -263,7 +286,7 @@ describe('the interactive UI', () => {
     };
     const ui = await start(server);
     assert.match(ui.frame(), /Welcome to santra/);
-    assert.match(ui.frame(), /› anthropic {2}1 models/);
+    assert.match(ui.frame(), /› anthropic {2}1 model\b/);
     await ui.type('\r');
     assert.match(ui.frame(), /API key for anthropic/);
     await ui.type('sk-ant-secret');

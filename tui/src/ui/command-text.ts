@@ -13,6 +13,9 @@ import { commandHelp, type SlashCommand } from './slash-commands.ts';
  * when it is this provider's (named in the environment or the config, its key missing), else the
  * provider's default model, when known and listed.
  */
+/** The context window of a model the catalog does not know: the server's to guess. */
+export const UNKNOWN_CONTEXT = 0;
+
 export function providersOf(
   models: readonly ModelEntry[],
   current = '',
@@ -21,6 +24,19 @@ export function providersOf(
   const byProvider = new Map<string, ModelEntry[]>();
   for (const model of models)
     byProvider.set(model.provider, [...(byProvider.get(model.provider) ?? []), model]);
+  // A provider Santra lists no models for (Ollama, LM Studio, vLLM: they serve their own) is still
+  // offered, with its default model, whose context only the server learns.
+  for (const [id, ref] of defaults)
+    if (!byProvider.has(id))
+      byProvider.set(id, [
+        {
+          ref,
+          provider: id,
+          id: ref.slice(id.length + 1),
+          contextWindow: UNKNOWN_CONTEXT,
+          configured: false,
+        },
+      ]);
   return [...byProvider].map(([id, entries]) => {
     const first = [current, defaults.get(id)].find((ref) => entries.some((model) => model.ref === ref));
     return { id, models: entries, ...(first === undefined ? {} : { defaultModel: first }) };

@@ -11,6 +11,8 @@ import type { SetupState } from '../ui-state.ts';
 import { useKeyState } from './key-state.ts';
 import { SingleLine } from './line-field.ts';
 import { Picker } from './picker.ts';
+import { UNKNOWN_CONTEXT } from '../command-text.ts';
+import type { ModelEntry } from '#protocol';
 
 /** What the first-run setup asks; the server saves it (`config/setup`). */
 export interface SetupChoice {
@@ -83,7 +85,7 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
           title: 'Provider',
           items: providers.map((provider) => ({
             label: provider.id,
-            detail: `${provider.models.length} models${KEYLESS.has(provider.id) ? ', no key needed' : ''}`,
+            detail: `${modelCount(provider.models)}${KEYLESS.has(provider.id) ? ', no key needed' : ''}`,
             value: provider.id,
           })),
           width,
@@ -122,7 +124,7 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
           title: `Model (${step.provider})`,
           items: models.map((model) => ({
             label: model.id,
-            detail: `${model.contextWindow.toLocaleString('en')} tokens of context${
+            detail: `${model.contextWindow === UNKNOWN_CONTEXT ? 'its default model; any model the server serves works (/model)' : `${model.contextWindow.toLocaleString('en')} tokens of context`}${
               model.inputUsdPerMTok === undefined
                 ? ''
                 : `, $${model.inputUsdPerMTok}/$${model.outputUsdPerMTok ?? '?'} per Mtok`
@@ -142,4 +144,9 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
       throw new Error(`unknown step ${JSON.stringify(exhaustive)}`);
     }
   }
+}
+
+function modelCount(models: readonly ModelEntry[]): string {
+  if (models.length === 1 && models[0]?.contextWindow === UNKNOWN_CONTEXT) return 'serves its own models';
+  return `${models.length} model${models.length === 1 ? '' : 's'}`;
 }
