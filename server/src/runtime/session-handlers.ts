@@ -21,9 +21,9 @@ export function sessionHandlers(
   ready: () => { sessions: SessionStore; client: ClientChannel },
 ): SessionHandlers {
   return {
-    async 'session/new'() {
+    'session/new'() {
       const { sessions } = ready();
-      return { session: sessions.info(sessions.create()) };
+      return Promise.resolve({ session: sessions.info(sessions.create()) });
     },
     async 'session/list'(params) {
       const { sessions } = ready();
