@@ -9,15 +9,13 @@
  * It lives in scripts/test: it runs the built server with the conformance suite's fake providers.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
-import { nvimTestEnv, writeTesterAgent } from './helpers/editor-env.ts';
+import { nvimTestEnv, runHeadlessNvim, writeTesterAgent } from './helpers/editor-env.ts';
 
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('../../editors/lsp-test/fix_flow.lua', import.meta.url));
@@ -53,24 +51,17 @@ test('Neovim LSP client: "Santra: fix" from the code actions, approval allowed, 
   writeTesterAgent(workspace, ['write_file', 'task_completed'], 'LSP');
   writeFileSync(join(workspace, 'greet.js'), ORIGINAL);
   const out = join(home, 'report.json');
-  const nvim = spawn('nvim', ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '-c', `luafile ${SCRIPT}`], {
+  const report = await runHeadlessNvim<Report>({
+    args: ['-c', `luafile ${SCRIPT}`],
     cwd: workspace,
-    stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...nvimTestEnv(home, fake.url),
       SANTRA_LSP_NODE: process.execPath,
       SANTRA_LSP_SERVER: SERVER,
       SANTRA_LSP_OUT: out,
     },
+    out,
   });
-  let output = '';
-  nvim.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  nvim.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(nvim, 'exit')) as [number | null];
-  assert.equal(code, 0, `nvim exited with ${code}: ${output}`);
-  assert.ok(existsSync(out), `the Lua flow wrote no report: ${output}`);
-  const report = JSON.parse(readFileSync(out, 'utf8')) as Report;
-  assert.equal(report.error, undefined, `the Lua flow failed: ${report.error}`);
   assert.deepEqual(report.actions, ['Santra: fix', 'Santra: explain', 'Santra: ask…']);
   assert.equal(report.requests.length, 1);
   assert.match(report.requests[0]?.message ?? '', /^Santra wants to modify greet\.js \(\+1 -1\)/);

@@ -21,7 +21,7 @@ import {
   startFakeProvider,
 } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
-import { nvimTestEnv, writeTesterAgent } from './helpers/editor-env.ts';
+import { nvimTestEnv, runHeadlessNvim, writeTesterAgent } from './helpers/editor-env.ts';
 
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
 const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
@@ -80,9 +80,9 @@ async function runFlow(
   });
   writeTesterAgent(workspace, ['write_file', 'ask_user', 'task_completed'], 'Neovim plugin');
   const out = join(home, 'report.json');
-  const nvim = spawn('nvim', [...NVIM_ARGS, '-c', `luafile ${SCRIPT}`], {
+  const report = await runHeadlessNvim<Report>({
+    args: ['--cmd', `set rtp^=${PLUGIN}`, '-c', `luafile ${SCRIPT}`],
     cwd: workspace,
-    stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...nvimTestEnv(home, fake.url),
       SANTRA_NVIM_NODE: process.execPath,
@@ -93,15 +93,8 @@ async function runFlow(
       SANTRA_NVIM_PROMPT: prompt,
       SANTRA_NVIM_MODEL: model,
     },
+    out,
   });
-  let output = '';
-  nvim.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  nvim.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(nvim, 'exit')) as [number | null];
-  assert.equal(code, 0, `nvim exited with ${code}: ${output}`);
-  assert.ok(existsSync(out), `the Lua flow wrote no report: ${output}`);
-  const report = JSON.parse(readFileSync(out, 'utf8')) as Report;
-  assert.equal(report.error, undefined, `the Lua flow failed: ${report.error}`);
   return { report, fake, workspace };
 }
 

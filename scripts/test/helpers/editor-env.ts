@@ -3,7 +3,10 @@
  * Santra server runs in against a fake Anthropic provider, and the custom agent their prompts use,
  * so each test scripts one agent with the tools it needs and nothing else.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A server's environment: home, config and temp files under `home`; the model is the fake at `fakeUrl`. */
@@ -41,4 +44,31 @@ export function writeTesterAgent(workspace: string, toolNames: readonly string[]
     toolNames,
   };
   writeFileSync(join(workspace, '.agents/tester.json'), JSON.stringify(tester));
+}
+
+/**
+ * Runs `nvim --headless` with `args` (no user config, shada or swap files) until it exits, then
+ * reads the JSON report its Lua script wrote to `out`. Fails, with what Neovim printed, when it
+ * exits non-zero, writes no report, or the report carries an `error`.
+ */
+export async function runHeadlessNvim<Report extends { error?: string }>(options: {
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  out: string;
+}): Promise<Report> {
+  const nvim = spawn('nvim', ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', ...options.args], {
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env,
+  });
+  let output = '';
+  nvim.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  nvim.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code] = (await once(nvim, 'exit')) as [number | null];
+  assert.equal(code, 0, `nvim exited with ${code}: ${output}`);
+  assert.ok(existsSync(options.out), `the Lua flow wrote no report: ${output}`);
+  const report = JSON.parse(readFileSync(options.out, 'utf8')) as Report;
+  assert.equal(report.error, undefined, `the Lua flow failed: ${report.error}`);
+  return report;
 }
