@@ -48,6 +48,20 @@ function result(status: string, output: string, extra: Record<string, unknown> =
 }
 
 /** Sends phases with `seq` counting up from 1, as a new session's first run does. */
+type Send = ReturnType<typeof phases>;
+
+/** Ends the run: its `complete` phase, then the prompt's result (`extra` goes into both). */
+function ended(send: Send, status: string, output: string, extra: Record<string, unknown> = {}) {
+  send('complete', { status, output, ...extra });
+  return result(status, output, extra);
+}
+
+/** Streams `output` as the answer and ends the run with it. */
+function answered(send: Send, output: string) {
+  send('text', { text: output });
+  return ended(send, 'completed', output);
+}
+
 function phases(run: RunContext) {
   let seq = 0;
   return (type: string, fields: Record<string, unknown>, agentId = 'orchestrator') =>
@@ -117,8 +131,7 @@ const greeting: Scenario = {
     send('status', { text: 'Route: simple_chat (a greeting)' });
     send('thinking', { text: 'The user says hello.' });
     for (const delta of ['Hello', ', world', '!']) send('text', { text: delta });
-    send('complete', { status: 'completed', output: 'Hello, world!' });
-    return Promise.resolve(result('completed', 'Hello, world!'));
+    return Promise.resolve(ended(send, 'completed', 'Hello, world!'));
   },
 };
 
@@ -130,8 +143,7 @@ const approve: Scenario = {
     send('status', { text: 'Route: agent_task (asks for an action)' });
     if (run.capabilities.approve !== true) {
       send('text', { text: 'The client cannot approve, so nothing was changed.' });
-      send('complete', { status: 'completed', output: 'Nothing was changed.' });
-      return result('completed', 'Nothing was changed.');
+      return ended(send, 'completed', 'Nothing was changed.');
     }
     send('tool_call', {
       toolCallId: 'toolu_1',
@@ -158,10 +170,7 @@ const approve: Scenario = {
     };
     const second = decisionOf(await run.request('cmd-1', 'approve', command));
     toolResult(send, 'toolu_2', 'run_command', second);
-    const output = `write_file: ${first}; run_command: ${second}.`;
-    send('text', { text: output });
-    send('complete', { status: 'completed', output });
-    return result('completed', output);
+    return answered(send, `write_file: ${first}; run_command: ${second}.`);
   },
 };
 
@@ -172,8 +181,7 @@ const ask: Scenario = {
     const send = phases(run);
     if (run.capabilities.ask !== true) {
       send('text', { text: 'The client cannot answer questions, so none was asked.' });
-      send('complete', { status: 'completed', output: 'No question was asked.' });
-      return result('completed', 'No question was asked.');
+      return ended(send, 'completed', 'No question was asked.');
     }
     const question = {
       ...RUN,
@@ -212,10 +220,7 @@ const ask: Scenario = {
         output: `The user answered: ${text}`,
       });
     }
-    const output = `Answers: ${answers.join(', ')}.`;
-    send('text', { text: output });
-    send('complete', { status: 'completed', output });
-    return result('completed', output);
+    return answered(send, `Answers: ${answers.join(', ')}.`);
   },
 };
 
@@ -233,6 +238,7 @@ const cancel: Scenario = {
     );
     const status = cancelled === undefined ? 'completed' : 'cancelled';
     send('complete', { status, output: 'working' });
+    // The estimate goes in the result only: a `complete` phase carries no usage.
     return result(status, 'working', status === 'cancelled' ? { usage: { ...USAGE, estimated: true } } : {});
   },
   evaluate({ transcript }) {
@@ -282,8 +288,7 @@ const forwardCompat: Scenario = {
       );
     send('santra_hologram', { hologram: { shape: 'sphere' } });
     const output = `Still here (approval: ${decision}).`;
-    send('complete', { status: 'completed', output, ...FUTURE });
-    return result('completed', output, FUTURE);
+    return ended(send, 'completed', output, FUTURE);
   },
   evaluate({ transcript, ending }) {
     const approveSent = transcript.some((e) => e.from === 'server' && asMessage(e)?.method === 'approve');
@@ -390,8 +395,7 @@ const protectedPath: Scenario = {
   async play(run) {
     const send = phases(run);
     if (run.capabilities.approve !== true) {
-      send('complete', { status: 'completed', output: 'Nothing was changed.' });
-      return result('completed', 'Nothing was changed.');
+      return ended(send, 'completed', 'Nothing was changed.');
     }
     send('tool_call', {
       toolCallId: 'toolu_p',
@@ -405,8 +409,7 @@ const protectedPath: Scenario = {
     });
     const decision = decisionOf(await run.request(0, 'approve', params));
     toolResult(send, 'toolu_p', 'write_file', decision);
-    send('complete', { status: 'completed', output: `protected write: ${decision}` });
-    return result('completed', `protected write: ${decision}`);
+    return ended(send, 'completed', `protected write: ${decision}`);
   },
   evaluate({ transcript }, { unattended }) {
     if (!unattended)
