@@ -5,7 +5,7 @@
  * writes Santra's config itself, and none has to restart its server.
  */
 import type { ParamsOf, ResultOf } from '#protocol';
-import { ConfigError, loadConfig, type ResolvedConfig, updateConfigFile } from '../config/config.ts';
+import { ConfigError, type ResolvedConfig, updateConfigFile } from '../config/config.ts';
 import { selectModel } from '../agent/model-selection.ts';
 import type { Redactor } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
@@ -15,6 +15,8 @@ export interface ConfigSetupDeps {
   redactor: Redactor;
   /** The config in use; `use` replaces it, and the connection's default model, for every later request. */
   current(): ResolvedConfig;
+  /** Reads the config again, made ready for use as `initialize` makes it (secrets redacted). */
+  reload(): Promise<ResolvedConfig>;
   use(config: ResolvedConfig, model: string): void;
 }
 
@@ -40,8 +42,7 @@ export async function setupConfig(
       model: params.model,
       ...(params.apiKey === undefined ? {} : { providers: { [params.provider]: { apiKey: params.apiKey } } }),
     });
-    const reloaded = await loadConfig(deps.env);
-    for (const endpoint of Object.values(reloaded.providers)) deps.redactor.add(endpoint.apiKey);
+    const reloaded = await deps.reload();
     const selection = selectModel(reloaded, params.model);
     if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
     // The connection's default too, as model/set would: SANTRA_MODEL in the environment outranks

@@ -89,6 +89,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let configError: string | undefined;
   let defaultModel: string | undefined;
 
+  /** A config as loaded, made ready for use: its secrets redacted everywhere, a --replay applied. */
+  const prepared = (loaded: ResolvedConfig): ResolvedConfig => {
+    for (const endpoint of Object.values(loaded.providers)) redactor.add(endpoint.apiKey);
+    if (loaded.sessions.store !== undefined) redactor.add(storePassword(loaded.sessions.store));
+    if (loaded.tools.webSearch !== undefined && 'apiKey' in loaded.tools.webSearch)
+      redactor.add(loaded.tools.webSearch.apiKey);
+    return options.replay === undefined ? loaded : replayConfig(loaded, options.replay.models);
+  };
+
   const ready = () => {
     if (configError !== undefined) throw new ProtocolFault('ModelUnavailable', configError);
     if (state === undefined) throw new Error('runtime used before initialize');
@@ -160,6 +169,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           env: options.env,
           redactor,
           current: () => ready().config,
+          reload: async () => prepared(await loadConfig(options.env)),
           use: (config, model) => {
             state = { ...ready(), config };
             defaultModel = model;
@@ -209,11 +219,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         log.error(configError);
         return { phaseTypes: PHASE_TYPES, providers: [] };
       }
-      for (const endpoint of Object.values(config.providers)) redactor.add(endpoint.apiKey);
-      if (config.sessions.store !== undefined) redactor.add(storePassword(config.sessions.store));
-      if (options.replay !== undefined) config = replayConfig(config, options.replay.models);
-      if (config.tools.webSearch !== undefined && 'apiKey' in config.tools.webSearch)
-        redactor.add(config.tools.webSearch.apiKey);
+      config = prepared(config);
       const workspace = await Workspace.open(params.workspaceRoot, [
         ...config.workspace.allowedDirs,
         ...(options.allowedDirs ?? []),
