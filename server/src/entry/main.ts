@@ -11,6 +11,7 @@ import { DEFAULT_FRAMING_LIMITS } from '../connection/framing.ts';
 import { createLogger, type Logger, Redactor } from '../support/log.ts';
 import { SANTRA_VERSION } from '../support/version.ts';
 import type { ResilienceOptions } from '../providers/resilience.ts';
+import type { Runtime } from '../runtime/contract.ts';
 import { createRuntime } from '../runtime/runtime.ts';
 import { type Recording, readRecording } from '../sessions/replay.ts';
 
@@ -90,26 +91,40 @@ function limitsOf(settings: ServerSettings): ConnectionLimits {
   };
 }
 
-export async function runStdioServer(settings: ServerSettings): Promise<void> {
+/**
+ * What both modes share once the process is set up: the --replay recording read, and a factory of
+ * runtimes with the settings. Undefined (the exit code set) when the recording cannot be read.
+ */
+async function prepareServer(
+  settings: ServerSettings,
+): Promise<{ log: Logger; newRuntime: () => Runtime } | undefined> {
   const { log, redactor } = prepareProcess(settings);
   const replay = await loadReplay(settings, log);
   if (typeof replay === 'number') {
     process.exitCode = replay;
-    return;
+    return undefined;
   }
-  const runtime = createRuntime({
-    ...(replay === undefined ? {} : { replay }),
-    autoApprove: settings.autoApprove,
-    allowedDirs: settings.allowDirs,
-    log,
-    redactor,
-    env: process.env,
-    resilience: resilienceFromEnv(process.env),
-  });
+  const newRuntime = () =>
+    createRuntime({
+      ...(replay === undefined ? {} : { replay }),
+      autoApprove: settings.autoApprove,
+      allowedDirs: settings.allowDirs,
+      log,
+      redactor,
+      env: process.env,
+      resilience: resilienceFromEnv(process.env),
+    });
+  return { log, newRuntime };
+}
+
+export async function runStdioServer(settings: ServerSettings): Promise<void> {
+  const server = await prepareServer(settings);
+  if (server === undefined) return;
+  const { log, newRuntime } = server;
   const connection = serve({
     input: process.stdin,
     output: process.stdout,
-    runtime,
+    runtime: newRuntime(),
     log,
     limits: limitsOf(settings),
   });
@@ -123,31 +138,14 @@ export async function runStdioServer(settings: ServerSettings): Promise<void> {
  * the adapter drives Santra through in-process links, each with a runtime of its own.
  */
 export async function runAdapterServer(settings: ServerSettings, mode: AdapterMode): Promise<void> {
-  const { log, redactor } = prepareProcess(settings);
-  const replay = await loadReplay(settings, log);
-  if (typeof replay === 'number') {
-    process.exitCode = replay;
-    return;
-  }
-  const openLink = () =>
-    linkInProcess({
-      runtime: createRuntime({
-        ...(replay === undefined ? {} : { replay }),
-        autoApprove: settings.autoApprove,
-        allowedDirs: settings.allowDirs,
-        log,
-        redactor,
-        env: process.env,
-        resilience: resilienceFromEnv(process.env),
-      }),
-      log,
-      limits: limitsOf(settings),
-    });
+  const server = await prepareServer(settings);
+  if (server === undefined) return;
+  const { log, newRuntime } = server;
   const adapter = await loadAdapter(mode);
   const code = await adapter({
     input: process.stdin,
     output: process.stdout,
-    openLink,
+    openLink: () => linkInProcess({ runtime: newRuntime(), log, limits: limitsOf(settings) }),
     log,
     serverVersion: SANTRA_VERSION,
   });
