@@ -7,6 +7,7 @@ export * from './agents.ts';
 export * from './approval.ts';
 export * from './ask.ts';
 export * from './common.ts';
+export * from './editor.ts';
 export * from './errors.ts';
 export * from './lifecycle.ts';
 export * from './methods.ts';

@@ -31,6 +31,29 @@ export const ClientCapabilities = named(
       .boolean()
       .optional()
       .describe('The client renders structured diff hunks; otherwise it shows `unifiedDiff` text.'),
+    fs: z
+      .object({
+        readTextFile: z
+          .boolean()
+          .optional()
+          .describe(
+            'The client answers `fs/readTextFile` with its buffers, unsaved changes included (§7.5, since 0.2.0).',
+          ),
+        writeTextFile: z
+          .boolean()
+          .optional()
+          .describe(
+            'The client answers `fs/writeTextFile`: it puts an approved change of an existing file into its buffer and saves it (§7.5, since 0.2.0).',
+          ),
+      })
+      .optional()
+      .describe('The editor lends the server its view of files (since 0.2.0).'),
+    terminal: z
+      .boolean()
+      .optional()
+      .describe(
+        'The client answers `terminal/run`: it runs approved commands in a terminal the user can watch (§7.5, since 0.2.0).',
+      ),
   }),
 );
 export type ClientCapabilities = z.infer<typeof ClientCapabilities>;

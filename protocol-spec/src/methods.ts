@@ -3,6 +3,14 @@ import { AgentsListParams, AgentsListResult } from './agents.ts';
 import { ApproveParams, ApproveResult } from './approval.ts';
 import { AskParams, AskResult } from './ask.ts';
 import {
+  FsReadTextFileParams,
+  FsReadTextFileResult,
+  FsWriteTextFileParams,
+  FsWriteTextFileResult,
+  TerminalRunParams,
+  TerminalRunResult,
+} from './editor.ts';
+import {
   CancelParams,
   ExitParams,
   InitializedParams,
@@ -239,6 +247,33 @@ export const methods = {
     since: '0.1.0',
     stability: 'experimental',
     summary: 'Asks the user a question, optionally with choices.',
+  },
+  'fs/readTextFile': {
+    direction: 'server_to_client',
+    kind: 'request',
+    params: FsReadTextFileParams,
+    result: FsReadTextFileResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary: "Reads a file as the client's editor holds it, unsaved changes included.",
+  },
+  'fs/writeTextFile': {
+    direction: 'server_to_client',
+    kind: 'request',
+    params: FsWriteTextFileParams,
+    result: FsWriteTextFileResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary: "Puts an approved change of an existing file into the client's buffer and saves it.",
+  },
+  'terminal/run': {
+    direction: 'server_to_client',
+    kind: 'request',
+    params: TerminalRunParams,
+    result: TerminalRunResult,
+    since: '0.2.0',
+    stability: 'experimental',
+    summary: "Runs an approved command in the client's terminal, where the user can watch it.",
   },
 } as const satisfies Record<string, MethodSpec>;
 

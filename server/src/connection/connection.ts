@@ -15,6 +15,8 @@ import type * as z from 'zod';
 import {
   ApproveResult,
   AskResult,
+  FsReadTextFileResult,
+  FsWriteTextFileResult,
   errorInfo,
   type InitializeResult,
   isMethodName,
@@ -23,6 +25,7 @@ import {
   type Phase,
   PROTOCOL_VERSION,
   type ServerCapabilities,
+  TerminalRunResult,
 } from '#protocol';
 import type { Logger } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
@@ -192,6 +195,11 @@ export function serve(options: ServeOptions): ServerConnection {
     },
     approve: (params, signal) => clientRequest('approve', params, ApproveResult, signal),
     ask: (params, signal) => clientRequest('ask', params, AskResult, signal),
+    readTextFile: (params, signal) =>
+      clientRequest('fs/readTextFile', params, FsReadTextFileResult, signal),
+    writeTextFile: (params, signal) =>
+      clientRequest('fs/writeTextFile', params, FsWriteTextFileResult, signal),
+    runTerminal: (params, signal) => clientRequest('terminal/run', params, TerminalRunResult, signal),
   };
 
   async function clientRequest<T extends z.ZodType>(

@@ -5,6 +5,10 @@ import type {
   AskParams,
   AskResult,
   ClientRequestName,
+  FsReadTextFileParams,
+  FsReadTextFileResult,
+  FsWriteTextFileParams,
+  FsWriteTextFileResult,
   InitializeParams,
   MethodName,
   ParamsOf,
@@ -12,6 +16,8 @@ import type {
   Phase,
   ResultOf,
   ServerCapabilities,
+  TerminalRunParams,
+  TerminalRunResult,
 } from '#protocol';
 
 /**
@@ -29,6 +35,12 @@ export interface ClientChannel {
   approve(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult>;
   /** Sends an `ask` request; same contract as `approve`. */
   ask(params: AskParams, signal: AbortSignal): Promise<AskResult>;
+  /** §7.5, only to a client that declared `capabilities.fs.readTextFile`; same contract as `approve`. */
+  readTextFile(params: FsReadTextFileParams, signal: AbortSignal): Promise<FsReadTextFileResult>;
+  /** §7.5, only to a client that declared `capabilities.fs.writeTextFile`; same contract. */
+  writeTextFile(params: FsWriteTextFileParams, signal: AbortSignal): Promise<FsWriteTextFileResult>;
+  /** §7.5, only to a client that declared `capabilities.terminal`; same contract. */
+  runTerminal(params: TerminalRunParams, signal: AbortSignal): Promise<TerminalRunResult>;
 }
 
 export interface RequestContext {

@@ -106,7 +106,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   return {
     serverInfo: { name: 'santra-server', version: SANTRA_VERSION },
-    sends: ['phase', 'approve', 'ask'],
+    sends: ['phase', 'approve', 'ask', 'fs/readTextFile', 'fs/writeTextFile', 'terminal/run'],
     handlers: {
       ...sessionHandlers(ready),
       ...compactHandler(ready, stream, () => defaultModel),
@@ -246,6 +246,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               configDir: configDir(options.env),
               env: options.env,
               tools: every,
+              log,
             }),
             // Tools the config denies are not offered at all; custom agents may still name them.
             tools: every.filter((tool) => config.tools.policy[tool.name] !== 'deny'),

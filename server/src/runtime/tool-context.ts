@@ -12,6 +12,8 @@ import { createPolicy } from '../approval/policy.ts';
 import { protectedCommandReason, protectedReason } from '../approval/protected-paths.ts';
 import type { ResolvedConfig } from '../config/config.ts';
 import type { ClientChannel } from './contract.ts';
+import { editorAccess } from './editor-access.ts';
+import type { Logger } from '../support/log.ts';
 import { scrubEnvironment } from '../tools/commands/env.ts';
 import { defaultToolPolicy } from '../tools/tool-policy.ts';
 import type { Tool, ToolContext, ToolContextSource } from '../tools/types.ts';
@@ -29,6 +31,7 @@ export interface ToolContextDeps {
   env: NodeJS.ProcessEnv;
   /** Every tool, for the policy's defaults. */
   tools: readonly Tool[];
+  log: Logger;
 }
 
 export function toolContexts(deps: ToolContextDeps): ToolContextSource {
@@ -60,59 +63,63 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
     ...(config.tools.webSearch === undefined ? {} : { webSearch: config.tools.webSearch }),
   };
 
-  return ({ sessionId, runId, agentId, call, signal, approvals, emit, agents, recorder }) => ({
-    workspace,
-    files: deps.files,
-    runId,
-    agentId,
-    toolCallId: call.id,
-    signal,
-    settings,
-    commandEnv,
-    gate: createGate({
-      approve:
-        deps.capabilities.approve === true
-          ? async (params, s) => {
-              let answer: ApproveResult | undefined;
-              try {
-                answer = await deps.client.approve(params, s);
-                return answer;
-              } finally {
-                recorder?.approval(params, answer);
-              }
-            }
-          : undefined,
-      autoApprove: deps.autoApprove,
-      session: approvals,
-      policy,
-      isProtected,
-      isProtectedCommand,
-      sessionId,
+  return ({ sessionId, runId, agentId, call, signal, approvals, emit, agents, recorder }) => {
+    const editor = editorAccess(deps, { sessionId, runId, agentId, toolCallId: call.id, signal });
+    return {
+      workspace,
+      files: deps.files,
       runId,
       agentId,
       toolCallId: call.id,
-      toolName: call.name,
       signal,
-    }),
-    showThinking: (text) => emit({ type: 'thinking', text }),
-    showStatus: (text) => emit({ type: 'status', text }),
-    async ask(question) {
-      if (deps.capabilities.ask !== true) {
-        throw new Error('this client cannot answer questions (it did not declare capabilities.ask)');
-      }
-      let answer: string | undefined;
-      try {
-        ({ answer } = await deps.client.ask(
-          { sessionId, runId, agentId, toolCallId: call.id, ...question },
-          signal,
-        ));
-        return answer;
-      } finally {
-        recorder?.question(question, agentId, answer);
-      }
-    },
-    fileChanged: (change) =>
-      recorder?.fileChange(change, { agentId, toolCallId: call.id, workspaceRoot: workspace.root }),
-    ...(agents === undefined ? {} : { agents }),
-  });
+      settings,
+      commandEnv,
+      gate: createGate({
+        approve:
+          deps.capabilities.approve === true
+            ? async (params, s) => {
+                let answer: ApproveResult | undefined;
+                try {
+                  answer = await deps.client.approve(params, s);
+                  return answer;
+                } finally {
+                  recorder?.approval(params, answer);
+                }
+              }
+            : undefined,
+        autoApprove: deps.autoApprove,
+        session: approvals,
+        policy,
+        isProtected,
+        isProtectedCommand,
+        sessionId,
+        runId,
+        agentId,
+        toolCallId: call.id,
+        toolName: call.name,
+        signal,
+      }),
+      showThinking: (text) => emit({ type: 'thinking', text }),
+      showStatus: (text) => emit({ type: 'status', text }),
+      async ask(question) {
+        if (deps.capabilities.ask !== true) {
+          throw new Error('this client cannot answer questions (it did not declare capabilities.ask)');
+        }
+        let answer: string | undefined;
+        try {
+          ({ answer } = await deps.client.ask(
+            { sessionId, runId, agentId, toolCallId: call.id, ...question },
+            signal,
+          ));
+          return answer;
+        } finally {
+          recorder?.question(question, agentId, answer);
+        }
+      },
+      fileChanged: (change) =>
+        recorder?.fileChange(change, { agentId, toolCallId: call.id, workspaceRoot: workspace.root }),
+      ...(agents === undefined ? {} : { agents }),
+      ...(editor === undefined ? {} : { editor }),
+    };
+  };
 }

@@ -111,8 +111,10 @@ export function readFileTool() {
           'binary file',
         );
       }
-      context.files.recordSeen(context.agentId, target.absolute, bytes);
-      const lines = splitLines(decodeUtf8(bytes));
+      // An editor's buffer of the file, unsaved changes included, is what the user sees (§7.5).
+      const held = await context.editor?.readText?.(target.absolute);
+      context.files.recordSeen(context.agentId, target.absolute, held ?? bytes);
+      const lines = splitLines(held ?? decodeUtf8(bytes));
       const total = lines.length;
       if (total === 0) return { output: `${target.display} is empty.`, summary: 'empty file' };
 

@@ -5,7 +5,15 @@ import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
 import { unaskedGitEnvironment } from '../approval/git-hazards.ts';
 import type { CapturedText } from './commands/output-capture.ts';
 import { type ProcessOutcome, runProcess } from './commands/run-process.ts';
-import { defineTool, refused, type ToolContext, toolError, type ToolResult } from './types.ts';
+import type { TerminalRunResult } from '#protocol';
+import {
+  defineTool,
+  type EditorAccess,
+  refused,
+  type ToolContext,
+  toolError,
+  type ToolResult,
+} from './types.ts';
 
 /**
  * `run_command {command, cwd?, timeout?}`: runs a shell command line in the workspace, after the
@@ -66,13 +74,18 @@ export function runCommandTool() {
       if (!decision.allowed) return refused(decision);
       if (context.signal.aborted) return cancelledBeforeStart();
 
+      const env = inspection.allowedUnasked ? unaskedGitEnvironment(context.commandEnv) : context.commandEnv;
+      const runInEditor = context.editor?.runCommand;
+      if (runInEditor !== undefined) {
+        return inEditorTerminal(runInEditor, { command: args.command, cwd, env, timeoutMs, notes }, context);
+      }
       let outcome: ProcessOutcome;
       try {
         outcome = await runProcess({
           file: '/bin/sh',
           args: ['-c', args.command],
           cwd: cwd.absolute,
-          env: inspection.allowedUnasked ? unaskedGitEnvironment(context.commandEnv) : context.commandEnv,
+          env,
           timeoutMs,
           signal: context.signal,
           outputLimit: settings.commandOutputLimit,
@@ -83,9 +96,63 @@ export function runCommandTool() {
           `Could not start /bin/sh in ${cwd.display}: ${(error as Error).message}. Check that the directory still exists.`,
         );
       }
-      return commandResult(outcome, cwd, timeoutMs, [...notes, ...outcome.notes]);
+      return commandResult(
+        outcome,
+        cwd,
+        timeoutMs,
+        [...notes, ...outcome.notes],
+        [
+          ['stdout', outcome.stdout],
+          ['stderr', outcome.stderr],
+        ],
+      );
     },
   });
+}
+
+/**
+ * Runs the approved command in the client's terminal (§7.5), where the user watches it. A failure
+ * of the editor is an error for the model, never a second run here: it may have started it.
+ */
+async function inEditorTerminal(
+  run: NonNullable<EditorAccess['runCommand']>,
+  command: { command: string; cwd: ResolvedPath; env: NodeJS.ProcessEnv; timeoutMs: number; notes: string[] },
+  context: ToolContext,
+): Promise<ToolResult> {
+  const started = performance.now();
+  let result: TerminalRunResult;
+  try {
+    result = await run({
+      command: command.command,
+      cwd: command.cwd.absolute,
+      env: command.env,
+      timeoutMs: command.timeoutMs,
+      outputByteLimit: context.settings.commandOutputLimit,
+    });
+  } catch (error) {
+    if (context.signal.aborted) {
+      return toolError(
+        'cancelled',
+        "The run was cancelled while the command ran in the editor's terminal; the editor was told to kill it.",
+      );
+    }
+    return toolError(
+      'terminal_failed',
+      `The editor could not run the command in its terminal (${(error as Error).message}). It may or may not have run: check its effects before running it again.`,
+    );
+  }
+  const totalBytes = Buffer.byteLength(result.output);
+  const notes = [...command.notes, "It ran in the editor's terminal."];
+  if (result.truncated) notes.push(`The start of the output was cut; the last ${totalBytes} bytes are kept.`);
+  const outcome = {
+    ended: result.timedOut ? 'timeout' : 'exited',
+    exitCode: result.exitCode,
+    exitSignal: result.signal,
+    durationMs: performance.now() - started,
+  } as const;
+  return commandResult(outcome, command.cwd, command.timeoutMs, notes, [
+    ['output', { text: result.output, totalBytes, cutBytes: 0 }],
+  ]);
 }
 
 /** The working directory: inside the workspace (the boundary cannot be widened through cwd) and a directory. */
@@ -121,10 +188,11 @@ async function resolveDirectory(
 }
 
 function commandResult(
-  outcome: ProcessOutcome,
+  outcome: Pick<ProcessOutcome, 'ended' | 'exitCode' | 'durationMs'> & { exitSignal: string | null },
   cwd: ResolvedPath,
   timeoutMs: number,
   notes: string[],
+  streams: Array<[name: string, captured: CapturedText]>,
 ): ToolResult {
   const where = cwd.display === '.' ? '' : ` in ${cwd.display}`;
   const took = seconds(outcome.durationMs);
@@ -158,13 +226,10 @@ function commandResult(
       throw new Error(`unexpected outcome ${String(_exhaustive)}`);
     }
   }
-  const sections = [
-    status,
-    ...notes,
-    section('stdout', outcome.stdout),
-    section('stderr', outcome.stderr),
-  ].filter((part) => part !== '');
-  if (outcome.stdout.totalBytes === 0 && outcome.stderr.totalBytes === 0) sections.push('(no output)');
+  const sections = [status, ...notes, ...streams.map(([name, captured]) => section(name, captured))].filter(
+    (part) => part !== '',
+  );
+  if (streams.every(([, captured]) => captured.totalBytes === 0)) sections.push('(no output)');
   const output = sections.join('\n');
   return errorType === undefined ? { output, summary } : { output, summary, isError: true, errorType };
 }

@@ -3,7 +3,7 @@
  * name, kind, description and zod parameters are what the model sees (the parameters as JSON
  * Schema); `execute` returns what the model reads and a short summary the user sees.
  */
-import type { ApproveParams, ApproveResult } from '#protocol';
+import type { ApproveParams, ApproveResult, TerminalRunResult } from '#protocol';
 import type * as z from 'zod';
 import type { FileTracker } from '../workspace/file-tracker.ts';
 import type { Workspace } from '../workspace/workspace.ts';
@@ -81,6 +81,40 @@ export interface ToolContext {
   agents?: AgentControl;
   /** Reports a file change once it is on disk, for the session's record (what session/undo restores). */
   fileChanged(change: AppliedChange): void;
+  /** What the client's editor lends (§7.5); absent, or without a member, where it lends nothing. */
+  editor?: EditorAccess;
+}
+
+/**
+ * The client's editor, for files it holds and commands the user should watch. The tools keep
+ * every decision (confinement, approval, the undo record); these only read, save and run.
+ */
+export interface EditorAccess {
+  /**
+   * The text of an existing workspace file (absolute, links resolved) as the editor holds it,
+   * unsaved changes included. Undefined: the editor has no buffer of it, or could not answer —
+   * read the disk. Never rejects.
+   */
+  readText?: (absolute: string) => Promise<string | undefined>;
+  /**
+   * Puts an approved text into the editor's buffer of an existing file and has it saved. False:
+   * the editor failed, so the caller writes the disk itself. Never rejects.
+   */
+  writeText?: (absolute: string, text: string) => Promise<boolean>;
+  /**
+   * Runs an approved command in the editor's terminal (`/bin/sh -c`). Rejects when the editor
+   * failed or answered nonsense: the command may or may not have run.
+   */
+  runCommand?: (command: EditorCommand) => Promise<TerminalRunResult>;
+}
+
+export interface EditorCommand {
+  command: string;
+  cwd: string;
+  /** The environment the command gets: what differs from the server's own is sent as set/unset. */
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  outputByteLimit: number;
 }
 
 /** A file change a tool applied: the file's bytes on each side. */

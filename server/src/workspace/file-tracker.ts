@@ -4,7 +4,6 @@
  * overwriting work it has not seen.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 
 export function contentHash(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
@@ -29,13 +28,17 @@ export class FileTracker {
 
   /**
    * Undefined when the agent may overwrite the file: it has not read it (the approval shows
-   * the whole change anyway), or the file is as the agent last saw it. Otherwise a message
-   * for the model.
+   * the whole change anyway), or `current` (the file's content now; undefined: it is gone) is as
+   * the agent last saw it. Otherwise a message for the model.
    */
-  async modifiedSinceRead(agentId: string, absolute: string, display: string): Promise<string | undefined> {
+  modifiedSinceRead(
+    agentId: string,
+    absolute: string,
+    display: string,
+    current: string | Uint8Array | undefined,
+  ): string | undefined {
     const seen = this.#seen.get(agentId)?.get(absolute);
     if (seen === undefined) return undefined;
-    const current = await readFile(absolute).catch(() => undefined);
     if (current !== undefined && contentHash(current) === seen) return undefined;
     return current === undefined
       ? `${display} was deleted since you last read it. Check with list_dir or get_file_info before writing.`

@@ -16,7 +16,12 @@ import {
   type ApproveResult,
   AskParams,
   type AskResult,
+  type ClientCapabilities,
   type ClientRequestName,
+  FsReadTextFileParams,
+  type FsReadTextFileResult,
+  FsWriteTextFileParams,
+  type FsWriteTextFileResult,
   JsonRpcErrorCodes,
   methods,
   type ParamsOf,
@@ -26,6 +31,8 @@ import {
   type PromptResult,
   PromptResult as PromptResultSchema,
   type ResultOf,
+  TerminalRunParams,
+  type TerminalRunResult,
 } from '#protocol';
 import type { InProcessLink } from './in-process.ts';
 import type { Logger } from '../../support/log.ts';
@@ -36,7 +43,16 @@ export interface SantraHandlers {
   /** Resolves with the decision; rejects with a `Declined` to answer RequestFailed. */
   onApprove(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult>;
   onAsk(params: AskParams, signal: AbortSignal): Promise<AskResult>;
+  /** Present when the link declared `capabilities.fs.readTextFile` (§7.5). */
+  onReadTextFile?(params: FsReadTextFileParams, signal: AbortSignal): Promise<FsReadTextFileResult>;
+  /** Present when the link declared `capabilities.fs.writeTextFile`. */
+  onWriteTextFile?(params: FsWriteTextFileParams, signal: AbortSignal): Promise<FsWriteTextFileResult>;
+  /** Present when the link declared `capabilities.terminal`. */
+  onTerminalRun?(params: TerminalRunParams, signal: AbortSignal): Promise<TerminalRunResult>;
 }
+
+/** What an editor lends Santra (§7.5): declared in `initialize`, served by the matching handlers. */
+export type LentCapabilities = Pick<ClientCapabilities, 'fs' | 'terminal'>;
 
 /** The user (or the editor) would not or could not answer: Santra is told RequestFailed with why. */
 export class Declined extends Error {}
@@ -84,6 +100,8 @@ export class SantraClient {
     model?: string;
     /** Which adapter this is, for the log: "acp", "lsp". */
     tag: string;
+    /** The editor's files and terminals, lent to Santra; set the matching handlers before a prompt. */
+    lend?: LentCapabilities;
   }): Promise<SantraClient> {
     const client = new SantraClient(options.link, options.log, options.tag);
     try {
@@ -94,7 +112,7 @@ export class SantraClient {
           ...(options.clientVersion === undefined ? {} : { version: options.clientVersion }),
         },
         workspaceRoot: options.workspaceRoot,
-        capabilities: { approve: true, ask: true, diffs: true },
+        capabilities: { approve: true, ask: true, diffs: true, ...options.lend },
         ...(options.model === undefined ? {} : { model: options.model }),
       });
       await client.#connection.sendNotification('initialized', {});
@@ -191,6 +209,33 @@ export class SantraClient {
       if (!params.success) return invalid('ask');
       return this.#answer('ask', (signal) => this.#handlers?.onAsk(params.data, signal), token);
     });
+    this.#connection.onRequest('fs/readTextFile', (raw: unknown, token: CancellationToken) => {
+      const params = FsReadTextFileParams.safeParse(raw);
+      if (!params.success) return invalid('fs/readTextFile');
+      return this.#answer(
+        'fs/readTextFile',
+        (signal) => this.#handlers?.onReadTextFile?.(params.data, signal),
+        token,
+      );
+    });
+    this.#connection.onRequest('fs/writeTextFile', (raw: unknown, token: CancellationToken) => {
+      const params = FsWriteTextFileParams.safeParse(raw);
+      if (!params.success) return invalid('fs/writeTextFile');
+      return this.#answer(
+        'fs/writeTextFile',
+        (signal) => this.#handlers?.onWriteTextFile?.(params.data, signal),
+        token,
+      );
+    });
+    this.#connection.onRequest('terminal/run', (raw: unknown, token: CancellationToken) => {
+      const params = TerminalRunParams.safeParse(raw);
+      if (!params.success) return invalid('terminal/run');
+      return this.#answer(
+        'terminal/run',
+        (signal) => this.#handlers?.onTerminalRun?.(params.data, signal),
+        token,
+      );
+    });
   }
 
   /** Answers one of Santra's requests; a decline or failure is RequestFailed, which Santra treats as no. */
@@ -203,7 +248,7 @@ export class SantraClient {
     token.onCancellationRequested(() => controller.abort());
     try {
       const answer = ask(controller.signal);
-      if (answer === undefined) return declined(`${method}: no editor session is attached to this run`);
+      if (answer === undefined) return declined(`${method}: no editor session here serves it`);
       return await answer;
     } catch (error) {
       if (controller.signal.aborted) {

@@ -14,7 +14,7 @@ export interface ScrubOptions {
 }
 
 /** Provider keys whose names would not all be caught by the patterns below, or that we name for clarity. */
-const PROVIDER_KEYS = [
+export const PROVIDER_KEYS: readonly string[] = [
   'ANTHROPIC_API_KEY',
   'ANTHROPIC_AUTH_TOKEN',
   'OPENAI_API_KEY',

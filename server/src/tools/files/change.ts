@@ -8,6 +8,11 @@
  * The file is read and written through its pinned parent directory (`workspace/pinned-dir.ts`), re-walked
  * from the workspace root after the approval: a directory swapped for a symbolic link meanwhile
  * is refused, never followed out of the workspace.
+ *
+ * Where the client's editor lends its buffers (§7.5), a file it holds is changed as the user sees
+ * it: computed from the buffer's text, unsaved changes included, and an approved change of an
+ * existing file is put into the buffer, which the editor saves; the disk is checked afterwards.
+ * Creations and deletions stay on disk.
  */
 import { unlink } from 'node:fs/promises';
 import { atomicWriteIn } from '../../workspace/atomic-write.ts';
@@ -24,14 +29,10 @@ export type Produce = (
 const MAX_ROUNDS = 3;
 
 /**
- * The content a change replaces, read through the pinned parent `dir` (undefined: it is missing).
- * A symbolic link counts as no content: the write replaces the link itself (rename), and its
- * target — possibly outside the workspace — is never read into a diff.
+ * The bytes a change replaces, read through the pinned parent `dir` (undefined: it is missing). A
+ * symbolic link counts as no content: the write replaces the link itself (rename), and its target —
+ * possibly outside the workspace — is never read into a diff.
  */
-async function currentContent(dir: PinnedDir | undefined, name: string): Promise<string | undefined> {
-  return (await currentBytes(dir, name))?.toString('utf8');
-}
-
 async function currentBytes(dir: PinnedDir | undefined, name: string): Promise<Buffer | undefined> {
   return dir === undefined ? undefined : await readEntry(dir, name);
 }
@@ -72,18 +73,20 @@ export function applyFileChange(
 }
 
 async function changeFile(context: ToolContext, target: ResolvedPath, produce: Produce): Promise<ToolResult> {
-  const stale = await context.files.modifiedSinceRead(context.agentId, target.absolute, target.display);
-  if (stale !== undefined) return toolError('modified_since_read', stale);
-  const { workspace } = context;
+  const { workspace, editor } = context;
   const display = target.display;
+  const readDisk = () =>
+    withPinnedParent(workspace, target.absolute, { create: false, display }, currentBytes);
   let note = '';
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    const current = await withPinnedParent(
-      workspace,
-      target.absolute,
-      { create: false, display },
-      currentContent,
-    );
+    const disk = await readDisk();
+    // A file the editor holds is changed as the user sees it, unsaved changes included (§7.5).
+    const held = disk === undefined ? undefined : await editor?.readText?.(target.absolute);
+    const current = held ?? disk?.toString('utf8');
+    if (round === 1) {
+      const stale = context.files.modifiedSinceRead(context.agentId, target.absolute, display, held ?? disk);
+      if (stale !== undefined) return toolError('modified_since_read', stale);
+    }
     const produced = produce(current);
     if ('error' in produced) return produced.error;
     const next = produced.content;
@@ -101,28 +104,11 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
     });
     if (!decision.allowed) return refused(decision);
     // The approval is bound to the diff it showed: write only over the content it was computed
-    // from. A change on disk meanwhile (not ours: we hold the lock) means compute and ask again.
-    // The parent is walked again from the root here, and its missing directories created only now.
-    const create = current === undefined && next !== undefined;
-    const done = await withPinnedParent(
-      workspace,
-      target.absolute,
-      { create, display },
-      async (pinned, name): Promise<{ replaced: Buffer | undefined } | false> => {
-        const replaced = await currentBytes(pinned, name);
-        if (replaced?.toString('utf8') !== current) return false;
-        // Unchanged and missing: only a creation, whose directories were just made.
-        if (pinned === undefined) throw new Error(`${target.absolute}: no directory to write in`);
-        if (next === undefined) {
-          await pinned.verify();
-          await unlink(pinned.entry(name));
-          await pinned.sync();
-        } else {
-          await atomicWriteIn(pinned, name, next);
-        }
-        return { replaced };
-      },
-    );
+    // from. A change meanwhile (not ours: we hold the lock) means compute and ask again.
+    const done =
+      operation === 'modify' && next !== undefined && editor?.writeText !== undefined
+        ? await writeThroughEditor(context, target, { current, held, disk, next })
+        : await writeOnDisk(context, target, { current, disk, next });
     if (done !== false) {
       // The bytes replaced, not their text: undo restores a file that was not UTF-8 exactly.
       context.fileChanged({
@@ -140,10 +126,89 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
       };
     }
     note =
-      ' (The file changed on disk while the change was being approved; it was recomputed on the new content and approved again.)';
+      ' (The file changed while the change was being approved; it was recomputed on the new content and approved again.)';
   }
   return toolError(
     'modified_during_approval',
-    `${target.display} kept changing on disk while the change was being approved; nothing was written. Read it again and retry.`,
+    `${target.display} kept changing while the change was being approved; nothing was written. Read it again and retry.`,
   );
+}
+
+/** What a change was computed from and what it writes. */
+interface Approved {
+  /** The content the change was computed from: the editor's text, else the disk's. */
+  current: string | undefined;
+  /** The disk's bytes then (undefined: no file). */
+  disk: Buffer | undefined;
+  /** The new content (undefined deletes the file). */
+  next: string | undefined;
+}
+
+type Written = { replaced: Buffer | undefined } | false;
+
+/**
+ * Writes on disk, atomically, through the parent walked again from the root (its missing
+ * directories created only now); false when the disk no longer holds what the change was
+ * computed from.
+ */
+function writeOnDisk(context: ToolContext, target: ResolvedPath, approved: Approved): Promise<Written> {
+  const { disk, next } = approved;
+  const create = disk === undefined && next !== undefined;
+  return withPinnedParent(
+    context.workspace,
+    target.absolute,
+    { create, display: target.display },
+    async (pinned, name): Promise<Written> => {
+      const replaced = await currentBytes(pinned, name);
+      if (replaced?.toString('utf8') !== disk?.toString('utf8')) return false;
+      // Unchanged and missing: only a creation, whose directories were just made.
+      if (pinned === undefined) throw new Error(`${target.absolute}: no directory to write in`);
+      if (next === undefined) {
+        await pinned.verify();
+        await unlink(pinned.entry(name));
+        await pinned.sync();
+      } else {
+        await atomicWriteIn(pinned, name, next);
+      }
+      return { replaced };
+    },
+  );
+}
+
+/**
+ * An approved change of an existing file the editor lends: into its buffer, which it saves, so the
+ * user's view and undo history take it (§7.5). False when the editor's text (or, where it holds
+ * none, the disk) changed since the change was computed. Whatever the editor did, the disk then
+ * holds the approved text: commands that run next must see it (SANTRA-FILES-006).
+ */
+async function writeThroughEditor(
+  context: ToolContext,
+  target: ResolvedPath,
+  approved: Approved & { held: string | undefined; next: string },
+): Promise<Written> {
+  const { current, held, next } = approved;
+  const editor = context.editor;
+  const display = target.display;
+  const now = await withPinnedParent(
+    context.workspace,
+    target.absolute,
+    { create: false, display },
+    currentBytes,
+  );
+  if (now === undefined) return false;
+  const heldNow = held === undefined ? undefined : await editor?.readText?.(target.absolute);
+  if ((heldNow ?? now.toString('utf8')) !== current) return false;
+  await editor?.writeText?.(target.absolute, next);
+  await withPinnedParent(
+    context.workspace,
+    target.absolute,
+    { create: false, display },
+    async (pinned, name) => {
+      if (pinned === undefined) throw new Error(`${target.absolute}: its directory is gone`);
+      const saved = await currentBytes(pinned, name);
+      if (saved?.toString('utf8') !== next) await atomicWriteIn(pinned, name, next);
+    },
+  );
+  // What the user had, unsaved changes included, is what undo gives back.
+  return { replaced: held === undefined ? now : Buffer.from(held, 'utf8') };
 }
