@@ -1,6 +1,7 @@
 /**
  * The transcript reducer (tui/src/ui/transcript.ts) and the cutting of streamed text into
- * finished Markdown blocks (markdown-blocks.ts): pure functions, phases in, entries out.
+ * finished Markdown blocks (markdown-blocks.ts): pure functions, phases in, entries out; and the
+ * controller's pacing of the frames that apply them.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -13,6 +14,8 @@ import {
   plainRows,
 } from '../src/ui/markdown-blocks.ts';
 import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from '../src/ui/transcript.ts';
+import { Controller } from '../src/ui/controller.ts';
+import { FLUSH_MS, FRAME_MS, TEXT_FRAME_MS } from '../src/ui/ui-state.ts';
 
 let seq = 0;
 const base = (agentId = 'orchestrator', parentAgentId?: string) => ({
@@ -346,5 +349,43 @@ describe('the transcript reducer', () => {
     assert.equal(state.agents.size, 0);
     assert.equal(state.tools.size, 0);
     assert.equal(state.nextId, 2000 * 4 + 1);
+  });
+});
+
+describe("the controller's frames", () => {
+  test('streamed text waits for a frame of its own pace; anything else brings the frame forward', (context) => {
+    context.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+    let clock = 0;
+    const controller = new Controller({
+      connect: () => Promise.reject(new Error('no server in this test')),
+      workspaceRoot: '/p',
+      cwd: undefined,
+      startDir: '/p',
+      now: () => clock,
+    });
+    let frames = 0;
+    controller.subscribe(() => frames++);
+    const advance = (ms: number) => {
+      clock += ms;
+      context.mock.timers.tick(ms);
+    };
+    const phase = (fields: Partial<Phase>) =>
+      controller.dispatch({ type: 'phase', phase: { ...base(), seq: ++seq, ...fields } as Phase });
+
+    phase({ type: 'text', text: 'Hello' });
+    advance(FLUSH_MS);
+    assert.equal(frames, 1, 'the first delta after a quiet time is drawn a flush window later');
+    phase({ type: 'text', text: ' there' });
+    advance(FRAME_MS);
+    assert.equal(frames, 1, 'more text waits for TEXT_FRAME_MS');
+    advance(TEXT_FRAME_MS - FRAME_MS);
+    assert.equal(frames, 2);
+    phase({ type: 'text', text: '.' });
+    advance(FLUSH_MS);
+    phase({ type: 'status', text: 'Reading files' });
+    advance(FRAME_MS - FLUSH_MS);
+    assert.equal(frames, 3, 'a status line comes at FRAME_MS, with the text held before it');
+    controller.flush();
+    assert.equal(frames, 3, 'nothing was left over');
   });
 });

@@ -5,8 +5,8 @@
  * the state (useSyncExternalStore) and call the actions; they hold no protocol logic.
  *
  * Batching: phases and other transcript events are queued and applied together at most every
- * FRAME_MS, FLUSH_MS after the first of a batch, so a fast stream costs one React update per
- * frame, not one per delta. Finished entries are printed PRINT_CHARS at most a frame, the rest in
+ * FRAME_MS (TEXT_FRAME_MS while only streamed text grows), FLUSH_MS after the first of a batch, so
+ * a fast stream costs one React update per frame, not one per delta. Finished entries are printed PRINT_CHARS at most a frame, the rest in
  * the next frames, FLUSH_MS apart. While a run goes on, a timer moves the spinner (the state's `now`)
  * when no batch did for SPIN_MS; nothing runs while nothing arrives and no run goes on.
  */
@@ -35,6 +35,7 @@ import type { SetupChoice } from './components/setup-flow.ts';
 import {
   FLUSH_MS,
   FRAME_MS,
+  TEXT_FRAME_MS,
   type PickerState,
   PRINT_CHARS,
   printedSize,
@@ -74,6 +75,8 @@ export class Controller {
   #unprinted: Entry[] = [];
   #timer: NodeJS.Timeout | undefined;
   #lastFlush = -Infinity;
+  /** When the scheduled flush runs (Infinity: none is). */
+  #due = Infinity;
   /** Moves the spinner while a run goes on. */
   #spinner: NodeJS.Timeout | undefined;
   #exitTimer: NodeJS.Timeout | undefined;
@@ -130,18 +133,28 @@ export class Controller {
     for (const listener of this.#listeners) listener();
   }
 
-  /** Queues a transcript event; it is applied with the others of its frame. */
+  /**
+   * Queues a transcript event; it is applied with the others of its frame. Streamed text waits for
+   * a frame of its own pace (TEXT_FRAME_MS); anything else brings the frame forward to FRAME_MS.
+   */
   dispatch(event: TranscriptEvent): void {
     this.#pending.push(event);
-    if (this.#timer !== undefined) return;
-    const wait = Math.max(FLUSH_MS, this.#lastFlush + FRAME_MS - this.#now());
-    this.#timer = setTimeout(() => this.flush(), wait);
+    const pace = isStreamedText(event) ? TEXT_FRAME_MS : FRAME_MS;
+    const now = this.#now();
+    const due = Math.max(now + FLUSH_MS, this.#lastFlush + pace);
+    if (this.#timer !== undefined) {
+      if (due >= this.#due) return;
+      clearTimeout(this.#timer);
+    }
+    this.#due = due;
+    this.#timer = setTimeout(() => this.flush(), due - now);
   }
 
   /** Applies the queued events now (the timer does this; tests may too). */
   flush(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#due = Infinity;
     if (this.#pending.length === 0 && this.#unprinted.length === 0) return;
     this.#lastFlush = this.#now();
     const events = this.#pending;
@@ -157,7 +170,10 @@ export class Controller {
       printed: withPrinted(this.#state.printed, this.#takePrintable()),
       now: this.#lastFlush,
     });
-    if (this.#unprinted.length > 0) this.#timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    if (this.#unprinted.length > 0 && this.#timer === undefined) {
+      this.#due = this.#lastFlush + FLUSH_MS;
+      this.#timer = setTimeout(() => this.flush(), FLUSH_MS);
+    }
     this.#spin(state.running);
   }
 
@@ -595,4 +611,9 @@ export class Controller {
 function messageOf(error: unknown): string {
   if (error instanceof PrintError) return error.message.replace(/^santra: /, '');
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A delta of an answer or of thinking being streamed: it only grows what is on screen. */
+function isStreamedText(event: TranscriptEvent): boolean {
+  return event.type === 'phase' && (event.phase.type === 'text' || event.phase.type === 'thinking');
 }
