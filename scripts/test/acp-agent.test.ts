@@ -2,15 +2,16 @@
  * `santra-server acp` end to end, driven by the official ACP SDK's client side as Zed drives an
  * agent: the built server is spawned, speaks ACP on its stdio, and runs Santra's swarm against a
  * fake Anthropic provider on 127.0.0.1 that scripts a write_file through the custom agent chosen
- * as the session's mode. Real process, real files, real SDKs.
+ * as the session's mode. Real process, real files, real SDKs. A client that lends its files and
+ * terminals holds buffers over the disk and really runs the commands it is given.
  *
  * It lives in scripts/test: it runs the built server with the fake providers of the conformance
  * suite (scripts/dependency-rules.ts).
  */
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { after, describe, test } from 'node:test';
@@ -67,7 +68,9 @@ interface Setup {
   fake: FakeProvider;
 }
 
-async function setup(turns: FakeTurn[]): Promise<Setup> {
+const WRITER_TOOLS = ['write_file', 'ask_user', 'todo_write', 'task_completed'];
+
+async function setup(turns: FakeTurn[], tools: readonly string[] = WRITER_TOOLS): Promise<Setup> {
   const fake = await startFakeProvider('anthropic', turns);
   const home = tempDir('santra-acp-home-');
   const workspace = tempDir('santra-acp-ws-');
@@ -75,7 +78,7 @@ async function setup(turns: FakeTurn[]): Promise<Setup> {
     await fake.close();
     await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
   });
-  writeTesterAgent(workspace, ['write_file', 'ask_user', 'todo_write', 'task_completed'], 'ACP');
+  writeTesterAgent(workspace, tools, 'ACP');
   return { home, workspace, fake };
 }
 
@@ -83,6 +86,118 @@ async function setup(turns: FakeTurn[]): Promise<Setup> {
 interface ConnectOptions {
   /** Advertise elicitation forms and answer each with this (the form's message → the answer). */
   forms?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
+  /** Advertise the file system and terminals, served by this; without it, a request for them fails the test. */
+  lend?: EditorLending;
+}
+
+interface Terminal {
+  request: acp.CreateTerminalRequest;
+  child: ChildProcess;
+  output: string;
+  exited: Promise<acp.TerminalExitStatus>;
+}
+
+/**
+ * An editor's files and terminals, as Zed lends them: reads answer from its buffers (unsaved text)
+ * or else the disk; a write goes into the buffer only — not saved, so the test sees Santra make
+ * sure of the disk itself; terminals really run their command, in a process group of its own
+ * that kill and release end. Every request is recorded.
+ */
+class EditorLending {
+  readonly buffers = new Map<string, string>();
+  /** Reads fail, as when the editor cannot open a file. */
+  failReads = false;
+  readonly reads: acp.ReadTextFileRequest[] = [];
+  readonly writes: acp.WriteTextFileRequest[] = [];
+  readonly terminals = new Map<string, Terminal>();
+  /** The terminal requests other than create, in order: "kill term-1", "release term-1", … */
+  readonly calls: string[] = [];
+  /** The environment the editor itself runs commands with, before a terminal's `env`. */
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #released = new Map<string, () => void>();
+  readonly #releases = new Map<string, Promise<void>>();
+
+  constructor(env: NodeJS.ProcessEnv) {
+    this.#env = env;
+  }
+
+  read(request: acp.ReadTextFileRequest): acp.ReadTextFileResponse {
+    this.reads.push(request);
+    if (this.failReads) throw acp.RequestError.internalError(undefined, `cannot open ${request.path}`);
+    return { content: this.buffers.get(request.path) ?? readFileSync(request.path, 'utf8') };
+  }
+
+  write(request: acp.WriteTextFileRequest): acp.WriteTextFileResponse {
+    this.writes.push(request);
+    this.buffers.set(request.path, request.content);
+    return {};
+  }
+
+  create(request: acp.CreateTerminalRequest): acp.CreateTerminalResponse {
+    const terminalId = `term-${this.terminals.size + 1}`;
+    const env = { ...this.#env };
+    for (const variable of request.env ?? []) env[variable.name] = variable.value;
+    const child = spawn(request.command, request.args ?? [], {
+      cwd: request.cwd ?? undefined,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const terminal: Terminal = {
+      request,
+      child,
+      output: '',
+      exited: once(child, 'exit').then(([exitCode, signal]) => ({
+        exitCode: exitCode as number | null,
+        signal: signal as string | null,
+      })),
+    };
+    child.stdout?.on('data', (chunk: Buffer) => (terminal.output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (terminal.output += chunk.toString()));
+    this.terminals.set(terminalId, terminal);
+    this.#releases.set(terminalId, new Promise((resolve) => this.#released.set(terminalId, resolve)));
+    cleanups.push(async () => this.#kill(terminal));
+    return { terminalId };
+  }
+
+  async output(request: acp.TerminalOutputRequest): Promise<acp.TerminalOutputResponse> {
+    const terminal = this.#terminal(request.terminalId);
+    const ended = terminal.child.exitCode !== null || terminal.child.signalCode !== null;
+    return { output: terminal.output, truncated: false, exitStatus: ended ? await terminal.exited : null };
+  }
+
+  waitForExit(request: acp.WaitForTerminalExitRequest): Promise<acp.WaitForTerminalExitResponse> {
+    return this.#terminal(request.terminalId).exited;
+  }
+
+  kill(request: acp.KillTerminalRequest): acp.KillTerminalResponse {
+    this.calls.push(`kill ${request.terminalId}`);
+    this.#kill(this.#terminal(request.terminalId));
+    return {};
+  }
+
+  release(request: acp.ReleaseTerminalRequest): acp.ReleaseTerminalResponse {
+    this.calls.push(`release ${request.terminalId}`);
+    this.#kill(this.#terminal(request.terminalId));
+    this.#released.get(request.terminalId)?.();
+    return {};
+  }
+
+  /** Resolves when the terminal is released. */
+  released(terminalId: string): Promise<void> {
+    return this.#releases.get(terminalId) ?? Promise.reject(new Error(`no terminal ${terminalId}`));
+  }
+
+  #terminal(terminalId: string): Terminal {
+    const terminal = this.terminals.get(terminalId);
+    if (terminal === undefined) throw acp.RequestError.resourceNotFound(terminalId);
+    return terminal;
+  }
+
+  #kill(terminal: Terminal): void {
+    if (terminal.child.exitCode !== null || terminal.child.signalCode !== null) return;
+    if (terminal.child.pid !== undefined) process.kill(-terminal.child.pid, 'SIGKILL');
+  }
 }
 
 async function connect(
@@ -103,6 +218,12 @@ async function connect(
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
   const forms: acp.CreateElicitationRequest[] = [];
+  const lend = options.lend;
+  const unlent: string[] = [];
+  const notLent = (method: string) => () => {
+    unlent.push(method);
+    throw new Error(`${method}: the client did not offer it`);
+  };
   const waiters: { test: (update: acp.SessionUpdate) => boolean; resolve: (u: acp.SessionUpdate) => void }[] =
     [];
   const app = acp
@@ -122,7 +243,28 @@ async function connect(
       forms.push(params);
       if (options.forms === undefined) throw new Error('no form was expected');
       return options.forms(params);
-    });
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) =>
+      lend === undefined ? notLent('fs/read_text_file')() : lend.read(params),
+    )
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) =>
+      lend === undefined ? notLent('fs/write_text_file')() : lend.write(params),
+    )
+    .onRequest(acp.methods.client.terminal.create, ({ params }) =>
+      lend === undefined ? notLent('terminal/create')() : lend.create(params),
+    )
+    .onRequest(acp.methods.client.terminal.output, ({ params }) =>
+      lend === undefined ? notLent('terminal/output')() : lend.output(params),
+    )
+    .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) =>
+      lend === undefined ? notLent('terminal/wait_for_exit')() : lend.waitForExit(params),
+    )
+    .onRequest(acp.methods.client.terminal.kill, ({ params }) =>
+      lend === undefined ? notLent('terminal/kill')() : lend.kill(params),
+    )
+    .onRequest(acp.methods.client.terminal.release, ({ params }) =>
+      lend === undefined ? notLent('terminal/release')() : lend.release(params),
+    );
   const connection = app.connect(
     acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
   );
@@ -136,6 +278,7 @@ async function connect(
       child.stdin.end();
       const [code] = await exited;
       connection.close();
+      assert.deepEqual(unlent, [], 'Santra asks only for what the client offers');
       for (const line of stdout.split('\n').filter((text) => text !== '')) {
         const message = JSON.parse(line) as { jsonrpc?: string };
         assert.equal(message.jsonrpc, '2.0', `stdout carries ACP only, got: ${line}`);
@@ -150,8 +293,7 @@ async function connect(
   const init = await editor.agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
     clientCapabilities: {
-      fs: { readTextFile: true, writeTextFile: true },
-      terminal: true,
+      ...(lend === undefined ? {} : { fs: { readTextFile: true, writeTextFile: true }, terminal: true }),
       ...(options.forms === undefined ? {} : { elicitation: { form: {} } }),
     },
     clientInfo: { name: 'acp-test', version: '1.0.0' },
@@ -574,5 +716,177 @@ describe('santra acp', () => {
     const schema = await rejection(editor.agent.request('session/new', { mcpServers: [] }));
     assert.equal(schema.code, -32602);
     assert.equal(await editor.close(), 0);
+  });
+});
+
+describe("santra acp with the editor's files and terminals", () => {
+  const tools = ['read_file', 'str_replace', 'run_command', 'task_completed'];
+  /** The editor's own environment holds a provider key, which a command must not see. */
+  const editorEnv = (home: string) => ({
+    PATH: process.env.PATH,
+    HOME: home,
+    ANTHROPIC_API_KEY: 'sk-editor-key',
+  });
+  const lastMessage = (context: Setup, index: number) =>
+    JSON.stringify(context.fake.requests[index]?.body.messages.at(-1));
+
+  test('read_file reads the buffer; an approved edit goes into it and to disk; a command runs in a terminal on its tool call', async () => {
+    const command = 'echo "key=[$ANTHROPIC_API_KEY]"; cat app.js; exit 3';
+    const context = await setup(
+      [
+        { toolCalls: [{ id: 'r1', name: 'read_file', args: { path: 'app.js' } }] },
+        {
+          toolCalls: [
+            {
+              id: 's1',
+              name: 'str_replace',
+              args: { path: 'app.js', oldStr: 'const b = 2;', newStr: 'const b = 3;' },
+            },
+          ],
+        },
+        { toolCalls: [{ id: 'c1', name: 'run_command', args: { command } }] },
+        { text: 'Done.' },
+      ],
+      tools,
+    );
+    const file = join(context.workspace, 'app.js');
+    writeFileSync(file, 'const a = 1;\n');
+    const lend = new EditorLending(editorEnv(context.home));
+    lend.buffers.set(file, 'const a = 1;\nconst b = 2;\n'); // unsaved in the editor
+    const editor = await connect(context, choose('allow'), { lend });
+    const sessionId = await testerSession(editor, context.workspace);
+    const response = await editor.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'bump b, then run it' }],
+    });
+    assert.equal(response.stopReason, 'end_turn');
+
+    assert.ok(lend.reads.some((read) => read.path === file && read.sessionId === sessionId));
+    assert.match(lastMessage(context, 1), /const b = 2;/, 'the model reads the unsaved buffer');
+
+    const [edit, run] = editor.permissions;
+    assert.ok(
+      edit?.toolCall.content?.some(
+        (content) =>
+          content.type === 'diff' &&
+          content.path === file &&
+          content.oldText?.includes('const b = 2;') === true &&
+          content.newText.includes('const b = 3;'),
+      ),
+      `the diff is against the buffer: ${JSON.stringify(edit?.toolCall.content)}`,
+    );
+    assert.deepEqual(
+      lend.writes.map(({ sessionId: id, path, content }) => ({ id, path, content })),
+      [{ id: sessionId, path: file, content: 'const a = 1;\nconst b = 3;\n' }],
+    );
+    assert.equal(readFileSync(file, 'utf8'), 'const a = 1;\nconst b = 3;\n', 'Santra makes sure of the disk');
+
+    assert.equal(run?.toolCall.kind, 'execute');
+    const terminal = lend.terminals.get('term-1');
+    assert.equal(terminal?.request.command, '/bin/sh');
+    assert.deepEqual(terminal?.request.args, ['-c', command]);
+    assert.equal(terminal?.request.cwd, context.workspace);
+    assert.ok(
+      terminal?.request.env?.some(
+        (variable) => variable.name === 'ANTHROPIC_API_KEY' && variable.value === '',
+      ),
+      'the provider key is blanked',
+    );
+    const result = lastMessage(context, 3);
+    assert.match(result, /key=\[\]/, 'the command did not see the key');
+    assert.match(result, /const b = 3;/, 'the command saw the edit on disk');
+    assert.match(result, /Exit code 3/);
+    assert.deepEqual(lend.calls, ['release term-1']);
+
+    const row = updatesOf(editor, 'tool_call').find((update) => update.kind === 'execute');
+    const rowUpdates = updatesOf(editor, 'tool_call_update').filter(
+      (update) => update.toolCallId === row?.toolCallId,
+    );
+    const shown = rowUpdates.findIndex((update) =>
+      (update.content ?? []).some(
+        (content) => content.type === 'terminal' && content.terminalId === 'term-1',
+      ),
+    );
+    assert.ok(shown >= 0, 'the tool call shows the terminal');
+    assert.equal(rowUpdates.at(-1)?.status, 'failed');
+    assert.deepEqual(rowUpdates.at(-1)?.content?.[0], { type: 'terminal', terminalId: 'term-1' });
+    assert.equal(await editor.close(), 0);
+    assert.doesNotMatch(editor.stderr(), /the editor could not|was not released|uncaught|unhandled/i);
+  });
+
+  test('a read the editor cannot answer falls back to the disk, and the run goes on', async () => {
+    const context = await setup(
+      [{ toolCalls: [{ id: 'r1', name: 'read_file', args: { path: 'app.js' } }] }, { text: 'Read it.' }],
+      tools,
+    );
+    writeFileSync(join(context.workspace, 'app.js'), 'const onDisk = true;\n');
+    const lend = new EditorLending(editorEnv(context.home));
+    lend.failReads = true;
+    const editor = await connect(context, refuse, { lend });
+    const sessionId = await testerSession(editor, context.workspace);
+    const response = await editor.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'read it' }],
+    });
+    assert.equal(response.stopReason, 'end_turn');
+    assert.equal(lend.reads.length, 1);
+    assert.match(lastMessage(context, 1), /const onDisk = true;/);
+    assert.match(messageText(editor), /Read it\./);
+    assert.equal(await editor.close(), 0);
+  });
+
+  test('a command that outlives its timeout is killed; the model gets what it printed and is told', async () => {
+    const context = await setup(
+      [
+        {
+          toolCalls: [
+            { id: 'c1', name: 'run_command', args: { command: 'echo started; sleep 30', timeout: 0.5 } },
+          ],
+        },
+        { text: 'It hung.' },
+      ],
+      tools,
+    );
+    const lend = new EditorLending(editorEnv(context.home));
+    const editor = await connect(context, choose('allow'), { lend });
+    const sessionId = await testerSession(editor, context.workspace);
+    const response = await editor.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'run it' }],
+    });
+    assert.equal(response.stopReason, 'end_turn');
+    assert.ok((lend.terminals.get('term-1')?.request.outputByteLimit ?? 0) > 0);
+    assert.deepEqual(lend.calls, ['kill term-1', 'release term-1']);
+    const result = lastMessage(context, 1);
+    assert.match(result, /Timed out after 0\.5 s/);
+    assert.match(result, /started/);
+    assert.equal(await editor.close(), 0);
+  });
+
+  test('session/cancel while a command runs in the terminal kills and releases it', async () => {
+    const context = await setup(
+      [{ toolCalls: [{ id: 'c1', name: 'run_command', args: { command: 'sleep 30' } }] }],
+      tools,
+    );
+    const lend = new EditorLending(editorEnv(context.home));
+    const editor = await connect(context, choose('allow'), { lend });
+    const sessionId = await testerSession(editor, context.workspace);
+    const running = editor.nextUpdate(
+      (update) =>
+        update.sessionUpdate === 'tool_call_update' &&
+        (update.content ?? []).some((content) => content.type === 'terminal'),
+    );
+    const turn = editor.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'wait a while' }],
+    });
+    await running;
+    await editor.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    assert.equal((await turn).stopReason, 'cancelled');
+    await lend.released('term-1');
+    assert.deepEqual(lend.calls, ['kill term-1', 'release term-1']);
+    assert.equal((await lend.terminals.get('term-1')?.exited)?.signal, 'SIGKILL');
+    assert.equal(await editor.close(), 0);
+    assert.doesNotMatch(editor.stderr(), /the editor could not|was not released|uncaught|unhandled/i);
   });
 });

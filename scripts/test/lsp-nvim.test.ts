@@ -4,7 +4,8 @@
  * santra-server. It is the exchange Helix makes too (Debian packages no Helix): code actions on a
  * range, "Santra: fix" through workspace/executeCommand, the approval as
  * window/showMessageRequest answered "allow", and the change arriving in the buffer through
- * workspace/applyEdit. A fake Anthropic provider on 127.0.0.1 scripts a write_file call.
+ * workspace/applyEdit. Santra reads the buffer through the editor (unsaved changes included) and
+ * puts its approved change into it. A fake Anthropic provider on 127.0.0.1 scripts the model.
  *
  * It lives in scripts/test: it runs the built server with the conformance suite's fake providers.
  */
@@ -13,7 +14,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
+import {
+  type FakeProvider,
+  type FakeTurn,
+  startFakeProvider,
+} from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
 import { nvimTestEnv, runHeadlessNvim, writeTesterAgent } from './helpers/editor-env.ts';
 
@@ -21,6 +26,7 @@ const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.
 const SCRIPT = fileURLToPath(new URL('../../editors/lsp-test/fix_flow.lua', import.meta.url));
 const ORIGINAL = 'export function greet(name) {\n  return "Hello " + name;\n}\n';
 const FIXED = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+const FIXED_LINES = ['export function greet(name) {', '  return `Hello, ${name}!`;', '}'];
 
 interface Report {
   error?: string;
@@ -37,22 +43,27 @@ after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-test('Neovim LSP client: "Santra: fix" from the code actions, approval allowed, the buffer gets the change', async () => {
-  const fake = await startFakeProvider('anthropic', [
-    { toolCalls: [{ id: 't1', name: 'write_file', args: { path: 'greet.js', content: FIXED } }] },
-    { text: 'Fixed greet().' },
-  ]);
+/**
+ * Runs fix_flow.lua in a workspace holding greet.js as ORIGINAL, with `before` (Ex commands) run
+ * first; the model follows `turns`. `serverLog` is what the server wrote to stderr, which Neovim
+ * keeps in its LSP log.
+ */
+async function fixFlow(
+  turns: FakeTurn[],
+  before: string[] = [],
+): Promise<{ report: Report; fake: FakeProvider; workspace: string; serverLog: string }> {
+  const fake = await startFakeProvider('anthropic', turns);
   const home = tempDir('santra-lsp-nvim-home-');
   const workspace = tempDir('santra-lsp-nvim-ws-');
   cleanups.push(async () => {
     await fake.close();
     await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
   });
-  writeTesterAgent(workspace, ['write_file', 'task_completed'], 'LSP');
+  writeTesterAgent(workspace, ['read_file', 'write_file', 'str_replace', 'task_completed'], 'LSP');
   writeFileSync(join(workspace, 'greet.js'), ORIGINAL);
   const out = join(home, 'report.json');
   const report = await runHeadlessNvim<Report>({
-    args: ['-c', `luafile ${SCRIPT}`],
+    args: [...before.flatMap((command) => ['-c', command]), '-c', `luafile ${SCRIPT}`],
     cwd: workspace,
     env: {
       ...nvimTestEnv(home, fake.url),
@@ -62,6 +73,15 @@ test('Neovim LSP client: "Santra: fix" from the code actions, approval allowed, 
     },
     out,
   });
+  const serverLog = readFileSync(join(home, '.cache/nvim/lsp.log'), 'utf8');
+  return { report, fake, workspace, serverLog };
+}
+
+test('Neovim LSP client: "Santra: fix" from the code actions, approval allowed, the buffer gets the change', async () => {
+  const { report, workspace } = await fixFlow([
+    { toolCalls: [{ id: 't1', name: 'write_file', args: { path: 'greet.js', content: FIXED } }] },
+    { text: 'Fixed greet().' },
+  ]);
   assert.deepEqual(report.actions, ['Santra: fix', 'Santra: explain', 'Santra: ask…']);
   assert.equal(report.requests.length, 1);
   assert.match(report.requests[0]?.message ?? '', /^Santra wants to modify greet\.js \(\+1 -1\)/);
@@ -70,10 +90,44 @@ test('Neovim LSP client: "Santra: fix" from the code actions, approval allowed, 
     ['allow', 'allow all', 'reject'],
   );
   // The buffer holds the change (applyEdit), and so does the file on disk (Santra wrote it).
-  assert.deepEqual(report.lines, ['export function greet(name) {', '  return `Hello, ${name}!`;', '}']);
+  assert.deepEqual(report.lines, FIXED_LINES);
   // Modified, not reloaded: the change came as an edit, which the buffer's undo can take back.
   assert.equal(report.modified, true);
   assert.equal(readFileSync(join(workspace, 'greet.js'), 'utf8'), FIXED);
   assert.ok(report.messages.includes('Fixed greet().'), report.messages.join(' | '));
   assert.equal(report.exit_code, 0, 'santra-server lsp ends with 0 after shutdown and exit');
+});
+
+test('Neovim LSP client: Santra reads a buffer with an unsaved change, and its edit lands in the buffer with the change kept', async () => {
+  const unsaved = '// greet() is called from main.js';
+  const { report, fake, workspace, serverLog } = await fixFlow(
+    [
+      { toolCalls: [{ id: 't1', name: 'read_file', args: { path: 'greet.js' } }] },
+      {
+        toolCalls: [
+          {
+            id: 't2',
+            name: 'str_replace',
+            args: { path: 'greet.js', oldStr: '"Hello " + name', newStr: '`Hello, ${name}!`' },
+          },
+        ],
+      },
+      { text: 'Fixed greet().' },
+    ],
+    // The user's change, made as the file is opened and never saved.
+    [`autocmd BufReadPost greet.js call append(line('$'), '${unsaved}')`],
+  );
+  // The model's request after read_file carries its result: the buffer, not the file on disk.
+  const readResult = JSON.stringify((fake.requests[1]?.body as { messages: unknown[] }).messages.at(-1));
+  assert.ok(readResult.includes(unsaved), readResult);
+  assert.equal(report.requests.length, 1);
+  assert.match(report.requests[0]?.message ?? '', /^Santra wants to modify greet\.js \(\+1 -1\)/);
+  assert.deepEqual(report.lines, [...FIXED_LINES, unsaved]);
+  // Put there by fs/writeTextFile: the editor took the edit (Santra logs a write it could not make).
+  assert.doesNotMatch(serverLog, /could not write/);
+  assert.equal(report.modified, true);
+  assert.equal(readFileSync(join(workspace, 'greet.js'), 'utf8'), `${FIXED}${unsaved}\n`);
+  assert.ok(!report.messages.some((m) => m.includes('unsaved changes')), report.messages.join(' | '));
+  assert.ok(report.messages.includes('Fixed greet().'), report.messages.join(' | '));
+  assert.equal(report.exit_code, 0);
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ApproveParams, Phase } from '#protocol';
+import { keepEnd, lentCapabilities } from '../src/connection/acp/lent.ts';
 import { approvalOptions } from '../src/connection/acp/permissions.ts';
 import { promptText, UnsupportedPrompt } from '../src/connection/acp/prompt-text.ts';
 import { RunView } from '../src/connection/acp/run-view.ts';
@@ -191,6 +192,50 @@ describe('RunView', () => {
     assert.match(JSON.stringify(command.content), /\$ npm test/);
   });
 
+  test("a command run in the editor's terminal shows it on its row, and keeps it when it ends", () => {
+    const view = new RunView({ root: ROOT });
+    view.phase(
+      phase({ type: 'tool_call', toolCallId: 't1', toolName: 'run_command', args: { command: 'ls' } }),
+    );
+    assert.deepEqual(view.terminal('run_1', 't1', 'term_7'), {
+      toolCallId: 'run_1/t1',
+      status: 'in_progress',
+      content: [{ type: 'terminal', terminalId: 'term_7' }],
+    });
+    assert.equal(view.terminal('run_1', 'unknown', 'term_8'), undefined, 'no row, nothing to show it on');
+    const [ok] = view.phase(
+      phase({
+        type: 'tool_result',
+        toolCallId: 't1',
+        toolName: 'run_command',
+        status: 'ok',
+        summary: 'exit 0',
+        output: 'a.txt',
+      }),
+    );
+    assert.deepEqual(ok?.sessionUpdate === 'tool_call_update' && ok.content, [
+      { type: 'terminal', terminalId: 'term_7' },
+    ]);
+
+    view.phase(
+      phase({ type: 'tool_call', toolCallId: 't2', toolName: 'run_command', args: { command: 'false' } }),
+    );
+    view.terminal('run_1', 't2', 'term_9');
+    const [failed] = view.phase(
+      phase({
+        type: 'tool_result',
+        toolCallId: 't2',
+        toolName: 'run_command',
+        status: 'error',
+        summary: 'exit 1',
+      }),
+    );
+    assert.deepEqual(failed?.sessionUpdate === 'tool_call_update' && failed.content, [
+      { type: 'terminal', terminalId: 'term_9' },
+      { type: 'content', content: { type: 'text', text: 'error: exit 1' } },
+    ]);
+  });
+
   test('a sub-agent is a think row: its text streams into it, its thinking is not shown, its end completes it', () => {
     const view = new RunView({ root: ROOT });
     const [opened] = view.phase(phase({ ...sub, type: 'section', title: 'Reader: the auth module' }));
@@ -273,5 +318,28 @@ describe('promptText', () => {
       (error: unknown) => error instanceof UnsupportedPrompt && /prompt\[1\] is an image/.test(error.message),
     );
     assert.throws(() => promptText([{ type: 'text', text: '  ' }], ROOT), /the prompt is empty/);
+  });
+});
+
+describe('lent', () => {
+  test('the Santra link declares exactly what the ACP client offers', () => {
+    assert.deepEqual(lentCapabilities({}), {});
+    assert.deepEqual(
+      lentCapabilities({ fs: { readTextFile: false, writeTextFile: false }, terminal: false }),
+      {},
+    );
+    assert.deepEqual(lentCapabilities({ fs: { readTextFile: true } }), { fs: { readTextFile: true } });
+    assert.deepEqual(lentCapabilities({ fs: { readTextFile: true, writeTextFile: true }, terminal: true }), {
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: true,
+    });
+  });
+
+  test('output over the byte limit keeps its end, cut at a character boundary', () => {
+    assert.equal(keepEnd('hello', 5), 'hello');
+    assert.equal(keepEnd('hello world', 5), 'world');
+    // "é" is two bytes: a cut inside it moves forward to the next character.
+    assert.equal(keepEnd('aéb', 2), 'b');
+    assert.equal(keepEnd('aéb', 3), 'éb');
   });
 });

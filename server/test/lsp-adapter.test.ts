@@ -1,9 +1,11 @@
 /**
  * `santra-server lsp` over real stdio, driven by vscode-languageserver-protocol's client side:
  * the initialize result, approvals answered with showMessageRequest (reject) or — for editors
- * without it, as Helix releases up to 25.07 — through code actions, file changes mirrored into
- * the editor's buffer with workspace/applyEdit, cancellation, and clear errors for bad calls.
- * A fake Anthropic provider on 127.0.0.1 scripts the model.
+ * without it, as Helix releases up to 25.07 — through code actions, the editor's buffer lent to
+ * Santra (it reads unsaved changes, its edits arrive by workspace/applyEdit), changes made on
+ * disk by other means mirrored into the buffer, cancellation, and clear errors for bad calls.
+ * The test's editor keeps its buffer of greet.js as an editor does: it applies the edits it takes
+ * and reports them with didChange. A fake Anthropic provider on 127.0.0.1 scripts the model.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -21,13 +23,19 @@ import {
   type ProtocolConnection,
   type ResponseError,
   type ShowMessageRequestParams,
+  type TextEdit,
 } from 'vscode-languageserver-protocol';
 import {
   createProtocolConnection,
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
-import { type FakeTurn, startFakeProvider } from '../../conformance-tests/src/fake-providers/index.ts';
+import {
+  type FakeProvider,
+  type FakeTurn,
+  startFakeProvider,
+} from '../../conformance-tests/src/fake-providers/index.ts';
+import { offsetAt } from '../src/connection/lsp/documents.ts';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { SERVER_BIN } from './helpers/wire.ts';
 import { santraTestEnv, writeTesterAgent } from '../../scripts/test/helpers/editor-env.ts';
@@ -43,8 +51,14 @@ after(async () => {
 interface Editor {
   lsp: ProtocolConnection;
   child: ChildProcessWithoutNullStreams;
+  fake: FakeProvider;
   workspace: string;
   uri: string;
+  /** The editor's buffer of greet.js and its version, as the server was told with didOpen/didChange. */
+  text: string;
+  version: number;
+  /** Set: the editor refuses every workspace/applyEdit with this reason. */
+  refuseEdits?: string;
   /** What the server showed: window/showMessage and logMessage texts, in order. */
   shown: string[];
   logged: string[];
@@ -62,7 +76,11 @@ async function editor(
   const fake = await startFakeProvider('anthropic', turns);
   const home = tempDir('santra-lsp-home-');
   const workspace = tempDir('santra-lsp-ws-');
-  writeTesterAgent(workspace, ['write_file', 'task_completed'], 'LSP adapter');
+  writeTesterAgent(
+    workspace,
+    ['read_file', 'write_file', 'str_replace', 'run_command', 'task_completed'],
+    'LSP adapter',
+  );
   writeFileSync(join(workspace, 'greet.js'), ORIGINAL);
   const child = spawn(process.execPath, [SERVER_BIN, 'lsp'], {
     cwd: workspace,
@@ -77,8 +95,11 @@ async function editor(
   const result: Editor = {
     lsp,
     child,
+    fake,
     workspace,
     uri: pathToFileURL(join(workspace, 'greet.js')).href,
+    text: ORIGINAL,
+    version: 1,
     shown: [],
     logged: [],
     edits: [],
@@ -99,9 +120,9 @@ async function editor(
     result.requests.push(params);
     return answer(params);
   });
-  lsp.onRequest('workspace/applyEdit', (params: ApplyWorkspaceEditParams) => {
+  lsp.onRequest('workspace/applyEdit', async (params: ApplyWorkspaceEditParams) => {
     result.edits.push(params);
-    return { applied: true };
+    return applyToBuffer(result, params);
   });
   lsp.listen();
   cleanups.push(async () => {
@@ -123,6 +144,42 @@ async function editor(
   return result;
 }
 
+/**
+ * What an editor does with a workspace/applyEdit: refuse an edit made for another version of the
+ * buffer, else apply it and report the buffer's new text with didChange before answering.
+ */
+async function applyToBuffer(e: Editor, params: ApplyWorkspaceEditParams) {
+  if (e.refuseEdits !== undefined) return { applied: false, failureReason: e.refuseEdits };
+  for (const change of params.edit.documentChanges ?? []) {
+    if (!('textDocument' in change) || change.textDocument.uri !== e.uri) continue;
+    if (change.textDocument.version !== e.version) {
+      return { applied: false, failureReason: `the buffer is at version ${e.version}` };
+    }
+    await type(e, applyEdits(e.text, change.edits as TextEdit[]));
+  }
+  return { applied: true };
+}
+
+/** Applies `edits` (ranges in `text`) from the last to the first, so each range still holds. */
+function applyEdits(text: string, edits: TextEdit[]): string {
+  const start = (edit: TextEdit) => offsetAt(text, edit.range.start);
+  let result = text;
+  for (const edit of [...edits].sort((a, b) => start(b) - start(a))) {
+    result = result.slice(0, start(edit)) + edit.newText + result.slice(offsetAt(text, edit.range.end));
+  }
+  return result;
+}
+
+/** The buffer changes (the user typed, or an edit was applied): the server is told with didChange. */
+async function type(e: Editor, text: string): Promise<void> {
+  e.text = text;
+  e.version += 1;
+  await e.lsp.sendNotification('textDocument/didChange', {
+    textDocument: { uri: e.uri, version: e.version },
+    contentChanges: [{ text }],
+  });
+}
+
 const WITH_BUTTONS: ClientCapabilities = {
   window: { showMessage: {}, workDoneProgress: true },
   workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } },
@@ -132,6 +189,30 @@ const WITHOUT_BUTTONS: ClientCapabilities = {
   window: { workDoneProgress: true },
   workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } },
 };
+
+/** A line the user typed into the buffer and did not save. */
+const UNSAVED = '// greet() is called from main.js\n';
+
+/** The model reads greet.js, then replaces the expression in it. */
+const unsavedFixTurns = (): FakeTurn[] => [
+  { toolCalls: [{ id: 't1', name: 'read_file', args: { path: 'greet.js' } }] },
+  {
+    toolCalls: [
+      {
+        id: 't2',
+        name: 'str_replace',
+        args: { path: 'greet.js', oldStr: '"Hello " + name', newStr: '`Hello, ${name}!`' },
+      },
+    ],
+  },
+  { text: 'Fixed greet().' },
+];
+
+/** The last message of the model's request number `index`: there, the tool results it was given. */
+function lastMessage(fake: FakeProvider, index: number): string {
+  const body = fake.requests[index]?.body as { messages?: unknown[] } | undefined;
+  return JSON.stringify(body?.messages?.at(-1) ?? null);
+}
 
 const fixTurns = (): FakeTurn[] => [
   { toolCalls: [{ id: 't1', name: 'write_file', args: { path: 'greet.js', content: FIXED } }] },
@@ -282,6 +363,8 @@ describe('santra lsp', () => {
     await runAction(e, /^Santra: allow —/);
     await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
     assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), FIXED);
+    assert.equal(e.text, FIXED);
+    // Once: the change went through the buffer, so mirroring the disk afterwards finds nothing to do.
     assert.equal(e.edits.length, 1);
     assert.deepEqual(e.edits[0]?.edit.documentChanges, [
       {
@@ -298,6 +381,80 @@ describe('santra lsp', () => {
       e.lsp.sendRequest('workspace/executeCommand', { command: 'santra.answer', arguments: ['allow'] }),
       /not waiting for an answer/,
     );
+    assert.equal(await shutdown(e), 0);
+  });
+
+  test('a buffer with unsaved changes: the model reads them, the approved edit lands in the buffer with them kept, and the disk holds both', async () => {
+    const e = await editor(unsavedFixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
+    await type(e, ORIGINAL + UNSAVED);
+    await runAction(e, 'Santra: fix');
+    await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
+    // The request after read_file carries its result: the buffer, not the file on disk.
+    assert.ok(lastMessage(e.fake, 1).includes(UNSAVED.trim()), lastMessage(e.fake, 1));
+    assert.match(e.requests[0]?.message ?? '', /^Santra wants to modify greet\.js \(\+1 -1\)/);
+    assert.deepEqual(e.edits.length, 1);
+    assert.deepEqual(e.edits[0]?.edit.documentChanges, [
+      {
+        textDocument: { uri: e.uri, version: 2 },
+        edits: [
+          {
+            range: { start: { line: 1, character: 9 }, end: { line: 1, character: 24 } },
+            newText: '`Hello, ${name}!`',
+          },
+        ],
+      },
+    ]);
+    assert.equal(e.text, FIXED + UNSAVED);
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), FIXED + UNSAVED);
+    assert.ok(!e.shown.some((m) => m.includes('unsaved changes')), e.shown.join(' | '));
+    assert.equal(await shutdown(e), 0);
+  });
+
+  test('an editor that refuses the edit: Santra writes the disk itself, and the user is told to reload the buffer', async () => {
+    const e = await editor(unsavedFixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
+    await type(e, ORIGINAL + UNSAVED);
+    e.refuseEdits = 'the buffer is read-only';
+    await runAction(e, 'Santra: fix');
+    await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), FIXED + UNSAVED);
+    assert.equal(e.text, ORIGINAL + UNSAVED);
+    assert.ok(
+      e.shown.some((m) => m.includes('its buffer could not be updated (the buffer is read-only): reload it')),
+      e.shown.join(' | '),
+    );
+    // The disk holds the buffer's unsaved change: mirroring it would lose nothing.
+    assert.ok(!e.shown.some((m) => m.includes('had unsaved changes')), e.shown.join(' | '));
+    assert.equal(await shutdown(e), 0);
+  });
+
+  test('files the editor has not open are read and written on disk; a command that changes an open file is mirrored into its buffer', async () => {
+    const e = await editor(
+      [
+        { toolCalls: [{ id: 't1', name: 'read_file', args: { path: 'notes.txt' } }] },
+        {
+          toolCalls: [
+            { id: 't2', name: 'str_replace', args: { path: 'notes.txt', oldStr: 'draft', newStr: 'final' } },
+          ],
+        },
+        {
+          toolCalls: [
+            { id: 't3', name: 'run_command', args: { command: "printf 'by a command\\n' > greet.js" } },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+      WITH_BUTTONS,
+      () => ({ title: 'allow' }),
+    );
+    writeFileSync(join(e.workspace, 'notes.txt'), 'a draft on disk\n');
+    await runAction(e, 'Santra: explain');
+    await until('the answer', () => e.shown.find((m) => m === 'Done.'), e);
+    assert.ok(lastMessage(e.fake, 1).includes('a draft on disk'), lastMessage(e.fake, 1));
+    assert.equal(readFileSync(join(e.workspace, 'notes.txt'), 'utf8'), 'a final on disk\n');
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), 'by a command\n');
+    assert.equal(e.text, 'by a command\n');
+    assert.equal(e.edits.length, 1, 'only greet.js, the open file, is edited');
+    assert.ok(!e.shown.some((m) => m.includes('unsaved changes')), e.shown.join(' | '));
     assert.equal(await shutdown(e), 0);
   });
 
@@ -339,8 +496,6 @@ describe('santra lsp', () => {
       /is not open in the editor/,
     );
     await assert.rejects(run('santra.answer', [42]), /takes the answer as one string/);
-    writeFileSync(join(e.workspace, 'greet.js'), 'changed on disk\n');
-    await assert.rejects(run('santra.fix', [{ uri: e.uri, range }]), /has unsaved changes: save it first/);
     assert.equal(await shutdown(e), 0);
   });
 });

@@ -8,9 +8,12 @@
  * session/prompt → Santra `prompt`; session/cancel → `$/cancelRequest` of it
  * session/set_mode → the agent that runs each prompt; session/set_config_option → model/set
  *
- * The editor's file-system and terminal capabilities are not used: Santra's own tools, confined
- * to the workspace and gated by its approvals, do the reading, writing and running (the docs say
- * why). Params the SDK's schemas reject are answered InvalidParams by the SDK itself.
+ * The editor's file-system and terminal capabilities (initialize's `clientCapabilities.fs`,
+ * `.terminal`) are lent to Santra: each session's link declares exactly those (protocol §7.5), so
+ * reads see the editor's unsaved buffers, approved edits of existing files go into its buffers,
+ * and approved commands run in its terminals (lent.ts). Santra still confines, approves and
+ * records every change. Params the SDK's schemas reject are answered InvalidParams by the SDK
+ * itself.
  */
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
@@ -18,8 +21,9 @@ import * as acp from '@agentclientprotocol/sdk';
 import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
 import type { AdapterOptions } from '../adapters/adapter.ts';
 import { AcpSession, Busy } from './acp-session.ts';
+import { lentCapabilities } from './lent.ts';
 import { UnsupportedPrompt } from './prompt-text.ts';
-import { SantraClient, SantraRefused } from '../adapters/santra-client.ts';
+import { type LentCapabilities, SantraClient, SantraRefused } from '../adapters/santra-client.ts';
 
 const CLIENT_NAME = 'santra-acp';
 
@@ -35,7 +39,8 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
   let editor: acp.AgentContext | undefined;
   let capabilities: acp.ClientCapabilities = {};
 
-  const openClient = async (cwd: string) => {
+  /** A Santra link on `cwd`, lending it `lent` of the editor's (a session's link: what the editor offers). */
+  const openClient = async (cwd: string, lent: LentCapabilities = {}) => {
     checkCwd(cwd);
     try {
       return await SantraClient.open({
@@ -45,6 +50,7 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
         clientName: CLIENT_NAME,
         clientVersion: serverVersion,
         tag: 'acp',
+        lend: lent,
       });
     } catch (error) {
       throw acpError(error);
@@ -57,7 +63,8 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
    */
   const openSession = async (id: string | undefined, cwd: string, note?: string) => {
     if (editor === undefined) throw acp.RequestError.internalError(undefined, 'the connection is not open');
-    const client = await openClient(cwd);
+    const lent = lentCapabilities(capabilities);
+    const client = await openClient(cwd, lent);
     let sessionId = id;
     if (sessionId === undefined) {
       try {
@@ -73,6 +80,7 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
       client,
       context: editor,
       forms: capabilities.elicitation?.form != null,
+      lent,
       log,
       ...(note === undefined ? {} : { note }),
     });

@@ -7,6 +7,9 @@
  *
  * Updates to the editor are sent in order through one queue, and a prompt is answered only after
  * its last update, as ACP requires.
+ *
+ * What the editor lends (its files, its terminals: lent.ts) is served here for this session's
+ * link, which declared exactly that.
  */
 import type {
   AgentContext,
@@ -23,12 +26,15 @@ import {
   type AskResult,
   type ParamsOf,
   Phase,
+  type TerminalRunParams,
+  type TerminalRunResult,
 } from '#protocol';
 import type { Logger } from '../../support/log.ts';
+import { type LendingEditor, readFromEditor, runInTerminal, writeToEditor } from './lent.ts';
 import { askApproval, askQuestion, type Editor } from './permissions.ts';
 import { promptText } from './prompt-text.ts';
 import { acpToolCallId, RunView } from './run-view.ts';
-import type { SantraClient } from '../adapters/santra-client.ts';
+import type { LentCapabilities, SantraClient, SantraHandlers } from '../adapters/santra-client.ts';
 
 /** The mode that lets Santra route each prompt (its classifier), as the TUI does. */
 const AUTO_MODE = 'auto';
@@ -42,6 +48,8 @@ export interface SessionOptions {
   context: AgentContext;
   /** The client renders elicitation forms (questions, rejection feedback). */
   forms: boolean;
+  /** What the client lends and `client`'s link declared: served through the client's ACP methods. */
+  lent: LentCapabilities;
   log: Logger;
   /** A note for the user, said at the start of the first turn (e.g. MCP servers not used). */
   note?: string;
@@ -76,6 +84,7 @@ export class AcpSession {
       onPhase: (phase) => this.#phase(phase),
       onApprove: (params, signal) => this.#approve(params, signal),
       onAsk: (params, signal) => this.#ask(params, signal),
+      ...this.#lendingHandlers(options.lent),
     });
   }
 
@@ -227,6 +236,34 @@ export class AcpSession {
     await this.#sent;
     const row = acpToolCallId(params.runId, params.toolCallId);
     return askQuestion(this.#editor(), params, this.#view.hasRow(row) ? row : undefined, signal);
+  }
+
+  /** A handler for each thing the client lends, and none for what it does not. */
+  #lendingHandlers(lent: LentCapabilities): Partial<SantraHandlers> {
+    const editor: LendingEditor = { context: this.#context, sessionId: this.id, log: this.#log };
+    return {
+      ...(lent.fs?.readTextFile === true
+        ? { onReadTextFile: (params, signal) => readFromEditor(editor, params, signal) }
+        : {}),
+      ...(lent.fs?.writeTextFile === true
+        ? { onWriteTextFile: (params, signal) => writeToEditor(editor, params, signal) }
+        : {}),
+      ...(lent.terminal === true
+        ? { onTerminalRun: (params, signal) => this.#runInTerminal(editor, params, signal) }
+        : {}),
+    };
+  }
+
+  /** The command runs in an editor terminal that its tool call shows, in order with the other updates. */
+  #runInTerminal(
+    editor: LendingEditor,
+    params: TerminalRunParams,
+    signal: AbortSignal,
+  ): Promise<TerminalRunResult> {
+    return runInTerminal(editor, params, signal, (terminalId) => {
+      const update = this.#view.terminal(params.runId, params.toolCallId, terminalId);
+      if (update !== undefined) this.#send({ sessionUpdate: 'tool_call_update', ...update });
+    });
   }
 
   #editor(): Editor {

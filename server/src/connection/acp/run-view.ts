@@ -5,7 +5,8 @@
  * - the top agent's `text` and `thinking` are the agent's message and thought chunks;
  * - each `tool_call` is an ACP tool call (kind from tool-kinds.ts, title from Santra's summary,
  *   locations from its paths), its `tool_result` the update that completes or fails it, with the
- *   output as content; an edit keeps its diff as content;
+ *   output as content; an edit keeps its diff as content, and a command run in the editor's
+ *   terminal (§7.5) that terminal, whose output the editor shows;
  * - a sub-agent (`section`) is a tool call of kind `think` titled like Santra's section; its text
  *   streams into that row and its `complete` ends it, and its own tool calls are rows whose titles
  *   name the agent, so the swarm reads as a tree flattened into the thread;
@@ -37,8 +38,11 @@ function sectionId(runId: string, agentId: string): string {
 interface Row {
   toolName: string;
   agentId: string;
-  /** Diffs shown for an edit (from its arguments, then from the approval): kept when it completes. */
-  diffs: ToolCallContent[];
+  /**
+   * What the row keeps showing when it completes: an edit's diffs (from its arguments, then from
+   * the approval), or the editor terminal a command ran in.
+   */
+  kept: ToolCallContent[];
 }
 
 interface Section {
@@ -119,7 +123,7 @@ export class RunView {
     }
     const diffs = fileDiffContent(params, this.#root);
     const row = this.#rows.get(toolCallId);
-    if (row !== undefined) row.diffs = diffs;
+    if (row !== undefined) row.kept = diffs;
     return {
       toolCallId,
       kind: params.operation === 'delete' ? 'delete' : params.operation === 'move' ? 'move' : 'edit',
@@ -128,6 +132,19 @@ export class RunView {
       content: [...warning, ...diffs],
       locations: [{ path: absolute(params.path, this.#root) }],
     };
+  }
+
+  /**
+   * The editor terminal a command runs in (protocol §7.5), shown on its row from now on: the
+   * editor keeps showing its output there after the terminal is released. Undefined when the view
+   * shows no row for the call.
+   */
+  terminal(runId: string, santraToolCallId: string, terminalId: string): ToolCallUpdate | undefined {
+    const toolCallId = acpToolCallId(runId, santraToolCallId);
+    const row = this.#rows.get(toolCallId);
+    if (row === undefined) return undefined;
+    row.kept = [{ type: 'terminal', terminalId }];
+    return { toolCallId, status: 'in_progress', content: row.kept };
   }
 
   /** The row of a tool call, if the view showed one. */
@@ -156,7 +173,7 @@ export class RunView {
     if (!isToolRow(phase.toolName)) return [];
     const toolCallId = acpToolCallId(phase.runId, phase.toolCallId);
     const diffs = argumentDiffs(phase.toolName, phase.args, this.#root);
-    this.#rows.set(toolCallId, { toolName: phase.toolName, agentId: phase.agentId, diffs });
+    this.#rows.set(toolCallId, { toolName: phase.toolName, agentId: phase.agentId, kept: diffs });
     const title = phase.summary ?? phase.toolName;
     return [
       {
@@ -179,7 +196,7 @@ export class RunView {
     if (row === undefined) return [];
     const status: ToolCallStatus = phase.status === 'ok' ? 'completed' : 'failed';
     const said =
-      phase.status === 'ok' && row.diffs.length > 0
+      phase.status === 'ok' && row.kept.length > 0
         ? []
         : phase.status === 'ok' && phase.output !== undefined && phase.output !== ''
           ? [text(fence(phase.output))]
@@ -189,7 +206,7 @@ export class RunView {
         sessionUpdate: 'tool_call_update',
         toolCallId,
         status,
-        content: [...row.diffs, ...said],
+        content: [...row.kept, ...said],
         rawOutput: { status: phase.status, summary: phase.summary },
       },
     ];

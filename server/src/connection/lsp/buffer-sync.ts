@@ -1,12 +1,21 @@
 /**
- * Santra writes files on disk (atomically, after approval); an editor's open buffer of such a
- * file would then hold stale text, and saving it would undo the approved change. So after each
- * tool result of a run, every open file whose disk content changed since the run began is brought
- * to the new content with `workspace/applyEdit` — one minimal edit, so it lands in the editor's
- * undo history and leaves the cursor alone outside the change.
+ * The editor's buffers as Santra sees and changes them. Santra's protocol lets a client lend its
+ * files (§7.5), and `santra lsp` lends the editor's open buffers:
  *
- * The Santra protocol has no way for a client to apply a change itself (approve answers a
- * decision only), hence this mirror after the fact; see the report on a protocol addition.
+ * - `fs/readTextFile`: an open file's text is its buffer, unsaved changes included, so the model
+ *   reads, and Santra's edits are made against, what the user sees. A file not open: null, and
+ *   Santra reads the disk.
+ * - `fs/writeTextFile`: an approved change of an open file becomes one versioned
+ *   `workspace/applyEdit` (a minimal edit, so it lands in the editor's undo history and leaves the
+ *   cursor alone outside the change), answered once the editor reports the buffer holds it. LSP
+ *   has no request to save a buffer: the buffer holds the change, marked modified, and Santra
+ *   writes the disk itself after the answer (SANTRA-FILES-006). A file not open is answered at
+ *   once, and Santra writes it; this adapter never writes files.
+ *
+ * What changes on disk by other means — a command the model ran, a file it created or moved, an
+ * edit the editor refused — still leaves a buffer stale, and saving it would undo the change. So
+ * after each tool result of a run, every open file whose disk content changed since the run began,
+ * and whose buffer does not already hold it, is brought to the new content the same way.
  */
 import { readFile } from 'node:fs/promises';
 import type {
@@ -25,15 +34,39 @@ export interface BufferSyncOptions {
   warn: (message: string) => void;
 }
 
+/** Written: the buffer holds the text, or the file is not open. Otherwise why the editor did not take it. */
+export type WriteOutcome = { written: true } | { written: false; reason: string };
+
+/**
+ * How long the editor may take to report (didChange) an edit it said it applied; well within the
+ * time Santra waits for the answer (EDITOR_FILE_TIMEOUT_MS, 10 s).
+ */
+const EDIT_CONFIRM_MS = 3000;
+
 export class BufferSync {
   readonly #options: BufferSyncOptions;
   /** Disk content of each open file as last seen (undefined: no such file). */
   readonly #disk = new Map<string, string | undefined>();
-  /** Syncs run one after another, so no edit is made against a buffer an earlier one changed. */
-  #queue: Promise<void> = Promise.resolve();
+  /**
+   * The text Santra last gave each open file's buffer, taken or not: made from the buffer, so a
+   * disk that holds it holds the buffer's unsaved changes too, and mirroring it loses nothing.
+   */
+  readonly #lent = new Map<string, string>();
+  /** Edits run one after another, so none is made against a buffer an earlier one changed. */
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: BufferSyncOptions) {
     this.#options = options;
+  }
+
+  /** The text of the editor's buffer of the file at `path`; null when the editor has none. */
+  async text(path: string): Promise<string | null> {
+    return (await this.#options.documents.find(path))?.text ?? null;
+  }
+
+  /** Puts `text` into the editor's buffer of the file at `path`, if it has one, after earlier edits. */
+  write(path: string, text: string, signal: AbortSignal): Promise<WriteOutcome> {
+    return this.#enqueue(() => this.#writeNow(path, text, signal));
   }
 
   /** Records the disk content of the open files under `root`, before a run changes any. */
@@ -45,8 +78,32 @@ export class BufferSync {
 
   /** Brings each open file under `root` that changed on disk into its buffer; resolves when done. */
   sync(root: string): Promise<void> {
-    this.#queue = this.#queue.then(() => this.#syncNow(root));
-    return this.#queue;
+    return this.#enqueue(() => this.#syncNow(root));
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const done = this.#queue.then(task);
+    // A failed task must not stop the ones after it; its caller sees the failure.
+    this.#queue = done.catch(() => undefined);
+    return done;
+  }
+
+  async #writeNow(path: string, text: string, signal: AbortSignal): Promise<WriteOutcome> {
+    const document = await this.#options.documents.find(path);
+    if (document?.path === undefined || document.text === text) return { written: true };
+    this.#lent.set(document.path, text);
+    const failure = await this.#apply(document, text);
+    if (failure !== undefined)
+      return { written: false, reason: `the editor did not take the edit of ${path}: ${failure}` };
+    const held = await this.#options.documents.until(
+      document.uri,
+      (buffer) => buffer.text === text,
+      EDIT_CONFIRM_MS,
+      signal,
+    );
+    return held
+      ? { written: true }
+      : { written: false, reason: `the editor accepted the edit of ${path} but its buffer does not hold it` };
   }
 
   async #syncNow(root: string): Promise<void> {
@@ -55,20 +112,29 @@ export class BufferSync {
       const known = this.#disk.has(document.path);
       const before = this.#disk.get(document.path);
       this.#disk.set(document.path, disk);
-      // A file opened mid-run is only recorded; a deleted or moved file leaves its buffer alone.
-      if (!known || disk === undefined || disk === before) continue;
-      if (document.text !== before) {
+      const lent = this.#lent.get(document.path) === disk;
+      this.#lent.delete(document.path);
+      // A file opened mid-run is only recorded; a deleted or moved file leaves its buffer alone;
+      // a buffer that holds the disk's text already (Santra's edit went through it) is left alone.
+      if (!known || disk === undefined || disk === before || disk === document.text) continue;
+      if (document.text !== before && !lent) {
         this.#options.warn(
           `santra: ${document.path} had unsaved changes; its buffer now holds the file as Santra wrote it (undo brings your changes back)`,
         );
       }
-      await this.#apply(document, disk);
+      const failure = await this.#apply(document, disk);
+      if (failure !== undefined) {
+        this.#options.warn(
+          `santra: ${document.path} was changed on disk but its buffer could not be updated (${failure}): reload it`,
+        );
+      }
     }
   }
 
-  async #apply(document: OpenDocument & { path: string }, content: string): Promise<void> {
+  /** Applies the edit that turns the buffer into `content`; undefined when done, else why not. */
+  async #apply(document: OpenDocument, content: string): Promise<string | undefined> {
     const edit = minimalEdit(document.text, content);
-    if (edit === undefined) return;
+    if (edit === undefined) return undefined;
     const change: WorkspaceEdit = this.#options.documentChanges
       ? {
           documentChanges: [
@@ -76,16 +142,12 @@ export class BufferSync {
           ],
         }
       : { changes: { [document.uri]: [edit] } };
-    const failure = `santra: ${document.path} was changed on disk but its buffer could not be updated`;
     try {
       const result = await this.#options.applyEdit({ label: 'Santra', edit: change });
-      if (!result.applied) {
-        this.#options.warn(
-          `${failure}${result.failureReason === undefined ? '' : ` (${result.failureReason})`}: reload it`,
-        );
-      }
+      if (result.applied) return undefined;
+      return result.failureReason ?? 'the editor refused it';
     } catch (error) {
-      this.#options.warn(`${failure} (${error instanceof Error ? error.message : String(error)}): reload it`);
+      return error instanceof Error ? error.message : String(error);
     }
   }
 

@@ -1,11 +1,12 @@
 /**
- * The editor's open documents, as the editor has them: the text of a selection comes from here,
- * and an edit Santra wrote to disk is turned into a text edit against this text, so it lands in
- * the buffer (unsaved changes and all) rather than beside it.
+ * The editor's open documents, as the editor has them: the text of a selection and what Santra
+ * reads of an open file come from here, and a change Santra makes is turned into a text edit
+ * against this text, so it lands in the buffer (unsaved changes and all) rather than beside it.
  *
  * Positions are LSP's default encoding, UTF-16 code units, which is what a JavaScript string
  * index counts; the server does not offer another `positionEncoding`.
  */
+import { realpath } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type {
   Position,
@@ -25,17 +26,68 @@ export interface OpenDocument {
 
 export class Documents {
   readonly #open = new Map<string, OpenDocument>();
+  /** Called after each open, change or close, for whoever waits for the editor's word. */
+  readonly #watchers = new Set<() => void>();
 
   open(uri: string, languageId: string, version: number, text: string): void {
     this.#open.set(uri, { uri, path: filePath(uri), languageId, version, text });
+    this.#notify();
   }
 
   close(uri: string): void {
     this.#open.delete(uri);
+    this.#notify();
   }
 
   get(uri: string): OpenDocument | undefined {
     return this.#open.get(uri);
+  }
+
+  /**
+   * The open document of the file at `path` — Santra names files with symbolic links resolved,
+   * the editor as the user opened them, so each side's path is resolved before they are compared.
+   */
+  async find(path: string): Promise<OpenDocument | undefined> {
+    const documents = this.all();
+    const named = documents.find((document) => document.path === path);
+    if (named !== undefined) return named;
+    for (const document of documents) {
+      if (document.path === undefined) continue;
+      const resolved = await realpath(document.path).catch(() => undefined);
+      if (resolved === path) return this.#open.get(document.uri);
+    }
+    return undefined;
+  }
+
+  /**
+   * Resolves true once the document at `uri` is open and `holds` its state, false when `ms` pass
+   * or `signal` aborts first. The editor reports an edit it applied with didChange, which may come
+   * after its answer to the edit (Neovim delays it up to 150 ms).
+   */
+  until(
+    uri: string,
+    holds: (document: OpenDocument) => boolean,
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    return new Promise((resolve) => {
+      const check = () => {
+        const document = this.#open.get(uri);
+        if (document !== undefined && holds(document)) finish(true);
+      };
+      const finish = (held: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', abandon);
+        this.#watchers.delete(check);
+        resolve(held);
+      };
+      const abandon = () => finish(false);
+      const timer = setTimeout(abandon, ms);
+      signal.addEventListener('abort', abandon, { once: true });
+      this.#watchers.add(check);
+      if (signal.aborted) abandon();
+      else check();
+    });
   }
 
   all(): OpenDocument[] {
@@ -56,6 +108,11 @@ export class Documents {
       }
     }
     document.version = version;
+    this.#notify();
+  }
+
+  #notify(): void {
+    for (const watcher of [...this.#watchers]) watcher();
   }
 }
 

@@ -2,7 +2,8 @@
  * `santra lsp`: Santra as a language server, so Helix — which has no plugin runtime — and any LSP
  * editor use it with configuration only. Code actions on a selection and `workspace/executeCommand`
  * start Santra runs; their progress, answers, approvals and questions come back as LSP's window
- * features, and approved file changes land in the editor's buffers through `workspace/applyEdit`.
+ * features. Santra reads the editor's open buffers, unsaved changes included, and approved file
+ * changes land in them through `workspace/applyEdit` (buffer-sync.ts).
  *
  * Every run goes through the Santra protocol: one in-process Santra server per workspace, spoken
  * to as any client would (santra-session.ts), so this file only maps LSP onto it.
@@ -88,11 +89,15 @@ export async function runLspAdapter(options: AdapterOptions): Promise<number> {
     const capabilities = params.capabilities;
     buttons = capabilities.window?.showMessage !== undefined;
     interactions = new Interactions(connection, buttons);
+    const canApply = capabilities.workspace?.applyEdit === true;
     runs = new Runs({
       connection,
       documents,
       interactions,
       buffers: bufferSync(connection, documents, capabilities),
+      // An editor that takes no edits cannot be lent writes: Santra writes the disk, and the
+      // buffer is left for the user to reload.
+      lend: { fs: { readTextFile: true, writeTextFile: canApply } },
       answers: capabilities.window?.showDocument?.support === true ? answers : undefined,
       openLink: options.openLink,
       log: options.log,
@@ -124,7 +129,7 @@ export async function runLspAdapter(options: AdapterOptions): Promise<number> {
     });
   });
 
-  connection.onExecuteCommand(async ({ command, arguments: args }) => {
+  connection.onExecuteCommand(({ command, arguments: args }) => {
     if (runs === undefined || interactions === undefined) {
       throw new ResponseError(ErrorCodes.ServerNotInitialized, 'santra lsp: initialize first');
     }
@@ -149,17 +154,17 @@ const RUN_COMMANDS: Record<string, RunKind> = {
   [COMMANDS.ask]: 'ask',
 };
 
-async function executeCommand(
+function executeCommand(
   runs: Runs,
   interactions: Interactions,
   command: string,
   args: unknown[] | undefined,
-): Promise<null> {
+): null {
   const kind = RUN_COMMANDS[command];
   if (kind !== undefined) {
     const parsed = parseRunArguments(command, args);
     if (!parsed.ok) throw new ResponseError(ErrorCodes.InvalidParams, parsed.error);
-    await runs.start(kind, parsed.value);
+    runs.start(kind, parsed.value);
     return null;
   }
   if (command === COMMANDS.cancel) {

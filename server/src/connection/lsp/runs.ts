@@ -1,18 +1,20 @@
 /**
  * Santra runs started from the editor: which workspace a file belongs to, one Santra session per
  * workspace (opened on its first run), one run at a time in each, and the run's life — its
- * prompt, its phases into the report, its file changes into the editor's buffers.
+ * prompt, its phases into the report, its file changes into the editor's buffers. Santra reads
+ * and edits open files through their buffers (buffer-sync.ts), so a run may start on a file with
+ * unsaved changes.
  *
  * `workspace/executeCommand` answers as soon as a run is accepted: a run outlasts the request
  * timeouts editors keep (Helix: 20 s by default), so it is followed by progress and messages,
  * and cancelled with `santra.cancel` or the progress's cancel button.
  */
-import { readFile } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import type { Phase, PromptParams } from '#protocol';
 import { ErrorCodes, MessageType, ResponseError, ShowMessageRequest } from 'vscode-languageserver-protocol';
 import type { Connection } from 'vscode-languageserver';
 import type { InProcessLink } from '../adapters/in-process.ts';
+import type { LentCapabilities } from '../adapters/santra-client.ts';
 import type { Logger } from '../../support/log.ts';
 import type { BufferSync } from './buffer-sync.ts';
 import { type PromptContext, promptText, questionIn, type RunKind, type Target } from './commands.ts';
@@ -34,6 +36,8 @@ export interface RunsOptions {
   documents: Documents;
   interactions: Interactions;
   buffers: BufferSync;
+  /** What of the editor each workspace's Santra may use: its buffers, served by `buffers`. */
+  lend: LentCapabilities;
   answers: AnswerFiles | undefined;
   openLink: () => InProcessLink;
   log: Logger;
@@ -93,9 +97,8 @@ export class Runs {
    * Accepts a run of `kind` on `target` and starts it in the background; throws a ResponseError
    * saying what is wrong when it cannot start, so the editor shows why at once.
    */
-  async start(kind: RunKind, target: Target | string): Promise<void> {
-    const accepted =
-      typeof target === 'string' ? this.#acceptQuestion(target) : await this.#accept(kind, target);
+  start(kind: RunKind, target: Target | string): void {
+    const accepted = typeof target === 'string' ? this.#acceptQuestion(target) : this.#accept(kind, target);
     if (this.#running.has(accepted.root)) {
       throw invalid(
         `Santra is already running in ${accepted.root}: wait for it, or cancel it with santra.cancel`,
@@ -131,7 +134,7 @@ export class Runs {
     return { root, text: () => Promise.resolve(question) };
   }
 
-  async #accept(kind: RunKind, target: Target): Promise<Accepted> {
+  #accept(kind: RunKind, target: Target): Accepted {
     const document = this.#options.documents.get(target.uri);
     if (document === undefined)
       throw invalid(`${target.uri} is not open in the editor: open it, then pick the action again`);
@@ -140,13 +143,6 @@ export class Runs {
       throw invalid(
         `${document.path ?? target.uri} is outside the workspace (${this.#options.roots.join(', ') || 'none'}): open the editor in the file's project`,
       );
-    }
-    if (
-      kind === 'fix' &&
-      document.path !== undefined &&
-      (await readFile(document.path, 'utf8').catch(() => undefined)) !== document.text
-    ) {
-      throw invalid(`${document.path} has unsaved changes: save it first, Santra edits the file on disk`);
     }
     const context: PromptContext = {
       document,
@@ -219,7 +215,7 @@ export class Runs {
   #session(root: string): Promise<SantraSession> {
     let session = this.#sessions.get(root);
     if (session === undefined) {
-      const { clientInfo, settings, interactions } = this.#options;
+      const { clientInfo, settings, interactions, buffers } = this.#options;
       session = SantraSession.open(
         {
           link: this.#options.openLink(),
@@ -228,10 +224,13 @@ export class Runs {
           ...(clientInfo.version === undefined ? {} : { clientVersion: clientInfo.version }),
           workspaceRoot: root,
           ...(settings.model === undefined ? {} : { model: settings.model }),
+          lend: this.#options.lend,
         },
         {
           approve: (params, token) => interactions.approve(params, token),
           ask: (params, token) => interactions.ask(params, token),
+          readText: (path) => buffers.text(path),
+          writeText: (path, text, signal) => buffers.write(path, text, signal),
         },
       );
       // A workspace whose Santra would not start is tried again on the next run.

@@ -1,7 +1,8 @@
 /**
  * One workspace's Santra: a fresh server behind an in-process link, spoken to through the
  * adapters' Santra client (adapters/santra-client.ts) exactly as any client would (protocol §3
- * lifecycle, §7 runs), so `santra lsp` adds no behaviour of its own. Runs of one workspace
+ * lifecycle, §7 runs), so `santra lsp` adds no behaviour of its own; it lends Santra the editor's
+ * buffers (§7.5) so Santra reads and edits what the user sees. Runs of one workspace
  * continue one Santra session, so a follow-up ("ask" after "explain") sees what came before; the
  * protocol runs one prompt at a time per session.
  */
@@ -20,13 +21,22 @@ import {
   ResponseError,
 } from 'vscode-languageserver-protocol';
 import type { InProcessLink } from '../adapters/in-process.ts';
-import { Declined as SantraDeclined, SantraClient } from '../adapters/santra-client.ts';
+import {
+  type LentCapabilities,
+  Declined as SantraDeclined,
+  SantraClient,
+} from '../adapters/santra-client.ts';
 import type { Logger } from '../../support/log.ts';
+import type { WriteOutcome } from './buffer-sync.ts';
 import type { Declined } from './interactions.ts';
 
 export interface SessionHandlers {
   approve(params: ApproveParams, token: CancellationToken): Promise<ApproveResult>;
   ask(params: AskParams, token: CancellationToken): Promise<AskResult | Declined>;
+  /** The editor's text of the file at `path`, unsaved changes included; null: not open. */
+  readText(path: string): Promise<string | null>;
+  /** Puts an approved text into the editor's buffer of the file, if open. */
+  writeText(path: string, text: string, signal: AbortSignal): Promise<WriteOutcome>;
 }
 
 export interface RunHandle {
@@ -43,6 +53,8 @@ export interface SessionInit {
   clientName: string;
   clientVersion?: string;
   model?: string;
+  /** What of the editor Santra may use; the handlers serve it. */
+  lend: LentCapabilities;
 }
 
 export class SantraSession {
@@ -62,6 +74,12 @@ export class SantraSession {
         const answer = await handlers.ask(params, tokenOf(signal));
         if (answer instanceof ResponseError) throw new SantraDeclined(answer.message);
         return answer;
+      },
+      onReadTextFile: async ({ path }) => ({ text: await handlers.readText(path) }),
+      onWriteTextFile: async ({ path, text }, signal) => {
+        const outcome = await handlers.writeText(path, text, signal);
+        if (!outcome.written) throw new SantraDeclined(outcome.reason);
+        return {};
       },
     });
   }
