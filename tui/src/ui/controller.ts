@@ -4,11 +4,9 @@
  * questions, queued messages, slash commands, pickers and the first-run setup. Components read
  * the state (useSyncExternalStore) and call the actions; they hold no protocol logic.
  *
- * Batching: phases and other transcript events are queued and applied together at most every
- * FRAME_MS (TEXT_FRAME_MS while only streamed text grows), FLUSH_MS after the first of a batch, so
- * a fast stream costs one React update per frame, not one per delta. Finished entries are printed PRINT_CHARS at most a frame, the rest in
- * the next frames, FLUSH_MS apart. While a run goes on, a timer moves the spinner (the state's `now`)
- * when no batch did for SPIN_MS; nothing runs while nothing arrives and no run goes on.
+ * Batching: phases and other transcript events are queued and applied together in frames paced
+ * by the FrameClock (frame-clock.ts), so a fast stream costs one React update per frame, not one
+ * per delta. Finished entries are printed PRINT_CHARS at most a frame, the rest in the next frames.
  */
 import { basename } from 'node:path';
 import type { Phase, PromptResult } from '#protocol';
@@ -26,6 +24,7 @@ import {
   sessionPicker,
 } from './command-text.ts';
 import { entryMarkdown } from './export-markdown.ts';
+import { FrameClock } from './frame-clock.ts';
 import type { FrameDrawer } from './frames.ts';
 import { type Interaction, Interactions } from './interactions.ts';
 import { compactSession, exportTranscript, undoInSession } from './session-commands.ts';
@@ -33,13 +32,11 @@ import { availableCommands, parseInput, type SlashCommand } from './slash-comman
 import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from './transcript.ts';
 import type { SetupChoice } from './components/setup-flow.ts';
 import {
-  FLUSH_MS,
   FRAME_MS,
   TEXT_FRAME_MS,
   type PickerState,
   PRINT_CHARS,
   printedSize,
-  SPIN_MS,
   type UiState,
   withPrinted,
 } from './ui-state.ts';
@@ -73,12 +70,7 @@ export class Controller {
   #pending: TranscriptEvent[] = [];
   /** Finished entries waiting for a frame to print them (a burst is printed over several). */
   #unprinted: Entry[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  #lastFlush = -Infinity;
-  /** When the scheduled flush runs (Infinity: none is). */
-  #due = Infinity;
-  /** Moves the spinner while a run goes on. */
-  #spinner: NodeJS.Timeout | undefined;
+  readonly #clock: FrameClock;
   #exitTimer: NodeJS.Timeout | undefined;
   #selectedModel: string | undefined;
   #exported: string[] = [];
@@ -90,6 +82,11 @@ export class Controller {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
     this.#interactions = new Interactions((queue) => this.#set({ interactions: queue }));
+    this.#clock = new FrameClock({
+      now: this.#now,
+      frame: () => this.flush(),
+      step: (now) => this.#set({ now }),
+    });
     this.#state = {
       connection: 'starting',
       failure: undefined,
@@ -139,24 +136,13 @@ export class Controller {
    */
   dispatch(event: TranscriptEvent): void {
     this.#pending.push(event);
-    const pace = isStreamedText(event) ? TEXT_FRAME_MS : FRAME_MS;
-    const now = this.#now();
-    const due = Math.max(now + FLUSH_MS, this.#lastFlush + pace);
-    if (this.#timer !== undefined) {
-      if (due >= this.#due) return;
-      clearTimeout(this.#timer);
-    }
-    this.#due = due;
-    this.#timer = setTimeout(() => this.flush(), due - now);
+    this.#clock.request(isStreamedText(event) ? TEXT_FRAME_MS : FRAME_MS);
   }
 
-  /** Applies the queued events now (the timer does this; tests may too). */
+  /** Applies the queued events now (the clock does this; tests may too). */
   flush(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#due = Infinity;
+    const now = this.#clock.drawing();
     if (this.#pending.length === 0 && this.#unprinted.length === 0) return;
-    this.#lastFlush = this.#now();
     const events = this.#pending;
     this.#pending = [];
     const { state, entries } = stepAll(this.#state.transcript, events);
@@ -168,13 +154,10 @@ export class Controller {
     this.#set({
       transcript: state,
       printed: withPrinted(this.#state.printed, this.#takePrintable()),
-      now: this.#lastFlush,
+      now,
     });
-    if (this.#unprinted.length > 0 && this.#timer === undefined) {
-      this.#due = this.#lastFlush + FLUSH_MS;
-      this.#timer = setTimeout(() => this.flush(), FLUSH_MS);
-    }
-    this.#spin(state.running);
+    if (this.#unprinted.length > 0) this.#clock.again();
+    this.#clock.spin(state.running);
   }
 
   /** The entries this frame prints: PRINT_CHARS at most, and always at least one. */
@@ -187,24 +170,6 @@ export class Controller {
       count++;
     }
     return this.#unprinted.splice(0, count);
-  }
-
-  /** Starts or stops the spinner's timer as a run starts or ends. */
-  #spin(running: boolean): void {
-    if (running && this.#spinner === undefined) {
-      this.#spinner = setInterval(() => {
-        const now = this.#now();
-        // A batch moved it recently: the next one will again.
-        if (now - this.#lastFlush < SPIN_MS / 2 || this.#timer !== undefined) return;
-        this.#lastFlush = now;
-        this.#set({ now });
-      }, SPIN_MS);
-      // It only moves a picture: it never keeps santra (or a test) running by itself.
-      this.#spinner.unref();
-    } else if (!running && this.#spinner !== undefined) {
-      clearInterval(this.#spinner);
-      this.#spinner = undefined;
-    }
   }
 
   /** The terminal's columns, from the view: answers are then printed row by row as they come. */
@@ -424,8 +389,7 @@ export class Controller {
     if (this.#exiting) return;
     this.#exiting = true;
     if (this.#exitTimer !== undefined) clearTimeout(this.#exitTimer);
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#spin(false);
+    this.#clock.stop();
     this.#interactions.withdrawAll();
     this.#backend?.cancelPrompt();
     this.#set({ exitArmed: false });
