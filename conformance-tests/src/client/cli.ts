@@ -17,7 +17,9 @@ requirements (SANTRA-CLIENT-NNN, protocol-spec/README.md "Client requirements").
 process per scenario. The client must start the server it is given: santra and santra -p take it
 from SANTRA_SERVER; other clients can read the command from SANTRA_CONFORMANCE_SERVER_CMD (a JSON
 list). Cues for the user (the file SANTRA_CONFORMANCE_CUE names; a line "cancel" when the run
-should be cancelled) are answered with SIGINT unless --cancel client.
+should be cancelled) are answered with SIGINT unless --cancel client. A client that lends its
+editor (capabilities.fs, capabilities.terminal, §7.5) is asked to save a file in its workspace and
+to run commands; SANTRA_CONFORMANCE_SECRET_TOKEN, set for it, must be kept from them.
 
 Options:
   --scenario <name>     play only this scenario (repeatable): ${SCENARIOS.map((s) => s.name).join(', ')}

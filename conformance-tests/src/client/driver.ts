@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SECRET_VALUE, SECRET_VARIABLE } from './editor-scenario.ts';
 import { SCENARIOS } from './scenarios.ts';
 import type { ScenarioReport } from './scripted-server.ts';
 
@@ -104,6 +105,8 @@ async function runIn(dir: string, client: ClientUnderTest, scenario: string): Pr
       SANTRA_CONFORMANCE_CUE: files.cue,
       SANTRA_CONFORMANCE_UNATTENDED: client.unattended ? '1' : '0',
       SANTRA_CONFORMANCE_DEADLINE_MS: String(deadlineMs),
+      // What terminal/run tells a client to keep from commands (SANTRA-FILES-010).
+      [SECRET_VARIABLE]: SECRET_VALUE,
     },
   });
   let output = '';

@@ -34,6 +34,9 @@ export const CHECKED = [
   'SANTRA-FRAME-012',
   'SANTRA-CLIENT-015',
   'SANTRA-CLIENT-016',
+  // §7.5, for a client that lends its editor (editor-scenario.ts); not applicable to one that does not.
+  'SANTRA-FILES-007',
+  'SANTRA-FILES-010',
 ] as const;
 
 export type ClientRequirementId = (typeof CHECKED)[number];

@@ -7,7 +7,9 @@
 import type { Exchange } from './checks.ts';
 import { type Finding, fail, notApplicable, pass } from './findings.ts';
 import { isObject } from './json-schema.ts';
-import type { PromptHandler, RunContext } from './scripted-peer.ts';
+import type { PromptHandler } from './scripted-peer.ts';
+import { answered, ended, phases, RUN, result, USAGE } from './scripted-run.ts';
+import { editor } from './editor-scenario.ts';
 import { asMessage, isRequest, isResponse, type RpcMessage, sameId } from './wire.ts';
 
 export interface ScenarioContext {
@@ -28,46 +30,6 @@ export interface Scenario {
 const WAIT_MS = 60_000;
 /** How long forward-compat waits for the answer to its unknown request before going on. */
 const UNKNOWN_REQUEST_WAIT_MS = 3000;
-const RUN = { runId: 'run_1', sessionId: 'ses_1' };
-
-const USAGE = { inputTokens: 120, outputTokens: 12, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-function result(status: string, output: string, extra: Record<string, unknown> = {}) {
-  return {
-    result: {
-      ...RUN,
-      status,
-      output,
-      usage: USAGE,
-      costUsd: 0.0001,
-      sessionUsage: USAGE,
-      sessionCostUsd: 0.0001,
-      ...extra,
-    },
-  };
-}
-
-/** Sends phases with `seq` counting up from 1, as a new session's first run does. */
-type Send = ReturnType<typeof phases>;
-
-/** Ends the run: its `complete` phase, then the prompt's result (`extra` goes into both). */
-function ended(send: Send, status: string, output: string, extra: Record<string, unknown> = {}) {
-  send('complete', { status, output, ...extra });
-  return result(status, output, extra);
-}
-
-/** Streams `output` as the answer and ends the run with it. */
-function answered(send: Send, output: string) {
-  send('text', { text: output });
-  return ended(send, 'completed', output);
-}
-
-function phases(run: RunContext) {
-  let seq = 0;
-  return (type: string, fields: Record<string, unknown>, agentId = 'orchestrator') =>
-    run.notify('phase', { ...RUN, agentId, seq: ++seq, type, ...fields });
-}
-
 const GREETING_DIFF = {
   added: 1,
   removed: 0,
@@ -460,6 +422,7 @@ export const SCENARIOS: readonly Scenario[] = [
   advertisedPhaseType,
   promptError,
   protectedPath,
+  editor,
 ];
 
 export function scenarioNamed(name: string): Scenario {

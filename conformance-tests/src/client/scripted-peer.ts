@@ -25,6 +25,8 @@ export interface RunContext {
   promptId: unknown;
   /** The capabilities the client declared in `initialize`. */
   capabilities: Record<string, unknown>;
+  /** The workspace the client named in `initialize` (the scripted server's directory if none). */
+  workspaceRoot: string;
   notify(method: string, params: unknown): void;
   /** Sends a request with this id; resolves with the client's response, or 'cancelled' after `cancel`. */
   request(id: string | number, method: string, params: unknown): Promise<RpcMessage | 'cancelled'>;
@@ -184,9 +186,11 @@ export class ScriptedPeer {
 
   #run(promptId: unknown): RunContext {
     const capabilities = (this.clientParams?.capabilities ?? {}) as Record<string, unknown>;
+    const root = this.clientParams?.workspaceRoot;
     return {
       promptId,
       capabilities,
+      workspaceRoot: typeof root === 'string' && root !== '' ? root : process.cwd(),
       notify: (method, params) => this.#send({ jsonrpc: '2.0', method, params }),
       request: (id, method, params) =>
         new Promise((resolve) => {

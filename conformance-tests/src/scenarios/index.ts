@@ -4,6 +4,7 @@ import { APPROVE } from './approve.ts';
 import { ASK } from './ask.ts';
 import { CANCEL } from './cancel.ts';
 import { CATALOG } from './catalog.ts';
+import { FILES } from './files.ts';
 import { FRAMING } from './framing.ts';
 import { LIFECYCLE } from './lifecycle.ts';
 import { RUNS } from './runs.ts';
@@ -16,6 +17,7 @@ export const SCENARIOS: Scenario[] = [
   ...RUNS,
   ...APPROVE,
   ...ASK,
+  ...FILES,
   ...CATALOG,
   ...SESSIONS,
 ];
