@@ -52,12 +52,16 @@ export function recordingEnv(home: string, providerUrl: string): NodeJS.ProcessE
   };
 }
 
-export async function initialize(client: ExchangeClient, workspace: string): Promise<void> {
+export async function initialize(
+  client: ExchangeClient,
+  workspace: string,
+  capabilities: Json = { approve: true, ask: true },
+): Promise<void> {
   const response = await client.call(1, 'initialize', {
     protocolVersion: '0.1.0',
     clientInfo: { name: 'record-examples' },
     workspaceRoot: workspace,
-    capabilities: { approve: true, ask: true },
+    capabilities,
   });
   if (response.error !== undefined) throw new Error(`initialize failed: ${JSON.stringify(response.error)}`);
 }
@@ -67,7 +71,7 @@ async function record(scenario: Scenario): Promise<void> {
   const { home, workspace } = prepare(scenario);
   const client = new ExchangeClient([], recordingEnv(home, fake.url));
   try {
-    await initialize(client, workspace);
+    await initialize(client, workspace, scenario.capabilities);
     client.startLog();
     let id = scenario.firstId;
     const sessions = join(configDir(home), 'sessions');

@@ -26,6 +26,8 @@ export interface Scenario {
   turns: FakeTurn[];
   /** The first client request id of the example (after the handshake's). */
   firstId: number;
+  /** What the client declares in `initialize`; default: it answers `approve` and `ask`. */
+  capabilities?: Json;
   run(context: ScenarioContext): Promise<void>;
 }
 
@@ -294,4 +296,71 @@ const models: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [prompt, cancel, sessions, agents, models];
+const UNSAVED = `${GREET}// TODO: greet in French too\n`;
+
+const editor: Scenario = {
+  name: 'editor',
+  files: { 'src/greet.ts': GREET },
+  firstId: 2,
+  capabilities: { approve: true, ask: true, fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+  turns: [
+    {
+      match: as('executor'),
+      toolCalls: [tool('toolu_01', 'read_file', { path: 'src/greet.ts' })],
+      usage: { inputTokens: 900, outputTokens: 30 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [
+        tool('toolu_02', 'str_replace', {
+          path: 'src/greet.ts',
+          oldStr: "  return 'Hello ' + name;",
+          newStr: '  return `Hello, ${name}!`;',
+        }),
+      ],
+      usage: { inputTokens: 1010, outputTokens: 70 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [tool('toolu_03', 'run_command', { command: 'npm test' })],
+      usage: { inputTokens: 1150, outputTokens: 25 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [
+        tool('toolu_04', 'task_completed', { result: 'greet() uses a template string; the tests pass.' }),
+      ],
+      usage: { inputTokens: 1260, outputTokens: 30 },
+    },
+  ],
+  async run({ client, note, call }) {
+    client.handle('fs/readTextFile', (_params, message) => ({
+      jsonrpc: '2.0',
+      id: message.id,
+      result: { text: UNSAVED },
+    }));
+    client.handle('approve', (_params, message) => ({
+      jsonrpc: '2.0',
+      id: message.id,
+      result: { decision: 'allow' },
+    }));
+    client.handle('fs/writeTextFile', (_params, message) => ({ jsonrpc: '2.0', id: message.id, result: {} }));
+    client.handle('terminal/run', (_params, message) => ({
+      jsonrpc: '2.0',
+      id: message.id,
+      result: {
+        output: '> demo@1.0.0 test\n> node --test\n\n✔ greet (0.6ms)\nℹ tests 1\nℹ pass 1\n',
+        truncated: false,
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+      },
+    }));
+    note(
+      "An editor client declared `capabilities.fs` and `capabilities.terminal` in `initialize` (§7.5). The executor's `read_file` becomes `fs/readTextFile`, answered with the buffer's text, which has a line the user has not saved: the model reads that. The edit's diff is against the buffer, and after the user allows it the text goes back through `fs/writeTextFile`; this client answered without saving, so the server wrote the disk itself. The approved command runs through `terminal/run`: `unsetEnv` names the variables the server keeps from commands (its own settings and provider keys), and the command's output comes back as the client's terminal showed it.",
+    );
+    await call('prompt', { text: 'Use a template string in greet() and run the tests', agent: 'executor' });
+  },
+};
+
+export const SCENARIOS: Scenario[] = [prompt, cancel, sessions, agents, models, editor];

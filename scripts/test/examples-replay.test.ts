@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { ExchangeClient, Normaliser } from '../examples/exchange.ts';
 import { SCENARIOS } from '../examples/scenarios.ts';
 import { loadExamples } from '../examples.ts';
-import { configDir, initialize, prepare, recordingEnv } from '../record-examples.ts';
+import { initialize, prepare, recordingEnv } from '../record-examples.ts';
 import { removeTempDir } from '../temp-dirs.ts';
 
 const dir = fileURLToPath(new URL('../../protocol-spec/examples', import.meta.url));
@@ -50,15 +50,14 @@ describe('the example exchanges, replayed from their recordings by the real serv
     test(`${scenario.name}.jsonl: ${how} sends exactly the example's messages`, async () => {
       assert.ok(example, `protocol-spec/examples/${scenario.name}.jsonl exists`);
       const { home, workspace } = prepare(scenario);
+      // The environment it was recorded in (what a command may not see is part of `terminal/run`),
+      // with a provider that is configured but never contacted: port 9 (discard) on this machine.
+      const env = recordingEnv(home, 'http://127.0.0.1:9');
       const client = replayed
-        ? new ExchangeClient(['--replay', join(dir, 'recordings', `${scenario.name}.jsonl`)], {
-            HOME: home,
-            SANTRA_HOME: configDir(home),
-          })
-        : // A provider that is configured but never contacted: port 9 (discard) on this machine.
-          new ExchangeClient([], recordingEnv(home, 'http://127.0.0.1:9'));
+        ? new ExchangeClient(['--replay', join(dir, 'recordings', `${scenario.name}.jsonl`)], env)
+        : new ExchangeClient([], env);
       try {
-        await initialize(client, workspace);
+        await initialize(client, workspace, scenario.capabilities);
         const normaliser = new Normaliser(workspace, home);
         for (const [index, line] of example.lines.entries()) {
           const where: string = `${example.file}:${index + 1}`;
