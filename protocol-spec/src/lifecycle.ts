@@ -48,6 +48,14 @@ export const ClientCapabilities = named(
       })
       .optional()
       .describe('The editor lends the server its view of files (since 0.2.0).'),
+    textIntervalMs: z
+      .int()
+      .min(0)
+      .max(60_000)
+      .optional()
+      .describe(
+        'The client draws streamed text at most this often, in milliseconds: the server MAY merge the later `text` and `thinking` deltas of a turn over up to this long (at most 100 ms), so the client is not woken for deltas it would draw together anyway (§7.2, since 0.2.0).',
+      ),
     terminal: z
       .boolean()
       .optional()

@@ -315,3 +315,29 @@ describe('prompt with an OpenAI-compatible endpoint', () => {
     assert.match(String((request?.body.messages as Json[])[0]?.content), /<tool_call name=/);
   });
 });
+
+describe("streamed text and the client's drawing interval (§7.2)", () => {
+  const streamed = async (capabilities: Json, config?: unknown) => {
+    const h = await start('anthropic', [{ generate: { tokens: 80, tokensPerSecond: 200 } }], {}, config, {
+      capabilities,
+    });
+    const { response, phases } = await h.prompt({ text: 'Write a paragraph', mode: 'simple_chat' });
+    const texts = phases.filter((p) => p.type === 'text');
+    return { output: result(response).output, text: textOf(phases), count: texts.length };
+  };
+
+  test('a client that draws every 50 ms gets the deltas of a 200 tokens/s stream merged: far fewer, same text', async () => {
+    const every = await streamed({});
+    const merged = await streamed({ textIntervalMs: 50 });
+    assert.equal(every.text, every.output);
+    assert.equal(merged.text, merged.output);
+    assert.equal(merged.text.length, every.text.length);
+    // 80 tokens over 400 ms: about 40 phases held 8 ms at a time, about 9 held 50 ms.
+    assert.ok(merged.count * 2 < every.count, `${merged.count} phases against ${every.count}`);
+  });
+
+  test('a config that turns merging off (coalesceMs 0) is not overridden by the client', async () => {
+    const off = await streamed({ textIntervalMs: 50 }, { stream: { coalesceMs: 0 } });
+    assert.ok(off.count >= 40, `${off.count} phases for 80 tokens`);
+  });
+});

@@ -51,6 +51,8 @@ export interface PromptDeps {
   stream: StreamFn;
   tools: readonly Tool[];
   sendPhase(phase: Phase): void;
+  /** How long later text and thinking deltas of a turn are held to be merged (textBatchMs). */
+  coalesceMs: number;
   /** Cleans what is sent and saved of known secrets (API keys). */
   redactor: Redactor;
 }
@@ -83,7 +85,7 @@ export async function runPrompt(
   const phases = new PhaseStream({
     runId,
     sessionId: session.id,
-    coalesceMs: deps.config.stream.coalesceMs,
+    coalesceMs: deps.coalesceMs,
     nextSeq: () => ++session.seq,
     send: (sent) => {
       const phase = session.redact(sent);

@@ -143,6 +143,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             tools,
             configWarnings: warnings,
             sendPhase: (phase) => client.phase(phase),
+            coalesceMs: textBatchMs(config.stream.coalesceMs, ready().capabilities),
             redactor,
           },
           params,
@@ -322,4 +323,18 @@ async function assertDirectory(path: string): Promise<void> {
       },
     );
   }
+}
+
+/** A client draws streamed text this often at most, whatever it declares: longer would look stuck. */
+const MAX_CLIENT_TEXT_INTERVAL_MS = 100;
+
+/**
+ * How long the later deltas of a turn are held to be merged: the configured window, or the
+ * client's drawing interval (§7.2, SANTRA-PHASE-008, at most 100 ms) when that is longer — a
+ * client that draws every 50 ms gains nothing from being woken every 8.
+ */
+export function textBatchMs(configured: number, capabilities: ClientCapabilities): number {
+  // 0 is the user's own choice: every delta at once.
+  if (configured === 0) return 0;
+  return Math.max(configured, Math.min(capabilities.textIntervalMs ?? 0, MAX_CLIENT_TEXT_INTERVAL_MS));
 }

@@ -8,6 +8,7 @@ import type { ParamsOf, Phase, PromptResult, ProviderInfo, ResultOf } from '#pro
 import { serverPathFor, startServer } from '../print/server-process.ts';
 import { PrintError, ServerSession } from '../print/session.ts';
 import type { Interactions } from './interactions.ts';
+import { TEXT_FRAME_MS } from './ui-state.ts';
 
 export interface Backend {
   /**
@@ -58,7 +59,8 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
     workspaceRoot: options.workspaceRoot,
     clientName: 'santra-tui',
     clientVersion: options.clientVersion,
-    capabilities: { approve: true, ask: true, diffs: true },
+    // Streamed text is drawn TEXT_FRAME_MS apart at most: deltas closer than that may come merged.
+    capabilities: { approve: true, ask: true, diffs: true, textIntervalMs: TEXT_FRAME_MS },
     approvals: options.interactions,
     verbose: false,
     stderr: process.stderr,
