@@ -63,9 +63,13 @@ function area(file: string | undefined, functionName: string): string {
   // Frames without a script: V8 (garbage collector, idle, program, runMicrotasks) or native bindings.
   if (file === undefined) return `V8/native \`${functionName}\``;
   if (file.startsWith('node:')) return 'Node.js internals';
-  const ours = /^(server\/src\/(?:[^/]+\/)?|protocol-spec\/src\/|tui\/src\/)/.exec(file);
+  // Source-map paths are relative to the build's directory, which may be outside the tree.
+  const ours = /(?:^|\/)(server\/src\/(?:[^/]+\/)?|protocol-spec\/src\/|tui\/src\/)/.exec(file);
   if (ours !== null) return ours[1] as string;
-  const scoped = /^(@[^/]+\/[^/]+|[^/]+)\//.exec(file);
+  const modules = file.lastIndexOf('node_modules/');
+  const scoped = /^(@[^/]+\/[^/]+|[^/]+)\//.exec(
+    modules === -1 ? file : file.slice(modules + 'node_modules/'.length),
+  );
   return scoped === null ? 'other (bundler glue, eval)' : `${scoped[1]} (npm)`;
 }
 
