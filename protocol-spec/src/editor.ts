@@ -14,7 +14,9 @@ export const FsReadTextFileParams = named(
   'Params of `fs/readTextFile` (since 0.2.0).',
   z.object({
     sessionId: z.string().describe('The session of the run that reads.'),
-    path: AbsolutePath.describe('The file, inside the workspace, symbolic links resolved. It exists on disk.'),
+    path: AbsolutePath.describe(
+      'The file, inside the workspace, symbolic links resolved. It exists on disk.',
+    ),
   }),
 );
 export type FsReadTextFileParams = z.infer<typeof FsReadTextFileParams>;
@@ -63,11 +65,13 @@ export const TerminalRunParams = named(
     cwd: AbsolutePath.describe('The directory to run it in, inside the workspace.'),
     env: z
       .record(z.string(), z.string())
-      .describe("Variables to set on top of the client's environment, e.g. git settings that make a read-only command safe."),
+      .describe(
+        "Variables to set on top of the client's environment, e.g. git settings that make a read-only command safe.",
+      ),
     unsetEnv: z
       .array(z.string())
       .describe(
-        "Variables that MUST NOT reach the command (provider keys and other secrets): removed, or set empty where the client cannot remove them.",
+        'Variables that MUST NOT reach the command (provider keys and other secrets): removed, or set empty where the client cannot remove them.',
       ),
     timeoutMs: z.number().int().positive().describe('Kill the command and what it started after this long.'),
     outputByteLimit: z

@@ -195,8 +195,7 @@ export function serve(options: ServeOptions): ServerConnection {
     },
     approve: (params, signal) => clientRequest('approve', params, ApproveResult, signal),
     ask: (params, signal) => clientRequest('ask', params, AskResult, signal),
-    readTextFile: (params, signal) =>
-      clientRequest('fs/readTextFile', params, FsReadTextFileResult, signal),
+    readTextFile: (params, signal) => clientRequest('fs/readTextFile', params, FsReadTextFileResult, signal),
     writeTextFile: (params, signal) =>
       clientRequest('fs/writeTextFile', params, FsWriteTextFileResult, signal),
     runTerminal: (params, signal) => clientRequest('terminal/run', params, TerminalRunResult, signal),
