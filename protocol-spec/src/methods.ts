@@ -289,6 +289,15 @@ export type ClientRequestName = {
     : never;
 }[MethodName];
 
+/** Methods whose `kind` is request and that the server sends (the client answers them). */
+export type ServerRequestName = {
+  [M in MethodName]: Methods[M]['kind'] extends 'request'
+    ? Methods[M]['direction'] extends 'server_to_client'
+      ? M
+      : never
+    : never;
+}[MethodName];
+
 /** Methods whose `kind` is notification and that a client sends. */
 export type ClientNotificationName = {
   [M in MethodName]: Methods[M]['kind'] extends 'notification'

@@ -12,15 +12,15 @@ import {
   ResponseError,
 } from 'vscode-jsonrpc/node';
 import {
-  ApproveParams,
+  type ApproveParams,
   type ApproveResult,
-  AskParams,
+  type AskParams,
   type AskResult,
   type ClientCapabilities,
   type ClientRequestName,
-  FsReadTextFileParams,
+  type FsReadTextFileParams,
   type FsReadTextFileResult,
-  FsWriteTextFileParams,
+  type FsWriteTextFileParams,
   type FsWriteTextFileResult,
   JsonRpcErrorCodes,
   methods,
@@ -31,7 +31,8 @@ import {
   type PromptResult,
   PromptResult as PromptResultSchema,
   type ResultOf,
-  TerminalRunParams,
+  type ServerRequestName,
+  type TerminalRunParams,
   type TerminalRunResult,
 } from '#protocol';
 import type { InProcessLink } from './in-process.ts';
@@ -199,42 +200,22 @@ export class SantraClient {
       if (phase.success) this.#handlers?.onPhase(phase.data);
       else this.#log.warn(`${this.#tag}: ignored a phase that does not match the protocol`);
     });
-    this.#connection.onRequest('approve', (raw: unknown, token: CancellationToken) => {
-      const params = ApproveParams.safeParse(raw);
-      if (!params.success) return invalid('approve');
-      return this.#answer('approve', (signal) => this.#handlers?.onApprove(params.data, signal), token);
-    });
-    this.#connection.onRequest('ask', (raw: unknown, token: CancellationToken) => {
-      const params = AskParams.safeParse(raw);
-      if (!params.success) return invalid('ask');
-      return this.#answer('ask', (signal) => this.#handlers?.onAsk(params.data, signal), token);
-    });
-    this.#connection.onRequest('fs/readTextFile', (raw: unknown, token: CancellationToken) => {
-      const params = FsReadTextFileParams.safeParse(raw);
-      if (!params.success) return invalid('fs/readTextFile');
-      return this.#answer(
-        'fs/readTextFile',
-        (signal) => this.#handlers?.onReadTextFile?.(params.data, signal),
-        token,
-      );
-    });
-    this.#connection.onRequest('fs/writeTextFile', (raw: unknown, token: CancellationToken) => {
-      const params = FsWriteTextFileParams.safeParse(raw);
-      if (!params.success) return invalid('fs/writeTextFile');
-      return this.#answer(
-        'fs/writeTextFile',
-        (signal) => this.#handlers?.onWriteTextFile?.(params.data, signal),
-        token,
-      );
-    });
-    this.#connection.onRequest('terminal/run', (raw: unknown, token: CancellationToken) => {
-      const params = TerminalRunParams.safeParse(raw);
-      if (!params.success) return invalid('terminal/run');
-      return this.#answer(
-        'terminal/run',
-        (signal) => this.#handlers?.onTerminalRun?.(params.data, signal),
-        token,
-      );
+    this.#serve('approve', (params, signal) => this.#handlers?.onApprove(params, signal));
+    this.#serve('ask', (params, signal) => this.#handlers?.onAsk(params, signal));
+    this.#serve('fs/readTextFile', (params, signal) => this.#handlers?.onReadTextFile?.(params, signal));
+    this.#serve('fs/writeTextFile', (params, signal) => this.#handlers?.onWriteTextFile?.(params, signal));
+    this.#serve('terminal/run', (params, signal) => this.#handlers?.onTerminalRun?.(params, signal));
+  }
+
+  /** Serves one of Santra's requests: params checked against the method table, then `handle`d. */
+  #serve<M extends ServerRequestName>(
+    method: M,
+    handle: (params: ParamsOf<M>, signal: AbortSignal) => Promise<ResultOf<M>> | undefined,
+  ): void {
+    this.#connection.onRequest(method, (raw: unknown, token: CancellationToken) => {
+      const params = methods[method].params.safeParse(raw);
+      if (!params.success) return invalid(method);
+      return this.#answer(method, (signal) => handle(params.data as ParamsOf<M>, signal), token);
     });
   }
 
