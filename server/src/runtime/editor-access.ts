@@ -40,12 +40,12 @@ export function editorAccess(
   const { sessionId, signal } = scope;
   const access: EditorAccess = {};
   const within = (ms: number) => AbortSignal.any([signal, AbortSignal.timeout(ms)]);
-  const failed = (what: string, error: unknown) =>
-    signal.aborted
-      ? undefined
-      : log.warn(
-          `the editor could not ${what}: ${error instanceof Error ? error.message : String(error)}; using the disk`,
-        );
+  /** A failure worth a line in the log: not one that only follows the run's cancellation. */
+  const failed = (what: string, error: unknown): void => {
+    if (signal.aborted) return;
+    const why = error instanceof Error ? error.message : String(error);
+    log.warn(`the editor could not ${what}: ${why}; using the disk`);
+  };
 
   if (capabilities.fs?.readTextFile === true) {
     access.readText = async (path) => {
