@@ -3,7 +3,8 @@
  * runtimepath runs editors/nvim/test/approval_flow.lua, which sends a prompt with `:Santra` to the
  * built santra-server; a fake Anthropic provider on 127.0.0.1 scripts a write_file call, the
  * approval split opens, the script presses a key in it, and writes what it saw as JSON for the
- * assertions here.
+ * assertions here. buffer_flow.lua does the same with a buffer the user has not saved, which the
+ * plugin lends Santra (§7.5), and buffers.lua puts the lending itself through a file's cases.
  *
  * It lives in scripts/test: it runs the built server with the fake providers of the conformance
  * suite (scripts/dependency-rules.ts). Neovim is installed by .ci/run.
@@ -11,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,8 @@ import { nvimTestEnv, runHeadlessNvim, writeTesterAgent } from './helpers/editor
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
 const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
 const SCRIPT = join(PLUGIN, 'test/approval_flow.lua');
+const BUFFER_FLOW = join(PLUGIN, 'test/buffer_flow.lua');
+const BUFFERS_CASES = join(PLUGIN, 'test/buffers.lua');
 /** Neovim with no user config, no shada, no swap files, and the plugin on its runtimepath. */
 const NVIM_ARGS = ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '--cmd', `set rtp^=${PLUGIN}`];
 const cleanups: (() => Promise<void>)[] = [];
@@ -96,6 +99,68 @@ async function runFlow(
     out,
   });
   return { report, fake, workspace };
+}
+
+const GREET = "function greet(name) {\n  return 'Hello, ' + name;\n}\n";
+const UNSAVED = '// a line the user has not saved';
+
+interface BufferReport {
+  error?: string;
+  before: string[];
+  approvals: string[][];
+  result_status: string;
+  after: string[];
+  after_modified: boolean;
+  cursor: [number, number];
+  loaded: string[];
+  undone: string[];
+  undone_modified: boolean;
+  server_exited: boolean;
+}
+
+/**
+ * buffer_flow.lua: greet.js open with an unsaved line, notes.txt not loaded; through the swarm,
+ * the executor reads and edits both, and every approval is allowed.
+ */
+async function runBufferFlow(turns: FakeTurn[]) {
+  const fake = await startFakeProvider('anthropic', turns);
+  const home = tempDir('santra-nvim-home-');
+  const workspace = tempDir('santra-nvim-ws-');
+  cleanups.push(async () => {
+    await fake.close();
+    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
+  });
+  writeFileSync(join(workspace, 'greet.js'), GREET);
+  writeFileSync(join(workspace, 'notes.txt'), 'a draft\n');
+  const out = join(home, 'report.json');
+  const report = await runHeadlessNvim<BufferReport>({
+    args: ['--cmd', `set rtp^=${PLUGIN}`, '-c', `luafile ${BUFFER_FLOW}`],
+    cwd: workspace,
+    env: {
+      ...nvimTestEnv(home, fake.url),
+      SANTRA_NVIM_NODE: process.execPath,
+      SANTRA_NVIM_SERVER: SERVER,
+      SANTRA_NVIM_OUT: out,
+      SANTRA_NVIM_FILE: 'greet.js',
+      SANTRA_NVIM_UNSAVED: UNSAVED,
+      SANTRA_NVIM_PROMPT: 'Use a template string in greet()',
+    },
+    out,
+  });
+  return { report, fake, workspace };
+}
+
+/** The text of the tool result the model got for tool call `id`, from the request that carried it. */
+function toolResultText(requests: RecordedRequest[], id: string): string {
+  for (const request of requests) {
+    for (const message of request.body.messages as Array<{ content: unknown }>) {
+      if (!Array.isArray(message.content)) continue;
+      for (const block of message.content as Array<{ type: string; tool_use_id?: string }>) {
+        if (block.type === 'tool_result' && block.tool_use_id === id) return JSON.stringify(block);
+      }
+    }
+  }
+  assert.fail(`no request carried the result of tool call ${id}`);
 }
 
 describe('santra.nvim', () => {
@@ -204,6 +269,102 @@ describe('santra.nvim', () => {
     assert.equal(report.result_status, 'cancelled');
     assert.match(report.transcript.join('\n'), /^\[cancelled\]$/m);
     assert.equal(report.server_exited, true);
+  });
+
+  test('lent buffers: read_file sees the unsaved line, the allowed edit lands in the buffer, saved and undoable; a file not loaded stays on disk', async () => {
+    const { report, fake, workspace } = await runBufferFlow([
+      call('orchestrator', 'o1', 'spawn_agent', { agentId: 'executor', task: 'Use a template string' }),
+      call('executor', 'e1', 'read_file', { path: 'greet.js' }),
+      call('executor', 'e2', 'str_replace', {
+        path: 'greet.js',
+        oldStr: "'Hello, ' + name",
+        newStr: '`Hello, ${name}`',
+      }),
+      call('executor', 'e3', 'read_file', { path: 'notes.txt' }),
+      call('executor', 'e4', 'str_replace', { path: 'notes.txt', oldStr: 'draft', newStr: 'final' }),
+      call('executor', 'e5', 'task_completed', { result: 'greet() uses a template string' }),
+      call('orchestrator', 'o2', 'task_completed', { result: 'Done.' }),
+    ]);
+    assert.equal(report.result_status, 'completed');
+    // The model read the buffer, unsaved line included (fs/readTextFile), and the disk for notes.txt.
+    assert.match(toolResultText(fake.requests, 'e1'), new RegExp(UNSAVED));
+    assert.match(toolResultText(fake.requests, 'e3'), /a draft/);
+    // The approval's diff was made against the buffer: its context shows the unsaved line.
+    assert.equal(report.approvals.length, 2, JSON.stringify(report.approvals));
+    assert.ok(report.approvals[0]?.includes(` ${UNSAVED}`), (report.approvals[0] ?? []).join('\n'));
+    // The edit is in the buffer, the unsaved line kept, and saved: buffer and disk agree.
+    const edited = ['function greet(name) {', '  return `Hello, ${name}`;', '}', UNSAVED];
+    assert.deepEqual(report.before, ['function greet(name) {', "  return 'Hello, ' + name;", '}', UNSAVED]);
+    assert.deepEqual(report.after, edited);
+    assert.equal(report.after_modified, false);
+    assert.equal(readFileSync(join(workspace, 'greet.js'), 'utf8'), `${edited.join('\n')}\n`);
+    assert.deepEqual(report.cursor, [1, 0]);
+    // One undo brings back what the user had, unsaved line included.
+    assert.deepEqual(report.undone, report.before);
+    assert.equal(report.undone_modified, true);
+    // notes.txt was not loaded: Santra wrote the disk, and no buffer was opened for it.
+    assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'a final\n');
+    assert.deepEqual(report.loaded, ['greet.js']);
+    assert.equal(report.server_exited, true);
+  });
+
+  test('santra.buffers: texts as the file would be saved (eol, dos), minimal undoable writes, and what it declines', async () => {
+    const dir = tempDir('santra-nvim-buffers-');
+    cleanups.push(() => removeTempDir(dir));
+    const out = join(dir, 'report.json');
+    const work = join(dir, 'files');
+    mkdirSync(work);
+    const report = await runHeadlessNvim<Record<string, unknown>>({
+      args: ['--cmd', `set rtp^=${PLUGIN}`, '-c', `luafile ${BUFFERS_CASES}`],
+      cwd: work,
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        TMPDIR: dir,
+        XDG_STATE_HOME: join(dir, 'state'),
+        SANTRA_NVIM_OUT: out,
+      },
+      out,
+    });
+    const answered = (value: unknown) => ({ value, err: null });
+    const declined = (pattern: RegExp) => (outcome: unknown) => {
+      const { value, err } = outcome as { value: unknown; err: unknown };
+      assert.equal(value, null);
+      assert.match(String(err), pattern);
+    };
+    // Reading: a buffer found through a link; unmodified or not loaded → null (the disk).
+    assert.equal(report.found_through_link, true);
+    assert.deepEqual(report.unmodified, answered(null));
+    assert.deepEqual(report.not_loaded, answered(null));
+    assert.deepEqual(report.unix, answered('a\nchanged\n'));
+    assert.deepEqual(report.noeol, answered('a\nchanged'));
+    assert.deepEqual(report.fixeol, answered('a\nchanged\n'));
+    assert.equal(report.dos_format, 'dos');
+    assert.deepEqual(report.dos, answered('a\r\nchanged\r\n'));
+    declined(/'fileencoding' is latin1, not utf-8/)(report.latin1);
+    // Writing: only the differing lines change (the cursor follows its line, a mark above stays),
+    // the buffer is saved, and one undo restores the unsaved text before it.
+    assert.deepEqual(report.write, answered(true));
+    assert.equal(report.write_disk, 'keep 1\nkeep 2\nnew 3a\nnew 3b\nkeep 4\nchanged\n');
+    assert.equal(report.write_modified, false);
+    assert.deepEqual(report.write_cursor, [6, 2]);
+    assert.deepEqual(report.write_mark, [1, 0]);
+    assert.deepEqual(report.write_undone, ['keep 1', 'keep 2', 'old 3', 'changed']);
+    assert.equal(report.write_undone_modified, true);
+    assert.deepEqual(report.dos_write, answered(true));
+    assert.equal(report.dos_write_disk, 'A\r\nb\r\n');
+    declined(/lines end with CRLF .* a line ending with LF alone/)(report.dos_mixed);
+    assert.equal(report.dos_mixed_disk, 'A\r\nb\r\n');
+    assert.deepEqual(report.to_noeol, answered(true));
+    assert.equal(report.to_noeol_disk, 'a\nb');
+    assert.equal(report.to_noeol_read_after_change, 'A\nb');
+    assert.deepEqual(report.emptied, answered(true));
+    assert.equal(report.emptied_disk, '');
+    // No loaded buffer: answered, the disk left to Santra, no buffer made.
+    assert.deepEqual(report.unloaded, answered(true));
+    assert.equal(report.unloaded_disk, 'disk\n');
+    assert.equal(report.unloaded_buffer, -1);
+    declined(/it is not 'modifiable'/)(report.not_modifiable);
   });
 
   test(':checkhealth santra reports the version and whether the server answers initialize', async () => {

@@ -236,7 +236,13 @@ function Client:initialize(root, callback)
     protocolVersion = M.PROTOCOL_VERSION,
     clientInfo = { name = 'santra.nvim', version = M.CLIENT_VERSION },
     workspaceRoot = root,
-    capabilities = { approve = true, ask = true, diffs = true },
+    -- The plugin lends its buffers (santra.buffers); it has no terminal to lend yet.
+    capabilities = {
+      approve = true,
+      ask = true,
+      diffs = true,
+      fs = { readTextFile = true, writeTextFile = true },
+    },
   }, function(err, result)
     if err == nil then
       self:notify('initialized', {})

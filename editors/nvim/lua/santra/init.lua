@@ -3,6 +3,7 @@
 local client_mod = require('santra.client')
 local transcript = require('santra.transcript')
 local approval = require('santra.approval')
+local buffers = require('santra.buffers')
 
 local M = {}
 
@@ -44,14 +45,57 @@ local function root()
   return (vim.fn.fnamemodify(r or vim.fn.getcwd(), ':p'):gsub('/$', ''))
 end
 
+-- RequestFailed (-32803): how a client declines a request it cannot serve (§7.4, §7.5).
+local function declined(respond, message)
+  respond(nil, { code = -32803, message = message })
+end
+
+--- Runs `fn(...)`, which returns a value or nil and a message; Neovim refusing the change (the
+--- command-line window is open, say) is a message too.
+local function attempt(fn, ...)
+  local ok, value, err = pcall(fn, ...)
+  if not ok then
+    return nil, 'santra.nvim: ' .. tostring(value)
+  end
+  return value, err
+end
+
+--- `fs/readTextFile` and `fs/writeTextFile` (§7.5): served from the loaded buffers. Declining
+--- (RequestFailed) makes Santra use the disk.
+local function serve_file(method, params, respond)
+  if type(params.path) ~= 'string' then
+    return respond(nil, { code = -32602, message = method .. ': params.path must be a string' })
+  end
+  if method == 'fs/readTextFile' then
+    local text, err = attempt(buffers.read, params.path)
+    if err then
+      return declined(respond, err)
+    end
+    return respond({ text = text == nil and vim.NIL or text })
+  end
+  if type(params.text) ~= 'string' then
+    return respond(nil, { code = -32602, message = method .. ': params.text must be a string' })
+  end
+  local written, err = attempt(buffers.write, params.path, params.text)
+  if not written then
+    return declined(respond, err)
+  end
+  if err then
+    notify(err, vim.log.levels.WARN)
+  end
+  respond(client_mod.object({}))
+end
+
 local function on_request(method, params, respond, id)
   if method == 'approve' then
     approval.request(id, params, respond)
+  elseif method == 'fs/readTextFile' or method == 'fs/writeTextFile' then
+    serve_file(method, params, respond)
   elseif method == 'ask' then
     local answer = function(value)
       if value == nil then
         -- RequestFailed is how a client declines (§7.4); RequestCancelled is for the server's own cancels.
-        respond(nil, { code = -32803, message = 'The user dismissed the question.' })
+        declined(respond, 'The user dismissed the question.')
       else
         respond({ answer = value })
       end
