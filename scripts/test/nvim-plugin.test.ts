@@ -68,11 +68,15 @@ interface Report {
   server_exited: boolean;
 }
 
-/** Runs the Lua flow in a headless Neovim against a fake provider scripted with `turns`. */
-async function runFlow(
-  decision: 'allow' | 'allow_all' | 'feedback' | 'cancel',
+/**
+ * Runs Lua flow `script` in a headless Neovim with the plugin, in a fresh workspace that
+ * `prepare` fills, against a fake provider scripted with `turns`; the flow reads `env`.
+ */
+async function runLua<R extends { error?: string }>(
+  script: string,
   turns: FakeTurn[],
-  { agent = 'tester', prompt = 'write the greeting', model = '' } = {},
+  prepare: (workspace: string) => void,
+  env: Record<string, string>,
 ) {
   const fake = await startFakeProvider('anthropic', turns);
   const home = tempDir('santra-nvim-home-');
@@ -81,24 +85,40 @@ async function runFlow(
     await fake.close();
     await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
   });
-  writeTesterAgent(workspace, ['write_file', 'ask_user', 'task_completed'], 'Neovim plugin');
+  prepare(workspace);
   const out = join(home, 'report.json');
-  const report = await runHeadlessNvim<Report>({
-    args: ['--cmd', `set rtp^=${PLUGIN}`, '-c', `luafile ${SCRIPT}`],
+  const report = await runHeadlessNvim<R>({
+    args: ['--cmd', `set rtp^=${PLUGIN}`, '-c', `luafile ${script}`],
     cwd: workspace,
     env: {
       ...nvimTestEnv(home, fake.url),
       SANTRA_NVIM_NODE: process.execPath,
       SANTRA_NVIM_SERVER: SERVER,
       SANTRA_NVIM_OUT: out,
+      ...env,
+    },
+    out,
+  });
+  return { report, fake, workspace };
+}
+
+/** approval_flow.lua, with a tester agent that writes files and asks. */
+function runFlow(
+  decision: 'allow' | 'allow_all' | 'feedback' | 'cancel',
+  turns: FakeTurn[],
+  { agent = 'tester', prompt = 'write the greeting', model = '' } = {},
+) {
+  return runLua<Report>(
+    SCRIPT,
+    turns,
+    (workspace) => writeTesterAgent(workspace, ['write_file', 'ask_user', 'task_completed'], 'Neovim plugin'),
+    {
       SANTRA_NVIM_DECISION: decision,
       SANTRA_NVIM_AGENT: agent,
       SANTRA_NVIM_PROMPT: prompt,
       SANTRA_NVIM_MODEL: model,
     },
-    out,
-  });
-  return { report, fake, workspace };
+  );
 }
 
 const GREET = "function greet(name) {\n  return 'Hello, ' + name;\n}\n";
@@ -122,32 +142,20 @@ interface BufferReport {
  * buffer_flow.lua: greet.js open with an unsaved line, notes.txt not loaded; through the swarm,
  * the executor reads and edits both, and every approval is allowed.
  */
-async function runBufferFlow(turns: FakeTurn[]) {
-  const fake = await startFakeProvider('anthropic', turns);
-  const home = tempDir('santra-nvim-home-');
-  const workspace = tempDir('santra-nvim-ws-');
-  cleanups.push(async () => {
-    await fake.close();
-    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
-  });
-  writeFileSync(join(workspace, 'greet.js'), GREET);
-  writeFileSync(join(workspace, 'notes.txt'), 'a draft\n');
-  const out = join(home, 'report.json');
-  const report = await runHeadlessNvim<BufferReport>({
-    args: ['--cmd', `set rtp^=${PLUGIN}`, '-c', `luafile ${BUFFER_FLOW}`],
-    cwd: workspace,
-    env: {
-      ...nvimTestEnv(home, fake.url),
-      SANTRA_NVIM_NODE: process.execPath,
-      SANTRA_NVIM_SERVER: SERVER,
-      SANTRA_NVIM_OUT: out,
+function runBufferFlow(turns: FakeTurn[]) {
+  return runLua<BufferReport>(
+    BUFFER_FLOW,
+    turns,
+    (workspace) => {
+      writeFileSync(join(workspace, 'greet.js'), GREET);
+      writeFileSync(join(workspace, 'notes.txt'), 'a draft\n');
+    },
+    {
       SANTRA_NVIM_FILE: 'greet.js',
       SANTRA_NVIM_UNSAVED: UNSAVED,
       SANTRA_NVIM_PROMPT: 'Use a template string in greet()',
     },
-    out,
-  });
-  return { report, fake, workspace };
+  );
 }
 
 /** The text of the tool result the model got for tool call `id`, from the request that carried it. */
