@@ -114,8 +114,6 @@ class EditorLending {
   readonly calls: string[] = [];
   /** The environment the editor itself runs commands with, before a terminal's `env`. */
   readonly #env: NodeJS.ProcessEnv;
-  readonly #released = new Map<string, () => void>();
-  readonly #releases = new Map<string, Promise<void>>();
 
   constructor(env: NodeJS.ProcessEnv) {
     this.#env = env;
@@ -155,7 +153,6 @@ class EditorLending {
     child.stdout?.on('data', (chunk: Buffer) => (terminal.output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (terminal.output += chunk.toString()));
     this.terminals.set(terminalId, terminal);
-    this.#releases.set(terminalId, new Promise((resolve) => this.#released.set(terminalId, resolve)));
     cleanups.push(async () => this.#kill(terminal));
     return { terminalId };
   }
@@ -179,13 +176,7 @@ class EditorLending {
   release(request: acp.ReleaseTerminalRequest): acp.ReleaseTerminalResponse {
     this.calls.push(`release ${request.terminalId}`);
     this.#kill(this.#terminal(request.terminalId));
-    this.#released.get(request.terminalId)?.();
     return {};
-  }
-
-  /** Resolves when the terminal is released. */
-  released(terminalId: string): Promise<void> {
-    return this.#releases.get(terminalId) ?? Promise.reject(new Error(`no terminal ${terminalId}`));
   }
 
   #terminal(terminalId: string): Terminal {
@@ -883,7 +874,7 @@ describe("santra acp with the editor's files and terminals", () => {
     await running;
     await editor.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     assert.equal((await turn).stopReason, 'cancelled');
-    await lend.released('term-1');
+    // Killed and released before the turn was answered: the editor may drop its terminals then.
     assert.deepEqual(lend.calls, ['kill term-1', 'release term-1']);
     assert.equal((await lend.terminals.get('term-1')?.exited)?.signal, 'SIGKILL');
     assert.equal(await editor.close(), 0);

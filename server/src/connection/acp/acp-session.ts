@@ -11,6 +11,7 @@
  * What the editor lends (its files, its terminals: lent.ts) is served here for this session's
  * link, which declared exactly that.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type {
   AgentContext,
   ContentBlock,
@@ -35,6 +36,9 @@ import { askApproval, askQuestion, type Editor } from './permissions.ts';
 import { promptText } from './prompt-text.ts';
 import { acpToolCallId, RunView } from './run-view.ts';
 import type { LentCapabilities, SantraClient, SantraHandlers } from '../adapters/santra-client.ts';
+
+/** How long a turn's answer waits for the editor to kill and release a cancelled command's terminal. */
+const TERMINAL_CLEANUP_MS = 5000;
 
 /** The mode that lets Santra route each prompt (its classifier), as the TUI does. */
 const AUTO_MODE = 'auto';
@@ -69,6 +73,8 @@ export class AcpSession {
   #models: SessionConfigOption | undefined;
   #running: AbortController | undefined;
   #sent: Promise<void> = Promise.resolve();
+  /** Commands running in the editor's terminals, until each terminal is released. */
+  readonly #terminals = new Set<Promise<TerminalRunResult>>();
   #titled = false;
 
   constructor(options: SessionOptions) {
@@ -158,6 +164,13 @@ export class AcpSession {
       return result.status === 'cancelled' ? 'cancelled' : 'end_turn';
     } finally {
       this.#running = undefined;
+      // A cancelled command's terminal is killed and released before the turn is answered: the
+      // editor may drop the session's terminals, or the connection, as soon as it has the answer.
+      // Bounded: an editor that never answers terminal/kill must not hold the turn forever.
+      await Promise.race([
+        Promise.allSettled(this.#terminals),
+        delay(TERMINAL_CLEANUP_MS, undefined, { ref: false }),
+      ]);
       await this.#sent;
     }
   }
@@ -260,10 +273,13 @@ export class AcpSession {
     params: TerminalRunParams,
     signal: AbortSignal,
   ): Promise<TerminalRunResult> {
-    return runInTerminal(editor, params, signal, (terminalId) => {
+    const run = runInTerminal(editor, params, signal, (terminalId) => {
       const update = this.#view.terminal(params.runId, params.toolCallId, terminalId);
       if (update !== undefined) this.#send({ sessionUpdate: 'tool_call_update', ...update });
     });
+    this.#terminals.add(run);
+    void run.finally(() => this.#terminals.delete(run)).catch(() => {});
+    return run;
   }
 
   #editor(): Editor {
