@@ -84,6 +84,16 @@ function assertConforms(report: ClientReport): void {
 
 const statusOf = (report: ClientReport, id: string) => report.requirements.find((r) => r.id === id)?.status;
 
+/**
+ * The client conforms, names itself `name`, and passed each of `exercised`: what the scenarios
+ * exercised, not only what they allowed to pass by being not applicable.
+ */
+function assertExercised(report: ClientReport, name: string, exercised: readonly string[]): void {
+  assertConforms(report);
+  assert.equal((report.client as { name?: string } | null)?.name, name);
+  for (const id of exercised) assert.equal(statusOf(report, id), 'pass', `${id}\n${formatText(report)}`);
+}
+
 describe('Santra clients against the client mode', () => {
   test('santra is built, and Neovim and tmux are installed', () => {
     assert.ok(existsSync(SANTRA), 'run npm run build first');
@@ -97,10 +107,7 @@ describe('Santra clients against the client mode', () => {
       cancel: 'sigint',
       unattended: true,
     });
-    assertConforms(report);
-    assert.equal((report.client as { name?: string } | null)?.name, 'santra-print');
-    // What the scenarios exercised, not only what they allowed to pass by being not applicable.
-    for (const id of [
+    assertExercised(report, 'santra-print', [
       'SANTRA-CLIENT-006',
       'SANTRA-CLIENT-008',
       'SANTRA-MSG-007',
@@ -108,8 +115,7 @@ describe('Santra clients against the client mode', () => {
       'SANTRA-CLIENT-010',
       'SANTRA-VER-003',
       'SANTRA-APPROVE-016',
-    ])
-      assert.equal(statusOf(report, id), 'pass', `${id}\n${formatText(report)}`);
+    ]);
   });
 
   test('santra -p --approve-all still rejects a protected change it has no one to ask about', async () => {
@@ -129,9 +135,7 @@ describe('Santra clients against the client mode', () => {
       cancel: 'client',
       unattended: false,
     });
-    assertConforms(report);
-    assert.equal((report.client as { name?: string } | null)?.name, 'santra-tui');
-    for (const id of [
+    assertExercised(report, 'santra-tui', [
       'SANTRA-CLIENT-006',
       'SANTRA-CLIENT-007',
       'SANTRA-CLIENT-008',
@@ -139,8 +143,7 @@ describe('Santra clients against the client mode', () => {
       'SANTRA-CLIENT-010',
       'SANTRA-VER-003',
       'SANTRA-CLIENT-016',
-    ])
-      assert.equal(statusOf(report, id), 'pass', `${id}\n${formatText(report)}`);
+    ]);
   });
 
   test('the Neovim plugin (a person answering in headless nvim) passes every mandatory client requirement', async () => {
@@ -149,9 +152,7 @@ describe('Santra clients against the client mode', () => {
       cancel: 'client',
       unattended: false,
     });
-    assertConforms(report);
-    assert.equal((report.client as { name?: string } | null)?.name, 'santra.nvim');
-    for (const id of [
+    assertExercised(report, 'santra.nvim', [
       'SANTRA-CLIENT-006',
       'SANTRA-CLIENT-007',
       'SANTRA-CLIENT-008',
@@ -161,8 +162,7 @@ describe('Santra clients against the client mode', () => {
       'SANTRA-CLIENT-013',
       'SANTRA-CLIENT-016',
       'SANTRA-FRAME-012',
-    ])
-      assert.equal(statusOf(report, id), 'pass', `${id}\n${formatText(report)}`);
+    ]);
   });
 
   test('the Neovim plugin: feedback left empty is a plain reject, never an invalid answer', async () => {

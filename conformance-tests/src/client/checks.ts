@@ -4,10 +4,10 @@
  * (cancellation, forward compatibility, …) live with their scenario. Pure: a transcript in,
  * findings out, so each check can be tested on a hand-made transcript.
  */
-import methodTable from '../../../protocol-spec/schema/methods.json' with { type: 'json' };
 import { type Finding, fail, fromProblems, notApplicable, pass } from './findings.ts';
 import { definitionName, isObject, validateDefinition } from './json-schema.ts';
 import type { Ending } from './scripted-peer.ts';
+import { METHODS } from '../spec/schema.ts';
 import {
   asMessage,
   isNotification,
@@ -24,19 +24,6 @@ export interface Exchange {
   /** What the scripted server advertised in capabilities.limits.maxMessageBytes. */
   maxMessageBytes: number;
 }
-
-interface MethodRow {
-  method: string;
-  direction: 'client_to_server' | 'server_to_client' | 'both';
-  kind: 'request' | 'notification';
-  params: string;
-  paramsRequired: boolean;
-  result?: string;
-}
-
-const METHODS = new Map<string, MethodRow>(
-  (methodTable.methods as MethodRow[]).map((row) => [row.method, row]),
-);
 
 /** A message of the transcript with where it stands. */
 interface Located {

@@ -4,6 +4,7 @@
  * server-program.ts runs it on stdio as the program a client starts in place of santra-server.
  */
 import { PROTOCOL_VERSION } from '#protocol/version';
+import { CORE_METHODS } from '../spec/schema.ts';
 import { generalChecks } from './checks.ts';
 import type { Finding } from './findings.ts';
 import { type Ending, ScriptedPeer } from './scripted-peer.ts';
@@ -31,19 +32,14 @@ function baseInitializeResult(): Record<string, unknown> {
     serverInfo: { name: 'santra-conformance-scripted-server', version: PROTOCOL_VERSION },
     capabilities: {
       methods: [
-        'initialize',
-        'initialized',
-        'shutdown',
-        'exit',
-        '$/cancelRequest',
-        'prompt',
-        'phase',
-        'approve',
-        'ask',
+        ...CORE_METHODS,
         'model/list',
         'model/set',
         'agents/list',
         'session/list',
+        // The editor scenario's requests (§7.5).
+        'fs/writeTextFile',
+        'terminal/run',
       ],
       phaseTypes: ['status', 'text', 'thinking', 'tool_call', 'tool_result', 'section', 'error', 'complete'],
       providers: [

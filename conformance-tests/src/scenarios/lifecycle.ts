@@ -1,20 +1,10 @@
 /** §3 lifecycle and §4 versioning, §2 ids and unknown methods along the way. */
 import { PROTOCOL_VERSION } from '../../../protocol-spec/src/version.ts';
 import type { Scenario } from '../run/runner.ts';
+import { CORE_METHODS } from '../spec/schema.ts';
 import { encodeFrame } from '../wire/framing.ts';
 import { codeOf, describeResponse, responseTo, sleep, str } from './helpers.ts';
 
-const CORE_METHODS = [
-  'initialize',
-  'initialized',
-  'shutdown',
-  'exit',
-  '$/cancelRequest',
-  'prompt',
-  'phase',
-  'approve',
-  'ask',
-];
 
 const handshake: Scenario = {
   name: 'lifecycle: handshake, ids 0 and "", unknown methods, shutdown and exit',

@@ -9,7 +9,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import methodTable from '../../../protocol-spec/schema/methods.json' with { type: 'json' };
 import protocolSchema from '../../../protocol-spec/schema/santra-protocol.schema.json' with { type: 'json' };
 
-interface MethodEntry {
+/** A row of the published method table (methods.json). */
+export interface MethodEntry {
   method: string;
   direction: 'client_to_server' | 'server_to_client' | 'both';
   kind: 'request' | 'notification';
@@ -18,7 +19,23 @@ interface MethodEntry {
   result?: string;
 }
 
-export const METHODS: readonly MethodEntry[] = methodTable.methods as MethodEntry[];
+/** The methods every server handles or sends, and lists in `capabilities.methods` (SANTRA-LIFE-005). */
+export const CORE_METHODS: readonly string[] = [
+  'initialize',
+  'initialized',
+  'shutdown',
+  'exit',
+  '$/cancelRequest',
+  'prompt',
+  'phase',
+  'approve',
+  'ask',
+];
+
+/** The method table by method name: what the suite checks servers and clients against. */
+export const METHODS: ReadonlyMap<string, MethodEntry> = new Map(
+  (methodTable.methods as MethodEntry[]).map((entry) => [entry.method, entry]),
+);
 const SCHEMA_ID = protocolSchema.$id;
 const ref = (pointer: string) => ({ $ref: `${SCHEMA_ID}${pointer}` });
 const JSONRPC = { const: '2.0' };
@@ -79,7 +96,7 @@ export class MessageValidator {
       result: this.#ajv.compile(ENVELOPES.result),
       error: this.#ajv.compile(ENVELOPES.error),
     };
-    for (const entry of METHODS) {
+    for (const entry of METHODS.values()) {
       this.#params.set(entry.method, this.#ajv.compile(ref(entry.params)));
       if (entry.result !== undefined) this.#results.set(entry.method, this.#ajv.compile(ref(entry.result)));
     }
@@ -105,7 +122,7 @@ export class MessageValidator {
 
   #checkCall(message: Record<string, unknown>, envelope: 'request' | 'notification'): string[] {
     const method = message.method as string;
-    const entry = METHODS.find((m) => m.method === method);
+    const entry = METHODS.get(method);
     if (entry === undefined) return [`${method} is not a method of the protocol`];
     const problems: string[] = [];
     if (entry.direction === 'client_to_server') problems.push(`${method} goes from client to server only`);

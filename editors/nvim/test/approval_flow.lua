@@ -5,22 +5,13 @@
 -- below), or `cancel` (no approval: :SantraCancel once answer text streams);
 -- $SANTRA_NVIM_AGENT: the custom agent to run (none: the server routes the prompt);
 -- $SANTRA_NVIM_MODEL: a model to choose with :SantraModel first.
-local out = assert(os.getenv('SANTRA_NVIM_OUT'))
+local flow = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'flow.lua')
 local decision = os.getenv('SANTRA_NVIM_DECISION') or 'allow'
 local agent = os.getenv('SANTRA_NVIM_AGENT')
 local model = os.getenv('SANTRA_NVIM_MODEL')
 local report = {}
 
-local function finish()
-  local f = assert(io.open(out, 'w'))
-  f:write(vim.json.encode(report))
-  f:close()
-  vim.cmd('qall!')
-end
-
-local function wait(what, condition)
-  assert(vim.wait(30000, condition, 10), what)
-end
+local wait = flow.wait
 
 -- vim.ui.select answered by `pick(items, formatted)`, which returns the chosen item.
 local select_prompt = nil
@@ -32,7 +23,7 @@ local function select_with(pick)
   end
 end
 
-local ok, failure = xpcall(function()
+flow.run(report, function()
   local santra = require('santra')
   local transcript = require('santra.transcript')
   local approval = require('santra.approval')
@@ -129,13 +120,4 @@ local ok, failure = xpcall(function()
   local client = status.client
   santra.stop()
   report.server_exited = client:wait_exit(10000)
-end, debug.traceback)
-if not ok then
-  report.error = failure
-  local client = require('santra').status().client
-  if client and client.handle and not client.handle:is_closing() then
-    client.handle:kill('sigkill')
-    client:wait_exit(5000)
-  end
-end
-finish()
+end)

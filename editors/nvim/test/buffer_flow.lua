@@ -3,16 +3,14 @@
 -- $SANTRA_NVIM_PROMPT with :Santra to the built server (the fake provider scripts reads and edits),
 -- allows every approval with "y", and writes what it saw as JSON to $SANTRA_NVIM_OUT: the approval
 -- splits, the buffer after the run and after `undo`, and which files have loaded buffers.
-local out = assert(os.getenv('SANTRA_NVIM_OUT'))
+local flow = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'flow.lua')
 local file = assert(os.getenv('SANTRA_NVIM_FILE'))
 local unsaved = assert(os.getenv('SANTRA_NVIM_UNSAVED'))
 local report = { approvals = {} }
 
-local function wait(what, condition)
-  assert(vim.wait(30000, condition, 10), what)
-end
+local wait = flow.wait
 
-local ok, failure = xpcall(function()
+flow.run(report, function()
   local santra = require('santra')
   local approval = require('santra.approval')
   santra.setup({ cmd = { os.getenv('SANTRA_NVIM_NODE'), os.getenv('SANTRA_NVIM_SERVER') } })
@@ -55,16 +53,4 @@ local ok, failure = xpcall(function()
   local client = santra.status().client
   santra.stop()
   report.server_exited = client:wait_exit(10000)
-end, debug.traceback)
-if not ok then
-  report.error = failure
-  local client = require('santra').status().client
-  if client and client.handle and not client.handle:is_closing() then
-    client.handle:kill('sigkill')
-    client:wait_exit(5000)
-  end
-end
-local f = assert(io.open(out, 'w'))
-f:write(vim.json.encode(report))
-f:close()
-vim.cmd('qall!')
+end)

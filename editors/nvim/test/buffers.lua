@@ -2,7 +2,7 @@
 -- runtimepath, in a scratch directory ($PWD), puts santra.buffers (what fs/readTextFile and
 -- fs/writeTextFile are served with) through the cases a real file can be in, and writes what it
 -- saw as JSON to $SANTRA_NVIM_OUT. No server: the end-to-end flow is buffer_flow.lua.
-local out = assert(os.getenv('SANTRA_NVIM_OUT'))
+local flow = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'flow.lua')
 local buffers = require('santra.buffers')
 local report = {}
 local dir = vim.loop.fs_realpath(vim.fn.getcwd())
@@ -38,7 +38,7 @@ local function outcome(value, err)
   return { value = value == nil and vim.NIL or value, err = err == nil and vim.NIL or err }
 end
 
-local ok, failure = xpcall(function()
+flow.run(report, function()
   -- A file opened through a symbolic link is found by its resolved path, as Santra names it.
   local real = create('real.txt', 'one\n')
   vim.loop.fs_symlink(real, dir .. '/link.txt')
@@ -104,11 +104,4 @@ local ok, failure = xpcall(function()
   path = modified('readonly.txt', 'a\n')
   vim.bo.modifiable = false
   report.not_modifiable = outcome(buffers.write(path, 'b\n'))
-end, debug.traceback)
-if not ok then
-  report.error = failure
-end
-local f = assert(io.open(out, 'w'))
-f:write(vim.json.encode(report))
-f:close()
-vim.cmd('qall!')
+end)
