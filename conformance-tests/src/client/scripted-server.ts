@@ -31,16 +31,7 @@ function baseInitializeResult(): Record<string, unknown> {
     protocolVersion: PROTOCOL_VERSION,
     serverInfo: { name: 'santra-conformance-scripted-server', version: PROTOCOL_VERSION },
     capabilities: {
-      methods: [
-        ...CORE_METHODS,
-        'model/list',
-        'model/set',
-        'agents/list',
-        'session/list',
-        // The editor scenario's requests (§7.5).
-        'fs/writeTextFile',
-        'terminal/run',
-      ],
+      methods: [...CORE_METHODS, 'model/list', 'model/set', 'agents/list', 'session/list'],
       phaseTypes: ['status', 'text', 'thinking', 'tool_call', 'tool_result', 'section', 'error', 'complete'],
       providers: [
         {

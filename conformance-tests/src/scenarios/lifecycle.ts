@@ -5,7 +5,6 @@ import { CORE_METHODS } from '../spec/schema.ts';
 import { encodeFrame } from '../wire/framing.ts';
 import { codeOf, describeResponse, responseTo, sleep, str } from './helpers.ts';
 
-
 const handshake: Scenario = {
   name: 'lifecycle: handshake, ids 0 and "", unknown methods, shutdown and exit',
   covers: [
