@@ -280,32 +280,21 @@ export const methods = {
 export type MethodName = keyof typeof methods;
 export type Methods = typeof methods;
 
+/** Methods of `kind` that `from` sends: a method both sides send counts for either. */
+type MethodsSent<Kind extends MessageKind, From extends 'client' | 'server'> = {
+  [M in MethodName]: Methods[M]['kind'] extends Kind
+    ? Methods[M]['direction'] extends (From extends 'client' ? 'server_to_client' : 'client_to_server')
+      ? never
+      : M
+    : never;
+}[MethodName];
+
 /** Methods whose `kind` is request and that a client sends. */
-export type ClientRequestName = {
-  [M in MethodName]: Methods[M]['kind'] extends 'request'
-    ? Methods[M]['direction'] extends 'server_to_client'
-      ? never
-      : M
-    : never;
-}[MethodName];
-
+export type ClientRequestName = MethodsSent<'request', 'client'>;
 /** Methods whose `kind` is request and that the server sends (the client answers them). */
-export type ServerRequestName = {
-  [M in MethodName]: Methods[M]['kind'] extends 'request'
-    ? Methods[M]['direction'] extends 'server_to_client'
-      ? M
-      : never
-    : never;
-}[MethodName];
-
+export type ServerRequestName = MethodsSent<'request', 'server'>;
 /** Methods whose `kind` is notification and that a client sends. */
-export type ClientNotificationName = {
-  [M in MethodName]: Methods[M]['kind'] extends 'notification'
-    ? Methods[M]['direction'] extends 'server_to_client'
-      ? never
-      : M
-    : never;
-}[MethodName];
+export type ClientNotificationName = MethodsSent<'notification', 'client'>;
 
 export type ParamsOf<M extends MethodName> = z.output<Methods[M]['params']>;
 export type ResultOf<M extends MethodName> = Methods[M] extends { result: z.ZodType }

@@ -67,6 +67,21 @@ export class SantraRefused extends Error {
   }
 }
 
+/** How an adapter opens a link: see SantraClient.open. */
+export interface OpenOptions {
+  link: InProcessLink;
+  log: Logger;
+  workspaceRoot: string;
+  clientName: string;
+  clientVersion?: string;
+  /** The connection's default model (initialize's `model`); absent: the configured one. */
+  model?: string;
+  /** Which adapter this is, for the log: "acp", "lsp". */
+  tag: string;
+  /** The editor's files and terminals, lent to Santra; set the matching handlers before a prompt. */
+  lend?: LentCapabilities;
+}
+
 const SHUTDOWN_GRACE_MS = 5000;
 
 export class SantraClient {
@@ -91,19 +106,7 @@ export class SantraClient {
    * A fresh link, initialized on `workspaceRoot`. A root Santra refuses (not absolute, missing)
    * closes the link and rejects with its message.
    */
-  static async open(options: {
-    link: InProcessLink;
-    log: Logger;
-    workspaceRoot: string;
-    clientName: string;
-    clientVersion?: string;
-    /** The connection's default model (initialize's `model`); absent: the configured one. */
-    model?: string;
-    /** Which adapter this is, for the log: "acp", "lsp". */
-    tag: string;
-    /** The editor's files and terminals, lent to Santra; set the matching handlers before a prompt. */
-    lend?: LentCapabilities;
-  }): Promise<SantraClient> {
+  static async open(options: OpenOptions): Promise<SantraClient> {
     const client = new SantraClient(options.link, options.log, options.tag);
     try {
       await client.request('initialize', {

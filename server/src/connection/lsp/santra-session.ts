@@ -20,13 +20,12 @@ import {
   CancellationTokenSource,
   ResponseError,
 } from 'vscode-languageserver-protocol';
-import type { InProcessLink } from '../adapters/in-process.ts';
 import {
   type LentCapabilities,
+  type OpenOptions,
   Declined as SantraDeclined,
   SantraClient,
 } from '../adapters/santra-client.ts';
-import type { Logger } from '../../support/log.ts';
 import type { WriteOutcome } from './buffer-sync.ts';
 import type { Declined } from './interactions.ts';
 
@@ -46,16 +45,8 @@ export interface RunHandle {
   cancel(): void;
 }
 
-export interface SessionInit {
-  link: InProcessLink;
-  log: Logger;
-  workspaceRoot: string;
-  clientName: string;
-  clientVersion?: string;
-  model?: string;
-  /** What of the editor Santra may use; the handlers serve it. */
-  lend: LentCapabilities;
-}
+/** A workspace's link as SantraClient.open takes it; `lend` names the buffers the handlers serve. */
+export type SessionInit = Omit<OpenOptions, 'tag'> & { lend: LentCapabilities };
 
 export class SantraSession {
   readonly root: string;

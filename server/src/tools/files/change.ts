@@ -37,6 +37,16 @@ async function currentBytes(dir: PinnedDir | undefined, name: string): Promise<B
   return dir === undefined ? undefined : await readEntry(dir, name);
 }
 
+/** The file's bytes on disk, read through its parent walked from the root (undefined: missing). */
+function diskBytes(context: ToolContext, target: ResolvedPath): Promise<Buffer | undefined> {
+  return withPinnedParent(
+    context.workspace,
+    target.absolute,
+    { create: false, display: target.display },
+    currentBytes,
+  );
+}
+
 export function lineCount(text: string | undefined): number {
   if (text === undefined || text === '') return 0;
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
@@ -73,13 +83,11 @@ export function applyFileChange(
 }
 
 async function changeFile(context: ToolContext, target: ResolvedPath, produce: Produce): Promise<ToolResult> {
-  const { workspace, editor } = context;
+  const { editor } = context;
   const display = target.display;
-  const readDisk = () =>
-    withPinnedParent(workspace, target.absolute, { create: false, display }, currentBytes);
   let note = '';
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    const disk = await readDisk();
+    const disk = await diskBytes(context, target);
     // A file the editor holds is changed as the user sees it, unsaved changes included (§7.5).
     const held = disk === undefined ? undefined : await editor?.readText?.(target.absolute);
     const current = held ?? disk?.toString('utf8');
@@ -189,12 +197,7 @@ async function writeThroughEditor(
   const { current, held, next } = approved;
   const editor = context.editor;
   const display = target.display;
-  const now = await withPinnedParent(
-    context.workspace,
-    target.absolute,
-    { create: false, display },
-    currentBytes,
-  );
+  const now = await diskBytes(context, target);
   if (now === undefined) return false;
   const heldNow = held === undefined ? undefined : await editor?.readText?.(target.absolute);
   if ((heldNow ?? now.toString('utf8')) !== current) return false;
