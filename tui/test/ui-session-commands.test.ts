@@ -26,6 +26,49 @@ async function afterOneRun(server: ReturnType<typeof scripted>, startDir?: strin
   return ui;
 }
 
+/** A server with one saved session, ses_old00000, of two runs: /resume replays them. */
+function withSavedSession(methods = ALL) {
+  const to: { phase?: (fields: Record<string, unknown>) => void } = {};
+  const server = scripted({
+    methods,
+    onResume: (_id, afterSeq) => {
+      assert.equal(afterSeq, 0);
+      to.phase?.({ runId: 'run-a', type: 'text', text: 'First **answer**.' });
+      to.phase?.({ runId: 'run-a', type: 'complete', status: 'completed', output: '' });
+      to.phase?.({ runId: 'run-b', type: 'text', text: 'Second answer.' });
+      to.phase?.({ runId: 'run-b', type: 'complete', status: 'completed', output: '' });
+    },
+    answers: {
+      'session/export': () => ({
+        format: 'json',
+        content: JSON.stringify([
+          { type: 'session', sessionId: 'ses_old' },
+          { type: 'prompt', runId: 'run-a', text: 'first question', at: '2026-01-01T00:00:00Z' },
+          { type: 'prompt', runId: 'run-b', text: 'second question', at: '2026-01-01T00:01:00Z' },
+        ]),
+      }),
+      'session/resume': () => ({
+        session: {
+          sessionId: 'ses_old00000',
+          title: 'first question',
+          workspaceRoot: '/home/ada/project',
+          createdAt: '2026-01-01T00:00:00.000Z',
+          updatedAt: '2026-01-01T00:01:00.000Z',
+          model: 'openai/gpt-5',
+          messageCount: 4,
+          usage: USAGE,
+          costUsd: 0.5,
+          lastSeq: 4,
+        },
+        replayedPhases: 4,
+        warnings: [],
+      }),
+    },
+  });
+  to.phase = (fields) => server.phase(fields);
+  return server;
+}
+
 describe('session commands', () => {
   test('/model NAME calls model/set for this session; the ChromeBar shows the answer', async () => {
     const server = scripted({
@@ -117,44 +160,7 @@ describe('session commands', () => {
   });
 
   test('/resume ID replays the earlier runs (afterSeq 0, user turns from the export) before the user goes on', async () => {
-    const to: { phase?: (fields: Record<string, unknown>) => void } = {};
-    const server = scripted({
-      methods: ALL,
-      onResume: (_id, afterSeq) => {
-        assert.equal(afterSeq, 0);
-        to.phase?.({ runId: 'run-a', type: 'text', text: 'First **answer**.' });
-        to.phase?.({ runId: 'run-a', type: 'complete', status: 'completed', output: '' });
-        to.phase?.({ runId: 'run-b', type: 'text', text: 'Second answer.' });
-        to.phase?.({ runId: 'run-b', type: 'complete', status: 'completed', output: '' });
-      },
-      answers: {
-        'session/export': () => ({
-          format: 'json',
-          content: JSON.stringify([
-            { type: 'session', sessionId: 'ses_old' },
-            { type: 'prompt', runId: 'run-a', text: 'first question', at: '2026-01-01T00:00:00Z' },
-            { type: 'prompt', runId: 'run-b', text: 'second question', at: '2026-01-01T00:01:00Z' },
-          ]),
-        }),
-        'session/resume': () => ({
-          session: {
-            sessionId: 'ses_old00000',
-            title: 'first question',
-            workspaceRoot: '/home/ada/project',
-            createdAt: '2026-01-01T00:00:00.000Z',
-            updatedAt: '2026-01-01T00:01:00.000Z',
-            model: 'openai/gpt-5',
-            messageCount: 4,
-            usage: USAGE,
-            costUsd: 0.5,
-            lastSeq: 4,
-          },
-          replayedPhases: 4,
-          warnings: [],
-        }),
-      },
-    });
-    to.phase = (fields) => server.phase(fields);
+    const server = withSavedSession();
     const ui = await start(server);
     await ui.type('/resume ses_old00000');
     await ui.type('\r');
@@ -168,6 +174,86 @@ describe('session commands', () => {
     await ui.type('go on');
     await ui.type('\r');
     assert.equal(server.prompts[0]?.sessionId, 'ses_old00000');
+  });
+
+  test('typed while the server starts: /resume and a message wait for it and go in order; /help is answered at once', async () => {
+    const server = withSavedSession(ALL.filter((method) => method !== 'session/compact'));
+    let ready = () => {};
+    const ui = await start(server, { starting: new Promise<void>((resolve) => (ready = resolve)) });
+    await ui.type('/resume ses_old00000');
+    await ui.type('\r');
+    await ui.type('go on');
+    await ui.type('\r');
+    await ui.type('/compact');
+    await ui.type('\r');
+    await ui.type('/help');
+    await ui.type('\r');
+    let frame = ui.frame();
+    assert.match(frame, /⏳ queued: \/resume ses_old00000\n⏳ queued: go on\n⏳ queued: \/compact/);
+    assert.match(frame, /Commands:/, '/help needs no server');
+    assert.doesNotMatch(frame, /Unknown command|not running/);
+    assert.deepEqual(server.requests, []);
+    ready();
+    await settle();
+    frame = ui.frame();
+    assert.doesNotMatch(frame, /⏳ queued: (\/resume|go on)/);
+    assert.match(frame, /⏳ queued: \/compact/);
+    assert.match(frame, /Resumed "first question"[\s\S]*› go on/);
+    assert.equal(server.prompts.length, 1);
+    assert.equal(server.prompts[0]?.sessionId, 'ses_old00000', 'the message went on the resumed session');
+    // Queued behind the run: carried out once it ends, against the methods the server listed.
+    server.end();
+    await settle();
+    assert.match(ui.frame(), /Unknown command \/compact/);
+    assert.doesNotMatch(ui.frame(), /⏳ queued/);
+  });
+
+  test('a message typed while a queued /resume still loads its session goes on that session', async () => {
+    const server = withSavedSession();
+    const exported = server.backend.request.bind(server.backend);
+    let loaded = () => {};
+    const loading = new Promise<void>((resolve) => (loaded = resolve));
+    server.backend.request = (async (method: string, params: unknown) => {
+      if (method === 'session/export') await loading;
+      return exported(method as 'session/export', params as never);
+    }) as typeof server.backend.request;
+    let ready = () => {};
+    const ui = await start(server, { starting: new Promise<void>((resolve) => (ready = resolve)) });
+    await ui.type('/resume ses_old00000');
+    await ui.type('\r');
+    ready();
+    await settle();
+    await ui.type('go on');
+    await ui.type('\r');
+    assert.match(ui.frame(), /⏳ queued: go on/);
+    assert.equal(server.prompts.length, 0);
+    loaded();
+    await settle();
+    assert.equal(server.prompts[0]?.sessionId, 'ses_old00000');
+  });
+
+  test('the server fails to start: what was typed waits, then is told as not sent; later input too', async () => {
+    let fail = (_error: Error) => {};
+    const ui = await start(scripted(), {
+      starting: new Promise<void>((_resolve, reject) => (fail = reject)),
+    });
+    await ui.type('hello');
+    await ui.type('\r');
+    await ui.type('/sessions');
+    await ui.type('\r');
+    assert.match(ui.frame(), /⏳ queued: hello\n⏳ queued: \/sessions/);
+    fail(new Error('santra-server exited with code 1'));
+    await settle();
+    let frame = ui.frame();
+    assert.match(frame, /santra-server exited with code 1/);
+    assert.match(frame, /The 2 inputs you typed were not sent; ↑ brings them back\./);
+    assert.doesNotMatch(frame, /⏳ queued/);
+    await ui.type('again');
+    await ui.type('\r');
+    frame = ui.frame();
+    assert.match(frame, /santra-server is not running, so this was not sent/);
+    await ui.type('\u001b[A');
+    assert.match(ui.frame(), /› again/);
   });
 
   test('/export writes the markdown session/export returns', async () => {

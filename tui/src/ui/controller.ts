@@ -28,7 +28,13 @@ import { FrameClock } from './frame-clock.ts';
 import type { FrameDrawer } from './frames.ts';
 import { type Interaction, Interactions } from './interactions.ts';
 import { compactSession, exportTranscript, undoInSession } from './session-commands.ts';
-import { availableCommands, parseInput, type SlashCommand } from './slash-commands.ts';
+import {
+  availableCommands,
+  parseInput,
+  SLASH_COMMANDS,
+  type ParsedInput,
+  type SlashCommand,
+} from './slash-commands.ts';
 import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from './transcript.ts';
 import type { SetupChoice } from './components/setup-flow.ts';
 import {
@@ -75,6 +81,8 @@ export class Controller {
   #selectedModel: string | undefined;
   #exported: string[] = [];
   #exiting = false;
+  /** The queue is being carried out (a queued command is awaited). */
+  #draining = false;
   /** While /resume replays a session: the user's text of each run, and the run shown last. */
   #replaying: { prompts: ReadonlyMap<string, string>; runId: string | undefined } | undefined;
 
@@ -203,8 +211,14 @@ export class Controller {
       this.#set({ connection: 'ready', model: models.current === '' ? undefined : models.current });
       this.#sendQueued();
     } catch (error) {
-      this.#set({ connection: 'failed', failure: messageOf(error) });
+      const waiting = this.#state.queued.length;
+      this.#set({ connection: 'failed', failure: messageOf(error), queued: [] });
       this.#note(messageOf(error), 'error');
+      if (waiting > 0)
+        this.#note(
+          `${waiting === 1 ? 'What you typed was' : `The ${waiting} inputs you typed were`} not sent; ↑ brings ${waiting === 1 ? 'it' : 'them'} back.`,
+          'warning',
+        );
     }
   }
 
@@ -243,26 +257,50 @@ export class Controller {
 
   // ---- what the user does ----
 
-  /** The composer's Enter: a command, or a message (queued while a run goes on). */
+  /**
+   * The composer's Enter: a command, or a message. A message typed while a run goes on waits for
+   * it; anything typed while the server starts (a /resume as much as a message) waits for the
+   * server, except the commands the UI carries out alone.
+   */
   submit(raw: string): void {
     const text = raw.replace(/\s+$/, '');
     if (text.trim() === '') return;
     this.#set({ history: [...this.#state.history, text] });
-    const parsed = parseInput(text, this.#state.commands);
+    const starting = this.#state.connection === 'starting';
+    // Until the server answers, its methods are unknown: every command is taken as offered here
+    // and checked again when it is carried out.
+    const parsed = parseInput(text, starting ? SLASH_COMMANDS : this.#state.commands);
+    const local = parsed.kind === 'command' && parsed.command.local === true;
+    // While queued input is carried out (a /resume loading its session), the next waits its turn.
+    const waits =
+      starting ||
+      this.#draining ||
+      (parsed.kind === 'text' && (this.#state.transcript.running || this.#state.queued.length > 0));
+    if (waits && !local) {
+      this.#set({ queued: [...this.#state.queued, text] });
+      return;
+    }
+    void this.#carryOut(parsed);
+  }
+
+  async #carryOut(parsed: ParsedInput): Promise<void> {
     switch (parsed.kind) {
       case 'command':
-        void this.#command(parsed.command, parsed.arg);
-        return;
+        return this.#command(parsed.command, parsed.arg);
       case 'unknown_command':
         this.#note(`Unknown command /${parsed.name}. /help lists the commands.`, 'warning');
         return;
       case 'text':
-        if (this.#state.transcript.running || this.#state.connection !== 'ready') {
-          this.#set({ queued: [...this.#state.queued, text] });
+        if (this.#state.connection !== 'ready') {
+          this.#note(
+            this.#state.connection === 'failed'
+              ? 'santra-server is not running, so this was not sent. Restart santra (↑ brings the message back).'
+              : 'Finish the setup first.',
+            'warning',
+          );
           return;
         }
-        void this.#run(text);
-        return;
+        return this.#run(parsed.text);
       default: {
         const exhaustive: never = parsed;
         throw new Error(`unknown input ${JSON.stringify(exhaustive)}`);
@@ -307,11 +345,26 @@ export class Controller {
     this.#sendQueued();
   }
 
+  /** Carries out what waited, in order: commands one after another, up to the next message's run. */
   #sendQueued(): void {
-    const [next, ...rest] = this.#state.queued;
-    if (next === undefined || this.#state.transcript.running || this.#state.connection !== 'ready') return;
-    this.#set({ queued: rest });
-    void this.#run(next);
+    if (this.#draining) return;
+    this.#draining = true;
+    void this.#drain().finally(() => (this.#draining = false));
+  }
+
+  async #drain(): Promise<void> {
+    for (;;) {
+      const [next, ...rest] = this.#state.queued;
+      if (next === undefined || this.#state.transcript.running || this.#state.connection !== 'ready') return;
+      this.#set({ queued: rest });
+      const parsed = parseInput(next, this.#state.commands);
+      if (parsed.kind === 'text') {
+        // The run's end drains the rest.
+        void this.#run(parsed.text);
+        return;
+      }
+      await this.#carryOut(parsed);
+    }
   }
 
   /** Esc: stops the running run. The server cancels it and answers the prompt with status cancelled. */

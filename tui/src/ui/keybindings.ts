@@ -52,7 +52,11 @@ export const KEYS = {
     chord({ char: 'o', ctrl: true }),
   ),
   // The composer.
-  submit: bind('Enter', 'send the message (queued while a run goes on)', chord({ key: 'return' })),
+  submit: bind(
+    'Enter',
+    'send the message (queued while a run goes on or santra starts)',
+    chord({ key: 'return' }),
+  ),
   newline: bind(
     'Alt+Enter, Ctrl+J, or \\ then Enter',
     'new line',

@@ -28,11 +28,19 @@ export interface SlashCommand {
   does: string;
   /** A protocol method the server must offer for the command to be available. */
   needs?: string;
+  /** Carried out by the UI alone: runs at once, even while the server is still starting. */
+  local?: true;
 }
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
-  { name: 'help', aliases: [], args: '', does: 'commands and keys' },
-  { name: 'clear', aliases: ['new'], args: '', does: 'clear the screen and start a new session' },
+  { name: 'help', aliases: [], args: '', does: 'commands and keys', local: true },
+  {
+    name: 'clear',
+    aliases: ['new'],
+    args: '',
+    does: 'clear the screen and start a new session',
+    local: true,
+  },
   {
     name: 'model',
     aliases: [],
@@ -40,8 +48,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     does: 'choose the model (a list without an argument)',
   },
   { name: 'models', aliases: [], args: '', does: 'list the models, with context sizes and prices' },
-  { name: 'status', aliases: [], args: '', does: 'project, model, session and server' },
-  { name: 'cost', aliases: [], args: '', does: 'tokens and cost of this session' },
+  { name: 'status', aliases: [], args: '', does: 'project, model, session and server', local: true },
+  { name: 'cost', aliases: [], args: '', does: 'tokens and cost of this session', local: true },
   { name: 'agents', aliases: [], args: '', does: 'the agents of this project' },
   { name: 'sessions', aliases: [], args: '', does: 'the saved sessions of this project' },
   {
@@ -65,7 +73,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     needs: 'session/undo',
   },
   { name: 'export', aliases: [], args: '[file]', does: 'write the transcript to a Markdown file' },
-  { name: 'exit', aliases: ['quit'], args: '', does: 'leave santra' },
+  { name: 'exit', aliases: ['quit'], args: '', does: 'leave santra', local: true },
 ];
 
 /** The commands available with these server methods (undefined: not known yet, so none that need one). */

@@ -114,19 +114,30 @@ export function scripted(options: ScriptOptions = {}) {
   };
 }
 
-export async function start(server = scripted(), options: { startDir?: string } = {}) {
+export interface StartOptions {
+  startDir?: string;
+  /** The server is ready when this settles (rejected: it failed to start); absent: at once. */
+  starting?: Promise<void>;
+}
+
+export async function start(server = scripted(), options: StartOptions = {}) {
   await loadMarkdown();
   let exited = 0;
+  const { starting, ...rest } = options;
   const controller = new Controller({
-    connect: server.connect,
+    connect: async (handlers) => {
+      await starting;
+      return server.connect(handlers);
+    },
     workspaceRoot: '/home/ada/project',
     cwd: undefined,
     startDir: '/home/ada/project',
-    ...options,
+    ...rest,
     onExit: () => void exited++,
   });
   const view = render(h(App, { controller, size: { columns: 100, rows: 30 }, guardMs: 0 }));
-  await controller.start();
+  const started = controller.start();
+  if (starting === undefined) await started;
   await settle();
   return {
     ...view,
