@@ -88,3 +88,12 @@ test('a server that leaks a key to the terminal and runs a failed command itself
     /FAIL SANTRA-FILES-011 .*after an error answer to terminal\/run: .*after-error\.txt created by the server/,
   );
 });
+
+test("a server whose terminal/run env and unsetEnv differ from its own commands' environment fails -009", async () => {
+  const { status, failed, stdout } = await check('undeclared-env');
+  assert.equal(status, 1);
+  assert.deepEqual(failed, ['SANTRA-FILES-009'], stdout);
+  assert.match(stdout, /EDITOR is set for the server's own commands but not in env/);
+  assert.match(stdout, /SANTRA_HOME is kept from the server's own commands but not in unsetEnv/);
+  assert.match(stdout, /env sets PAGER, which the server's own commands do not get/);
+});

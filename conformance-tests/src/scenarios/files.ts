@@ -321,6 +321,83 @@ const commands: Scenario = {
   },
 };
 
+/**
+ * A command that prints its own environment, base64 between markers (the text the model is sent
+ * is JSON, and base64 survives its escaping). Run with the suite's own node, so the server's PATH
+ * does not matter.
+ */
+const ENV_PROBE = `'${process.execPath.replaceAll("'", "'\\''")}' -e 'process.stdout.write("SANTRA-ENV:" + Buffer.from(JSON.stringify(process.env)).toString("base64") + ":SANTRA-ENV")'`;
+
+/** The environment the probe printed in what the model was sent, or undefined when it is not there. */
+function probedEnvironment(sent: string): Record<string, string> | undefined {
+  const found = /SANTRA-ENV:([A-Za-z0-9+/=]+):SANTRA-ENV/.exec(sent);
+  if (found === null) return undefined;
+  return JSON.parse(Buffer.from(found[1] as string, 'base64').toString('utf8')) as Record<string, string>;
+}
+
+// The shell the server runs a command with sets these itself; a client's terminal does the same.
+const SHELL_MADE = new Set(['PWD', 'OLDPWD', 'SHLVL', '_']);
+
+/**
+ * What `env` and `unsetEnv` leave out of the change from `own` (the server's environment) to
+ * `ran` (what a command the server ran itself saw), and what `env` sets differently.
+ */
+function undeclaredChanges(own: NodeJS.ProcessEnv, ran: Record<string, string>, params: Json): string[] {
+  const env = (params.env ?? {}) as Record<string, unknown>;
+  const unset = new Set(Array.isArray(params.unsetEnv) ? params.unsetEnv : []);
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(ran)) {
+    if (SHELL_MADE.has(name) || own[name] === value) continue;
+    if (!Object.hasOwn(env, name))
+      problems.push(`${name} is set for the server's own commands but not in env`);
+    else if (env[name] !== value)
+      problems.push(`env sets ${name} differently from the server's own commands`);
+  }
+  for (const name of Object.keys(own)) {
+    if (SHELL_MADE.has(name) || Object.hasOwn(ran, name) || unset.has(name)) continue;
+    problems.push(`${name} is kept from the server's own commands but not in unsetEnv`);
+  }
+  for (const name of Object.keys(env)) {
+    if (!SHELL_MADE.has(name) && !Object.hasOwn(ran, name))
+      problems.push(`env sets ${name}, which the server's own commands do not get`);
+  }
+  return problems;
+}
+
+const terminalEnvironment: Scenario = {
+  name: "files: the terminal's environment is the server's own commands' environment",
+  covers: ['SANTRA-FILES-009'],
+  async run(ctx) {
+    // The server runs the probe itself, then (a second server) through a client's terminal.
+    const own = await ctx.open();
+    own.handle('approve', () => ({ decision: 'allow' }));
+    await ctx.script(toolTurn('run_command', { command: ENV_PROBE }), { text: 'Printed it.' });
+    await prompt(own, { text: 'Print the environment', agent: 'executor' });
+    const ran = probedEnvironment(sentToModel(ctx.anthropic.requests));
+    if (ran === undefined) {
+      ctx.check(
+        'SANTRA-FILES-009',
+        false,
+        `the probe the server ran itself printed nothing the suite could read: ${ENV_PROBE}`,
+      );
+      return;
+    }
+    const lent = await ctx.open(lending({ terminal: true }));
+    lent.handle('approve', () => ({ decision: 'allow' }));
+    lent.handle('terminal/run', () => TERMINAL_OK);
+    await ctx.script(toolTurn('run_command', { command: ENV_PROBE }), { text: 'Printed it.' });
+    await prompt(lent, { text: 'Print the environment', agent: 'executor' });
+    const [params] = requestsOf(lent, 'terminal/run');
+    const problems =
+      params === undefined ? ['no terminal/run came'] : undeclaredChanges(lent.env, ran, params);
+    ctx.check(
+      'SANTRA-FILES-009',
+      problems.length === 0,
+      `the server was started with ${Object.keys(lent.env).sort().join(', ')}; ${problems.join('; ')}`,
+    );
+  },
+};
+
 const nothingLent: Scenario = {
   name: 'files: a client that lends neither files nor a terminal',
   covers: ['SANTRA-FILES-001', 'SANTRA-FILES-005', 'SANTRA-FILES-008'],
@@ -354,4 +431,4 @@ const nothingLent: Scenario = {
   },
 };
 
-export const FILES: Scenario[] = [reads, edits, commands, nothingLent];
+export const FILES: Scenario[] = [reads, edits, commands, terminalEnvironment, nothingLent];

@@ -48,6 +48,8 @@ export class ServerUnderTest {
   /** Client request ids by the method they called, for schema checks of the responses. */
   readonly sentMethods = new Map<string, string>();
   stderr = '';
+  /** The environment the server process was started with. */
+  readonly env: NodeJS.ProcessEnv;
   readonly exited: Promise<Exit>;
   exit: Exit | undefined;
 
@@ -64,6 +66,7 @@ export class ServerUnderTest {
   constructor(options: ServerOptions) {
     const [program, ...args] = options.command;
     if (program === undefined) throw new Error('no server command given');
+    this.env = options.env;
     this.#child = spawn(program, args, { cwd: options.cwd, env: options.env, stdio: 'pipe' });
     this.#child.stdout.on('data', (chunk: Buffer) => this.#onBytes(chunk));
     this.#child.stderr.on('data', (chunk: Buffer) => {
