@@ -248,6 +248,27 @@ describe('santra, the interactive UI, in tmux', () => {
     assert.equal(await restarted.exitCode(), 0);
   });
 
+  test('typed before the UI is up: each line ended with Enter is sent, in order; the rest waits in the composer', async () => {
+    const term = await startSantra([{ text: 'First answer.' }, { text: 'Second answer.' }]);
+    // At once, as someone who starts santra and types straight away: the keys reach the
+    // terminal before santra reads it (cooked mode, or raw before the UI listens).
+    tmux('send-keys', '-t', 'ui', '-l', 'hello there');
+    tmux('send-keys', '-t', 'ui', 'Enter');
+    tmux('send-keys', '-t', 'ui', '-l', 'and again');
+    tmux('send-keys', '-t', 'ui', 'Enter');
+    tmux('send-keys', '-t', 'ui', '-l', 'a draft');
+    await term.waitFor(/Second answer\./, 1, 60_000);
+    await term.waitFor(/── done/, 2);
+    const pane = term.pane();
+    if (process.env.SHOW_PANES === '1') console.log(pane);
+    assert.match(pane, /› hello there\n[\s\S]*First answer\.[\s\S]*› and again\n[\s\S]*Second answer\./);
+    assert.match(pane, /│ › a draft +│/);
+    assert.equal(term.fake.requests.length, 2);
+    term.type('C-c');
+    term.type('C-c');
+    assert.equal(await term.exitCode(), 0);
+  });
+
   test('first run without a key: the setup asks provider, key (masked) and model, saves them 0600, and the chat works', async () => {
     const key = 'sk-ant-typed-at-setup-0123456789';
     const term = await startSantra([{ text: 'Hi, set up and ready.' }], undefined, { withoutKey: true });

@@ -1,7 +1,8 @@
 /**
  * Entry point of `santra`. Only argument parsing is loaded up front; the headless client (zod,
  * vscode-jsonrpc) is imported when `-p` asks for it, and the interactive UI (ui/, Ink) when `santra`
- * runs with no arguments on a terminal.
+ * runs with no arguments on a terminal (after ui/typed-ahead.ts, small, has taken the terminal
+ * into raw mode so that nothing typed meanwhile is lost).
  */
 import { enableCompileCache } from 'node:module';
 import { constants } from 'node:os';
@@ -11,6 +12,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { EXIT, helpText, parseCommandLine } from './print/args.ts';
 import { findWorkplace } from './print/project-root.ts';
 import { serverArgs, serverPathFor, startServer } from './print/server-process.ts';
+import { holdTypedAhead } from './ui/typed-ahead.ts';
 
 // `santra` alone on a terminal is the interactive UI. (print/args.ts still answers help for no
 // arguments, which is what a pipe or a script gets.)
@@ -24,6 +26,8 @@ const command = interactive
     });
 switch (command.action) {
   case 'interactive': {
+    // Raw mode first: what is typed while santra starts is held for the UI, Enter included.
+    const typedAhead = holdTypedAhead(process.stdin, process.stdout);
     // As for print: the server's module beside this one, started before the UI loads.
     const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
     const server = startServer(
@@ -35,6 +39,7 @@ switch (command.action) {
     const code = await runInteractive({
       serverPath,
       clientVersion: packageJson.version,
+      typedAhead,
       ...(server === undefined ? {} : { server }),
     });
     process.stdout.write('', () => process.exit(code));

@@ -83,6 +83,27 @@ describe('the interactive UI', () => {
     assert.match(ui.frame(), /› second/);
   });
 
+  test('keys typed faster than read (one chunk): each Enter sends its line; a paste keeps its breaks', async () => {
+    const ui = await start();
+    await ui.type('first\rsecond line \\\rcontinued\rdraft');
+    assert.equal(ui.server.prompts.length, 1);
+    assert.equal(ui.server.prompts[0]?.text, 'first');
+    assert.match(ui.frame(), /⏳ queued: second line continued/);
+    assert.match(ui.frame(), /› draft/);
+    ui.server.end();
+    await settle();
+    assert.equal(ui.server.prompts[1]?.text, 'second line \ncontinued');
+    ui.server.end();
+    await settle();
+    // A bracketed paste: its carriage returns are line breaks in the message, not Enters.
+    await ui.type('\u0015');
+    await ui.type('\u001b[200~one\rtwo\u001b[201~');
+    assert.equal(ui.server.prompts.length, 2);
+    assert.match(ui.frame(), /› one +│\n│ {3}two/);
+    await ui.type('\r');
+    assert.equal(ui.server.prompts[2]?.text, 'one\ntwo');
+  });
+
   test('the agent tree: sub-agents indented under their parent, a spinner while it runs', async () => {
     const ui = await start();
     await ui.type('read the config');

@@ -12,12 +12,15 @@ import { App } from './components/app.ts';
 import { loadMarkdown } from './components/entry-view.ts';
 import { Controller } from './controller.ts';
 import { corkedFrames, meteredFrames } from './frames.ts';
+import type { HeldInput } from './typed-ahead.ts';
 
 export interface InteractiveEnvironment {
   serverPath: string;
   clientVersion: string;
   /** The server, when bin.ts started it early. */
   server?: ChildProcessWithoutNullStreams;
+  /** What was typed while santra started: its lines are sent as if typed in the composer. */
+  typedAhead?: HeldInput;
 }
 
 /** Runs the UI until the user leaves; resolves with the exit code. */
@@ -58,6 +61,8 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
       done(0);
     },
   });
+  // Released as the UI is drawn: from then on its composer reads what is typed.
+  const typedAhead = environment.typedAhead?.release() ?? [];
   const instance = render(h(App, { controller }), {
     // santra draws this UI only on a terminal; a CI or CONTINUOUS_INTEGRATION variable in the
     // user's environment must not make Ink hold every frame back until exit.
@@ -70,6 +75,7 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
     incrementalRendering: true,
   });
   void loadMarkdown();
+  for (const line of typedAhead) controller.submit(line);
   void controller.start();
   return finished;
 }

@@ -117,10 +117,27 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
         else recall(direction);
         return;
       }
-      // Typed text and Enter in one chunk (fast typing, or a paste without bracketed paste): a
-      // single line that ends with a carriage return is sent; otherwise line breaks are kept.
-      if (input.length > 1 && !key.ctrl && !key.meta && /^[^\r\n]*\r$/.test(input)) {
-        submit(insert(editor, input.slice(0, -1)).text);
+      // Keys typed faster than they are read come in one chunk. A paste comes marked (bracketed
+      // paste is on while the composer reads), so a carriage return here is an Enter: each line
+      // it ends is sent, as if typed one after the other, and the rest stays in the editor.
+      if (input.length > 1 && !key.ctrl && !key.meta && input.includes('\r')) {
+        const lines = input.replace(/\r\n/g, '\r').split('\r');
+        let typed = editor;
+        for (const line of lines.slice(0, -1)) {
+          typed = insert(typed, line);
+          // A backslash before Enter means a new line, as above.
+          if (typed.text.slice(0, typed.cursor).endsWith('\\')) {
+            const at = typed.cursor - 1;
+            typed = insert(
+              { text: typed.text.slice(0, at) + typed.text.slice(typed.cursor), cursor: at },
+              '\n',
+            );
+            continue;
+          }
+          submit(typed.text);
+          typed = EMPTY_EDITOR;
+        }
+        update(insert(typed, lines.at(-1) ?? ''));
         return;
       }
       const next = edit(editor, input, key, true);
