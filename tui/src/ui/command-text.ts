@@ -1,10 +1,10 @@
 /**
- * What the slash commands print and offer: /help, /models, /cost, the model and session pickers,
+ * What the slash commands print and offer: /help, /models, /cost, /status, the model and session pickers,
  * and the user's prompts of a session's records (for /resume). Pure text from protocol data; the
  * controller carries the commands out.
  */
 import type { ModelEntry, ResultOf, SessionInfo, UndoneChange, Usage } from '#protocol';
-import type { PickerState, SetupState } from './ui-state.ts';
+import type { PickerState, SetupState, UiState } from './ui-state.ts';
 import { keyHelp } from './keybindings.ts';
 import { commandHelp, type SlashCommand } from './slash-commands.ts';
 
@@ -138,6 +138,21 @@ export function sessionPicker(sessions: readonly SessionInfo[]): PickerState {
       value: session.sessionId,
     })),
   };
+}
+
+/** What /status prints: project, model, session, the server (with how many methods it lists) and the cost. */
+export function statusText(
+  state: Pick<UiState, 'model' | 'sessionId' | 'connection' | 'sessionUsage' | 'sessionCostUsd'>,
+  workspaceRoot: string,
+  methodCount: number | undefined,
+): string {
+  return [
+    `Project: ${workspaceRoot}`,
+    `Model:   ${state.model ?? '(none)'}`,
+    `Session: ${state.sessionId ?? '(new; saved with the first message)'}`,
+    `Server:  ${state.connection}${methodCount === undefined ? '' : `, ${methodCount} methods`}`,
+    costText(state.sessionUsage, state.sessionCostUsd),
+  ].join('\n');
 }
 
 /** runId → the user's text, from a session's records (session/export json); unreadable parts are passed over. */

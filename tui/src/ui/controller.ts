@@ -18,16 +18,22 @@ import {
   helpText,
   modelPicker,
   modelsText,
-  promptTexts,
   providersOf,
   sessionsText,
   sessionPicker,
+  statusText,
 } from './command-text.ts';
 import { entryMarkdown } from './export-markdown.ts';
 import { FrameClock } from './frame-clock.ts';
 import type { FrameDrawer } from './frames.ts';
 import { type Interaction, Interactions } from './interactions.ts';
-import { compactSession, exportTranscript, undoInSession } from './session-commands.ts';
+import {
+  chooseModel,
+  compactSession,
+  exportTranscript,
+  sessionPrompts,
+  undoInSession,
+} from './session-commands.ts';
 import {
   availableCommands,
   parseInput,
@@ -428,14 +434,12 @@ export class Controller {
     this.#set({ picker: undefined });
   }
 
+  /** A model or session chosen from a picker: what `/model NAME` or `/resume ID` does. */
   async pick(picker: PickerState, value: string): Promise<void> {
     this.#set({ picker: undefined });
-    try {
-      if (picker.purpose === 'model') await this.#setModel(value);
-      else await this.#resume(value);
-    } catch (error) {
-      this.#note(messageOf(error), 'error');
-    }
+    const name = picker.purpose === 'model' ? 'model' : 'resume';
+    const command = SLASH_COMMANDS.find((c) => c.name === name);
+    if (command !== undefined) await this.#command(command, value);
   }
 
   async exit(): Promise<void> {
@@ -460,20 +464,22 @@ export class Controller {
     }
   }
 
+  /** The server, for what needs it; a command given when it is not running says so. */
+  #server(): Backend {
+    if (this.#backend === undefined) throw new Error('santra-server is not running.');
+    return this.#backend;
+  }
+
   async #commandOrThrow(command: SlashCommand, arg: string): Promise<void> {
-    const server = (): Backend => {
-      if (this.#backend === undefined) throw new Error('santra-server is not running.');
-      return this.#backend;
-    };
+    if (command.idle === true && this.#state.transcript.running) {
+      this.#note('A run is going on: press Esc to stop it first.', 'warning');
+      return;
+    }
     switch (command.name) {
       case 'help':
         this.#note(helpText(this.#state.commands));
         return;
       case 'clear':
-        if (this.#state.transcript.running) {
-          this.#note('A run is going on: press Esc to stop it first.', 'warning');
-          return;
-        }
         this.#exported = [];
         this.#set({ sessionId: undefined, sessionUsage: undefined, sessionCostUsd: 0 });
         this.clearScreen();
@@ -483,7 +489,7 @@ export class Controller {
         await this.exit();
         return;
       case 'status':
-        this.#note(this.#statusText());
+        this.#note(statusText(this.#state, this.#options.workspaceRoot, this.#backend?.methods?.size));
         return;
       case 'cost':
         this.#note(costText(this.#state.sessionUsage, this.#state.sessionCostUsd));
@@ -504,23 +510,23 @@ export class Controller {
       }
       case 'model':
         if (arg !== '') await this.#setModel(arg);
-        else this.#set({ picker: modelPicker((await server().models()).models, this.#state.model) });
+        else this.#set({ picker: modelPicker((await this.#server().models()).models, this.#state.model) });
         return;
       case 'models':
-        this.#note(modelsText((await server().models()).models, this.#state.model));
+        this.#note(modelsText((await this.#server().models()).models, this.#state.model));
         return;
       case 'agents':
-        this.#note(agentsText(await server().agents()));
+        this.#note(agentsText(await this.#server().agents()));
         return;
       case 'sessions':
-        this.#note(sessionsText((await server().sessions(20)).sessions));
+        this.#note(sessionsText((await this.#server().sessions(20)).sessions));
         return;
       case 'resume': {
         if (arg !== '') {
           await this.#resume(arg);
           return;
         }
-        const { sessions } = await server().sessions(50);
+        const { sessions } = await this.#server().sessions(50);
         if (sessions.length === 0) this.#note('No saved session to resume.');
         else this.#set({ picker: sessionPicker(sessions) });
         return;
@@ -532,15 +538,11 @@ export class Controller {
           this.#note(`Nothing to ${command.name} yet: this session has no run.`);
           return;
         }
-        if (this.#state.transcript.running) {
-          this.#note('A run is going on: press Esc to stop it first.', 'warning');
-          return;
-        }
         if (command.name === 'compact') this.#note('Compacting…');
         const note =
           command.name === 'compact'
-            ? await compactSession(server(), sessionId)
-            : await undoInSession(server(), sessionId, arg);
+            ? await compactSession(this.#server(), sessionId)
+            : await undoInSession(this.#server(), sessionId, arg);
         this.#note(note.text, note.tone);
         return;
       }
@@ -552,28 +554,10 @@ export class Controller {
   }
 
   async #setModel(model: string): Promise<void> {
-    const backend = this.#backend;
-    if (backend === undefined) return;
-    if (backend.methods?.has('model/set') === true) {
-      const sessionId = this.#state.sessionId;
-      const result = await backend.request('model/set', {
-        model,
-        ...(sessionId === undefined ? {} : { sessionId }),
-      });
-      this.#selectedModel = undefined;
-      this.#set({ model: result.model });
-    } else {
-      // Without model/set, the model goes with each prompt (prompt.model), which the server checks.
-      const known = (await backend.models()).models.find(
-        (entry) => entry.ref === model || entry.id === model,
-      );
-      if (known === undefined) throw new Error(`Unknown model ${model}. /models lists them.`);
-      if (!known.configured)
-        throw new Error(`${known.ref}: its provider has no key; set it, then choose again.`);
-      this.#selectedModel = known.ref;
-      this.#set({ model: known.ref });
-    }
-    this.#note(`Model: ${this.#state.model ?? model}`);
+    const chosen = await chooseModel(this.#server(), model, this.#state.sessionId);
+    this.#selectedModel = chosen.perPrompt ? chosen.model : undefined;
+    this.#set({ model: chosen.model });
+    this.#note(`Model: ${chosen.model}`);
   }
 
   /**
@@ -582,20 +566,12 @@ export class Controller {
    * prompts come from `session/export` (json) when the server offers it, one per run.
    */
   async #resume(sessionId: string): Promise<void> {
-    const backend = this.#backend;
-    if (backend === undefined) return;
+    const backend = this.#server();
     if (this.#state.transcript.running) {
       this.#note('A run is going on: press Esc to stop it first.', 'warning');
       return;
     }
-    // Without them (no session/export, or it failed) the answers are replayed alone.
-    const prompts =
-      backend.methods?.has('session/export') === true
-        ? await backend.request('session/export', { sessionId, format: 'json' }).then(
-            (exported) => promptTexts(exported.content),
-            () => new Map<string, string>(),
-          )
-        : new Map<string, string>();
+    const prompts = await sessionPrompts(backend, sessionId);
     this.#note('Earlier in this session:');
     this.#replaying = { prompts, runId: undefined };
     let answer: Awaited<ReturnType<Backend['resume']>>;
@@ -611,17 +587,6 @@ export class Controller {
     this.#note(
       `Resumed "${session.title}" (${session.messageCount} messages). The model has its whole history.`,
     );
-  }
-
-  #statusText(): string {
-    const s = this.#state;
-    return [
-      `Project: ${this.#options.workspaceRoot}`,
-      `Model:   ${s.model ?? '(none)'}`,
-      `Session: ${s.sessionId ?? '(new; saved with the first message)'}`,
-      `Server:  ${s.connection}${this.#backend?.methods === undefined ? '' : `, ${this.#backend.methods.size} methods`}`,
-      costText(s.sessionUsage, s.sessionCostUsd),
-    ].join('\n');
   }
 }
 

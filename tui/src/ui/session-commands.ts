@@ -1,15 +1,51 @@
 /**
- * What /compact, /undo and /export do with the server, as functions of the backend: each returns
- * the note the controller shows, so controller.ts keeps only the wiring.
+ * What /model, /resume, /compact, /undo and /export do with the server, as functions of the
+ * backend: each returns what the controller shows or keeps, so controller.ts keeps only the wiring.
  */
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { Backend } from './backend.ts';
-import { formatCost, undoText } from './command-text.ts';
+import { formatCost, promptTexts, undoText } from './command-text.ts';
 
 export interface CommandNote {
   text: string;
   tone: 'info' | 'warning';
+}
+
+/**
+ * The model /model names, for the session (`model/set`) or, without that method, for each prompt
+ * (`perPrompt`: the client sends it with every prompt, after checking the server knows it and has
+ * its provider's key).
+ */
+export async function chooseModel(
+  backend: Backend,
+  model: string,
+  sessionId: string | undefined,
+): Promise<{ model: string; perPrompt: boolean }> {
+  if (backend.methods?.has('model/set') === true) {
+    const result = await backend.request('model/set', {
+      model,
+      ...(sessionId === undefined ? {} : { sessionId }),
+    });
+    return { model: result.model, perPrompt: false };
+  }
+  const known = (await backend.models()).models.find((entry) => entry.ref === model || entry.id === model);
+  if (known === undefined) throw new Error(`Unknown model ${model}. /models lists them.`);
+  if (!known.configured) throw new Error(`${known.ref}: its provider has no key; set it, then choose again.`);
+  return { model: known.ref, perPrompt: true };
+}
+
+/**
+ * runId → the user's text of each run of a saved session (phases carry none), from
+ * `session/export` (json); empty when the server does not offer it or it fails, and /resume then
+ * replays the answers alone.
+ */
+export async function sessionPrompts(backend: Backend, sessionId: string): Promise<Map<string, string>> {
+  if (backend.methods?.has('session/export') !== true) return new Map();
+  return backend.request('session/export', { sessionId, format: 'json' }).then(
+    (exported) => promptTexts(exported.content),
+    () => new Map<string, string>(),
+  );
 }
 
 export async function compactSession(backend: Backend, sessionId: string): Promise<CommandNote> {

@@ -30,6 +30,8 @@ export interface SlashCommand {
   needs?: string;
   /** Carried out by the UI alone: runs at once, even while the server is still starting. */
   local?: true;
+  /** Refused while a run goes on (Esc stops it first). */
+  idle?: true;
 }
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
@@ -40,6 +42,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     args: '',
     does: 'clear the screen and start a new session',
     local: true,
+    idle: true,
   },
   {
     name: 'model',
@@ -64,6 +67,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     args: '',
     does: 'summarise the older part of the conversation (fewer tokens per prompt)',
     needs: 'session/compact',
+    idle: true,
   },
   {
     name: 'undo',
@@ -71,6 +75,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     args: '[run]',
     does: 'put back the files of the last change (run: of the last run that made one)',
     needs: 'session/undo',
+    idle: true,
   },
   { name: 'export', aliases: [], args: '[file]', does: 'write the transcript to a Markdown file' },
   { name: 'exit', aliases: ['quit'], args: '', does: 'leave santra', local: true },
