@@ -12,8 +12,7 @@ import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { runClientSuite, type ScenarioRun } from '../src/client/driver.ts';
 import type { Fault } from '../src/client/fixtures/faults.ts';
 import { buildReport, type ClientReport, formatText } from '../src/client/report.ts';
-import { asMessage, type RpcMessage } from '../src/client/wire.ts';
-import { MessageValidator } from '../src/spec/schema.ts';
+import { invalidServerMessages } from './helpers/server-messages.ts';
 
 const FIXTURE = fileURLToPath(new URL('../src/client/fixtures/fixture-client.ts', import.meta.url));
 
@@ -33,26 +32,6 @@ async function check(args: string[]): Promise<ClientReport & { runs: ScenarioRun
     scenarios: ['editor'],
   });
   return { ...buildReport(command, runs), runs };
-}
-
-/** The scripted server's messages that do not match the schema (the client's answers are the checks'). */
-function invalidServerMessages(runs: ScenarioRun[]): string[] {
-  const validator = new MessageValidator();
-  const problems: string[] = [];
-  for (const run of runs) {
-    const methods = new Map<string, string>();
-    for (const entry of run.report?.transcript ?? []) {
-      const message = asMessage(entry) as (RpcMessage & Record<string, unknown>) | undefined;
-      if (message === undefined) continue;
-      if (entry.from === 'client' && typeof message.method === 'string' && Object.hasOwn(message, 'id'))
-        methods.set(String(message.id), message.method);
-      if (entry.from === 'server')
-        problems.push(
-          ...validator.check(message, (id) => methods.get(id)).map((p) => `${JSON.stringify(message)}: ${p}`),
-        );
-    }
-  }
-  return problems;
 }
 
 const statusOf = (report: ClientReport, id: string) => report.requirements.find((r) => r.id === id)?.status;

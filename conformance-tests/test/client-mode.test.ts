@@ -10,8 +10,7 @@ import { describe, test } from 'node:test';
 import { runClientSuite, type ScenarioRun } from '../src/client/driver.ts';
 import { FAULTS, type Fault } from '../src/client/fixtures/faults.ts';
 import { buildReport, type ClientReport, formatText, junitText } from '../src/client/report.ts';
-import { MessageValidator } from '../src/spec/schema.ts';
-import { asMessage, type RpcMessage } from '../src/client/wire.ts';
+import { invalidServerMessages } from './helpers/server-messages.ts';
 
 const FIXTURE = fileURLToPath(new URL('../src/client/fixtures/fixture-client.ts', import.meta.url));
 
@@ -54,22 +53,7 @@ describe('client mode on the fixture client', () => {
 
     // The scripted server's own messages follow the schema, but for what forward-compat and
     // advertised-phase-type make unknown on purpose.
-    const validator = new MessageValidator();
-    for (const run of runs) {
-      const methods = new Map<string, string>();
-      for (const entry of run.report?.transcript ?? []) {
-        const message = asMessage(entry) as (RpcMessage & Record<string, unknown>) | undefined;
-        if (message === undefined) continue;
-        if (entry.from === 'client' && typeof message.method === 'string' && Object.hasOwn(message, 'id'))
-          methods.set(String(message.id), message.method);
-        if (entry.from !== 'server' || UNKNOWN_ON_PURPOSE.test(JSON.stringify(message))) continue;
-        assert.deepEqual(
-          validator.check(message, (id) => methods.get(id)),
-          [],
-          `${run.scenario}: ${JSON.stringify(message)}`,
-        );
-      }
-    }
+    assert.deepEqual(invalidServerMessages(runs, UNKNOWN_ON_PURPOSE), []);
   });
 
   const cases: [Fault, string[]][] = [

@@ -21,11 +21,10 @@ import {
 } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
 import { nvimTestEnv, runHeadlessNvim, writeTesterAgent } from './helpers/editor-env.ts';
+import { FIXED, ORIGINAL, readThenFixTurns, UNSAVED_LINE } from './helpers/greet-fixture.ts';
 
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('../../editors/lsp-test/fix_flow.lua', import.meta.url));
-const ORIGINAL = 'export function greet(name) {\n  return "Hello " + name;\n}\n';
-const FIXED = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 const FIXED_LINES = ['export function greet(name) {', '  return `Hello, ${name}!`;', '}'];
 
 interface Report {
@@ -99,34 +98,21 @@ test('Neovim LSP client: "Santra: fix" from the code actions, approval allowed, 
 });
 
 test('Neovim LSP client: Santra reads a buffer with an unsaved change, and its edit lands in the buffer with the change kept', async () => {
-  const unsaved = '// greet() is called from main.js';
   const { report, fake, workspace, serverLog } = await fixFlow(
-    [
-      { toolCalls: [{ id: 't1', name: 'read_file', args: { path: 'greet.js' } }] },
-      {
-        toolCalls: [
-          {
-            id: 't2',
-            name: 'str_replace',
-            args: { path: 'greet.js', oldStr: '"Hello " + name', newStr: '`Hello, ${name}!`' },
-          },
-        ],
-      },
-      { text: 'Fixed greet().' },
-    ],
+    readThenFixTurns(),
     // The user's change, made as the file is opened and never saved.
-    [`autocmd BufReadPost greet.js call append(line('$'), '${unsaved}')`],
+    [`autocmd BufReadPost greet.js call append(line('$'), '${UNSAVED_LINE}')`],
   );
   // The model's request after read_file carries its result: the buffer, not the file on disk.
   const readResult = JSON.stringify((fake.requests[1]?.body as { messages: unknown[] }).messages.at(-1));
-  assert.ok(readResult.includes(unsaved), readResult);
+  assert.ok(readResult.includes(UNSAVED_LINE), readResult);
   assert.equal(report.requests.length, 1);
   assert.match(report.requests[0]?.message ?? '', /^Santra wants to modify greet\.js \(\+1 -1\)/);
-  assert.deepEqual(report.lines, [...FIXED_LINES, unsaved]);
+  assert.deepEqual(report.lines, [...FIXED_LINES, UNSAVED_LINE]);
   // Put there by fs/writeTextFile: the editor took the edit (Santra logs a write it could not make).
   assert.doesNotMatch(serverLog, /could not write/);
   assert.equal(report.modified, true);
-  assert.equal(readFileSync(join(workspace, 'greet.js'), 'utf8'), `${FIXED}${unsaved}\n`);
+  assert.equal(readFileSync(join(workspace, 'greet.js'), 'utf8'), `${FIXED}${UNSAVED_LINE}\n`);
   assert.ok(!report.messages.some((m) => m.includes('unsaved changes')), report.messages.join(' | '));
   assert.ok(report.messages.includes('Fixed greet().'), report.messages.join(' | '));
   assert.equal(report.exit_code, 0);

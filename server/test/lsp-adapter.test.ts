@@ -39,9 +39,7 @@ import { offsetAt } from '../src/connection/lsp/documents.ts';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { SERVER_BIN } from './helpers/wire.ts';
 import { santraTestEnv, writeTesterAgent } from '../../scripts/test/helpers/editor-env.ts';
-
-const ORIGINAL = 'export function greet(name) {\n  return "Hello " + name;\n}\n';
-const FIXED = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+import { FIXED, ORIGINAL, readThenFixTurns, UNSAVED_LINE } from '../../scripts/test/helpers/greet-fixture.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 after(async () => {
@@ -191,22 +189,7 @@ const WITHOUT_BUTTONS: ClientCapabilities = {
 };
 
 /** A line the user typed into the buffer and did not save. */
-const UNSAVED = '// greet() is called from main.js\n';
-
-/** The model reads greet.js, then replaces the expression in it. */
-const unsavedFixTurns = (): FakeTurn[] => [
-  { toolCalls: [{ id: 't1', name: 'read_file', args: { path: 'greet.js' } }] },
-  {
-    toolCalls: [
-      {
-        id: 't2',
-        name: 'str_replace',
-        args: { path: 'greet.js', oldStr: '"Hello " + name', newStr: '`Hello, ${name}!`' },
-      },
-    ],
-  },
-  { text: 'Fixed greet().' },
-];
+const UNSAVED = `${UNSAVED_LINE}\n`;
 
 /** The last message of the model's request number `index`: there, the tool results it was given. */
 function lastMessage(fake: FakeProvider, index: number): string {
@@ -385,7 +368,7 @@ describe('santra lsp', () => {
   });
 
   test('a buffer with unsaved changes: the model reads them, the approved edit lands in the buffer with them kept, and the disk holds both', async () => {
-    const e = await editor(unsavedFixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
+    const e = await editor(readThenFixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
     await type(e, ORIGINAL + UNSAVED);
     await runAction(e, 'Santra: fix');
     await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
@@ -411,7 +394,7 @@ describe('santra lsp', () => {
   });
 
   test('an editor that refuses the edit: Santra writes the disk itself, and the user is told to reload the buffer', async () => {
-    const e = await editor(unsavedFixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
+    const e = await editor(readThenFixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
     await type(e, ORIGINAL + UNSAVED);
     e.refuseEdits = 'the buffer is read-only';
     await runAction(e, 'Santra: fix');
