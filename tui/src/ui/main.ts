@@ -19,7 +19,7 @@ export interface InteractiveEnvironment {
   clientVersion: string;
   /** The server, when bin.ts started it early. */
   server?: ChildProcessWithoutNullStreams;
-  /** What was typed while santra started: its lines are sent as if typed in the composer. */
+  /** What was typed while santra started: given to the composer as it is drawn. */
   typedAhead?: HeldInput;
 }
 
@@ -61,8 +61,8 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
       done(0);
     },
   });
-  // Released as the UI is drawn: from then on its composer reads what is typed.
-  const typedAhead = environment.typedAhead?.release() ?? [];
+  // Released as the UI is drawn: its composer reads what was typed first.
+  environment.typedAhead?.release();
   const instance = render(h(App, { controller }), {
     // santra draws this UI only on a terminal; a CI or CONTINUOUS_INTEGRATION variable in the
     // user's environment must not make Ink hold every frame back until exit.
@@ -75,7 +75,6 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
     incrementalRendering: true,
   });
   void loadMarkdown();
-  for (const line of typedAhead) controller.submit(line);
   void controller.start();
   return finished;
 }
