@@ -34,10 +34,9 @@ class Editor {
       },
       writeText: async (path, text) => {
         this.writes.push({ path, text });
-        if (this.failWrites) return false;
+        if (this.failWrites) return;
         this.buffers.set(path, text);
         if (this.saves) await writeFile(path, text);
-        return true;
       },
     };
   }

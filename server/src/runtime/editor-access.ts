@@ -6,16 +6,15 @@
  */
 import type { ClientCapabilities } from '#protocol';
 import { PROVIDER_KEYS } from '../tools/commands/env.ts';
+import { MAX_TEXT_FILE_BYTES } from '../tools/files/helpers.ts';
 import type { EditorAccess, EditorCommand } from '../tools/types.ts';
 import type { Logger } from '../support/log.ts';
 import type { ClientChannel } from './contract.ts';
 
 /** How long a read or write waits for the editor before the disk is used instead. */
-export const EDITOR_FILE_TIMEOUT_MS = 10_000;
+const EDITOR_FILE_TIMEOUT_MS = 10_000;
 /** Beyond the command's own timeout, how long the editor may take to report that it killed it. */
 const TERMINAL_GRACE_MS = 10_000;
-/** The editor's text is a file the tools load: the same bound as a file on disk. */
-const MAX_EDITOR_TEXT_CHARS = 16 * 1024 * 1024;
 
 export interface EditorScope {
   sessionId: string;
@@ -51,7 +50,8 @@ export function editorAccess(
     access.readText = async (path) => {
       try {
         const { text } = await client.readTextFile({ sessionId, path }, within(EDITOR_FILE_TIMEOUT_MS));
-        if (text !== null && text.length > MAX_EDITOR_TEXT_CHARS) {
+        // The editor's text is a file the tools load: the same bound as a file on disk.
+        if (text !== null && text.length > MAX_TEXT_FILE_BYTES) {
           log.warn(`the editor's text of ${path} is larger than a file the tools load; using the disk`);
           return undefined;
         }
@@ -66,10 +66,8 @@ export function editorAccess(
     access.writeText = async (path, text) => {
       try {
         await client.writeTextFile({ sessionId, path, text }, within(EDITOR_FILE_TIMEOUT_MS));
-        return true;
       } catch (error) {
         failed(`write ${path}`, error);
-        return false;
       }
     };
   }

@@ -333,7 +333,7 @@ const MAX_CLIENT_TEXT_INTERVAL_MS = 100;
  * client's drawing interval (§7.2, SANTRA-PHASE-008, at most 100 ms) when that is longer — a
  * client that draws every 50 ms gains nothing from being woken every 8.
  */
-export function textBatchMs(configured: number, capabilities: ClientCapabilities): number {
+function textBatchMs(configured: number, capabilities: ClientCapabilities): number {
   // 0 is the user's own choice: every delta at once.
   if (configured === 0) return 0;
   return Math.max(configured, Math.min(capabilities.textIntervalMs ?? 0, MAX_CLIENT_TEXT_INTERVAL_MS));

@@ -97,10 +97,11 @@ export interface EditorAccess {
    */
   readText?: (absolute: string) => Promise<string | undefined>;
   /**
-   * Puts an approved text into the editor's buffer of an existing file and has it saved. False:
-   * the editor failed, so the caller writes the disk itself. Never rejects.
+   * Puts an approved text into the editor's buffer of an existing file and has it saved. The
+   * caller checks the disk afterwards and writes it itself where the editor did not (or failed).
+   * Never rejects.
    */
-  writeText?: (absolute: string, text: string) => Promise<boolean>;
+  writeText?: (absolute: string, text: string) => Promise<void>;
   /**
    * Runs an approved command in the editor's terminal (`/bin/sh -c`). Rejects when the editor
    * failed or answered nonsense: the command may or may not have run.

@@ -167,10 +167,11 @@ export class AcpSession {
       // A cancelled command's terminal is killed and released before the turn is answered: the
       // editor may drop the session's terminals, or the connection, as soon as it has the answer.
       // Bounded: an editor that never answers terminal/kill must not hold the turn forever.
-      await Promise.race([
-        Promise.allSettled(this.#terminals),
-        delay(TERMINAL_CLEANUP_MS, undefined, { ref: false }),
-      ]);
+      if (this.#terminals.size > 0)
+        await Promise.race([
+          Promise.allSettled(this.#terminals),
+          delay(TERMINAL_CLEANUP_MS, undefined, { ref: false }),
+        ]);
       await this.#sent;
     }
   }

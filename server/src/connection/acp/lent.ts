@@ -25,6 +25,8 @@ import type {
   TerminalRunResult,
 } from '#protocol';
 import type { Logger } from '../../support/log.ts';
+import type { Editor } from './permissions.ts';
+import { charBoundarySuffix } from '../../tools/commands/output-capture.ts';
 import { Declined, type LentCapabilities } from '../adapters/santra-client.ts';
 
 /** What the Santra link declares: exactly what the ACP client offers, nothing it did not. */
@@ -39,29 +41,22 @@ export function lentCapabilities(capabilities: ClientCapabilities): LentCapabili
   };
 }
 
-export interface LendingEditor {
-  context: AgentContext;
-  /** The ACP session the requests belong to. */
-  sessionId: string;
-  log: Logger;
-}
+/** The ACP session the requests belong to, as the permissions see it, and where to log. */
+export type LendingEditor = Pick<Editor, 'context' | 'sessionId'> & { log: Logger };
 
 export async function readFromEditor(
   editor: LendingEditor,
   params: FsReadTextFileParams,
   signal: AbortSignal,
 ): Promise<FsReadTextFileResult> {
-  try {
-    const { content } = await editor.context.request(
+  const { content } = await orDeclined(signal, `read ${params.path}`, () =>
+    editor.context.request(
       'fs/read_text_file',
       { sessionId: editor.sessionId, path: params.path },
       { cancellationSignal: signal, stopWaitingOnCancel: true },
-    );
-    return { text: content };
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new Declined(`the editor could not read ${params.path}: ${reason(error)}`);
-  }
+    ),
+  );
+  return { text: content };
 }
 
 export async function writeToEditor(
@@ -69,16 +64,23 @@ export async function writeToEditor(
   params: FsWriteTextFileParams,
   signal: AbortSignal,
 ): Promise<FsWriteTextFileResult> {
-  try {
-    await editor.context.request(
+  await orDeclined(signal, `write ${params.path}`, () =>
+    editor.context.request(
       'fs/write_text_file',
       { sessionId: editor.sessionId, path: params.path, content: params.text },
       { cancellationSignal: signal, stopWaitingOnCancel: true },
-    );
-    return {};
+    ),
+  );
+  return {};
+}
+
+/** The editor's answer; its failure Declined (Santra then uses the disk), unless the run was cancelled. */
+async function orDeclined<T>(signal: AbortSignal, what: string, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
   } catch (error) {
     if (signal.aborted) throw error;
-    throw new Declined(`the editor could not write ${params.path}: ${reason(error)}`);
+    throw new Declined(`the editor could not ${what}: ${reason(error)}`);
   }
 }
 
@@ -169,10 +171,7 @@ async function waitForExit(
  */
 export function keepEnd(text: string, limit: number): string {
   const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= limit) return text;
-  let start = bytes.length - limit;
-  while (start < bytes.length && ((bytes[start] ?? 0) & 0xc0) === 0x80) start += 1;
-  return bytes.subarray(start).toString('utf8');
+  return bytes.length <= limit ? text : charBoundarySuffix(bytes, limit).toString('utf8');
 }
 
 function reason(error: unknown): string {

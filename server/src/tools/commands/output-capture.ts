@@ -103,7 +103,7 @@ function charBoundaryPrefix(buffer: Buffer, n: number): Buffer {
 }
 
 /** The last `n` bytes of `buffer`, shortened so it starts at a character. */
-function charBoundarySuffix(buffer: Buffer, n: number): Buffer {
+export function charBoundarySuffix(buffer: Buffer, n: number): Buffer {
   let start = buffer.length - n;
   while (start < buffer.length && isContinuation(buffer[start])) start++;
   return buffer.subarray(start);

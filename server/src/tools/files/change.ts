@@ -19,7 +19,7 @@ import { atomicWriteIn } from '../../workspace/atomic-write.ts';
 import { type PinnedDir, readEntry, withPinnedParent } from '../../workspace/pinned-dir.ts';
 import type { ResolvedPath } from '../../workspace/workspace.ts';
 import { CHANGED_DURING_APPROVAL } from './text-match.ts';
-import { refused, type ToolContext, type ToolResult, toolError } from '../types.ts';
+import { type EditorAccess, refused, type ToolContext, type ToolResult, toolError } from '../types.ts';
 
 /** The new content (undefined deletes the file), or an error for the model. */
 export type Produce = (
@@ -113,10 +113,11 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
     if (!decision.allowed) return refused(decision);
     // The approval is bound to the diff it showed: write only over the content it was computed
     // from. A change meanwhile (not ours: we hold the lock) means compute and ask again.
+    const writeText = editor?.writeText;
     const done =
-      operation === 'modify' && next !== undefined && editor?.writeText !== undefined
-        ? await writeThroughEditor(context, target, { current, held, disk, next })
-        : await writeOnDisk(context, target, { current, disk, next });
+      operation === 'modify' && next !== undefined && writeText !== undefined
+        ? await writeThroughEditor(context, target, writeText, { current, held, disk, next })
+        : await writeOnDisk(context, target, { disk, next });
     if (done !== false) {
       // The bytes replaced, not their text: undo restores a file that was not UTF-8 exactly.
       context.fileChanged({
@@ -144,8 +145,6 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
 
 /** What a change was computed from and what it writes. */
 interface Approved {
-  /** The content the change was computed from: the editor's text, else the disk's. */
-  current: string | undefined;
   /** The disk's bytes then (undefined: no file). */
   disk: Buffer | undefined;
   /** The new content (undefined deletes the file). */
@@ -192,16 +191,22 @@ function writeOnDisk(context: ToolContext, target: ResolvedPath, approved: Appro
 async function writeThroughEditor(
   context: ToolContext,
   target: ResolvedPath,
-  approved: Approved & { held: string | undefined; next: string },
+  writeText: NonNullable<EditorAccess['writeText']>,
+  approved: Approved & {
+    /** The content the change was computed from: the editor's text, else the disk's. */
+    current: string | undefined;
+    /** The editor's text then (undefined: it held none). */
+    held: string | undefined;
+    next: string;
+  },
 ): Promise<Written> {
   const { current, held, next } = approved;
-  const editor = context.editor;
   const display = target.display;
   const now = await diskBytes(context, target);
   if (now === undefined) return false;
-  const heldNow = held === undefined ? undefined : await editor?.readText?.(target.absolute);
+  const heldNow = held === undefined ? undefined : await context.editor?.readText?.(target.absolute);
   if ((heldNow ?? now.toString('utf8')) !== current) return false;
-  await editor?.writeText?.(target.absolute, next);
+  await writeText(target.absolute, next);
   await withPinnedParent(
     context.workspace,
     target.absolute,
