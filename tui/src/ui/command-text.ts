@@ -1,21 +1,21 @@
 /**
- * What the slash commands print and offer: /help, /models, /cost, /status, the model and session pickers,
- * and the user's prompts of a session's records (for /resume). Pure text from protocol data; the
- * controller carries the commands out.
+ * What the slash commands print and offer: /help, /models, /cost, /status, the model and session
+ * pickers, and the user's prompts of a session's records (for /resume). Pure text from protocol
+ * data; the controller carries the commands out.
  */
 import type { ModelEntry, ResultOf, SessionInfo, UndoneChange, Usage } from '#protocol';
 import type { PickerState, SetupState, UiState } from './ui-state.ts';
 import { keyHelp } from './keybindings.ts';
 import { commandHelp, type SlashCommand } from './slash-commands.ts';
 
+/** The context window of a model the catalog does not know: the server's to guess. */
+export const UNKNOWN_CONTEXT = 0;
+
 /**
  * The models grouped by provider, each provider with the model to offer first: the current model
  * when it is this provider's (named in the environment or the config, its key missing), else the
  * provider's default model, when known and listed.
  */
-/** The context window of a model the catalog does not know: the server's to guess. */
-export const UNKNOWN_CONTEXT = 0;
-
 export function providersOf(
   models: readonly ModelEntry[],
   current = '',
