@@ -50,6 +50,11 @@ local function declined(respond, message)
   respond(nil, { code = -32803, message = message })
 end
 
+-- InvalidParams (-32602): a field that is not a string.
+local function not_a_string(respond, method, field)
+  respond(nil, { code = -32602, message = method .. ': params.' .. field .. ' must be a string' })
+end
+
 --- Runs `fn(...)`, which returns a value or nil and a message; Neovim refusing the change (the
 --- command-line window is open, say) is a message too.
 local function attempt(fn, ...)
@@ -64,7 +69,7 @@ end
 --- (RequestFailed) makes Santra use the disk.
 local function serve_file(method, params, respond)
   if type(params.path) ~= 'string' then
-    return respond(nil, { code = -32602, message = method .. ': params.path must be a string' })
+    return not_a_string(respond, method, 'path')
   end
   if method == 'fs/readTextFile' then
     local text, err = attempt(buffers.read, params.path)
@@ -74,7 +79,7 @@ local function serve_file(method, params, respond)
     return respond({ text = text == nil and vim.NIL or text })
   end
   if type(params.text) ~= 'string' then
-    return respond(nil, { code = -32602, message = method .. ': params.text must be a string' })
+    return not_a_string(respond, method, 'text')
   end
   local written, err = attempt(buffers.write, params.path, params.text)
   if not written then
