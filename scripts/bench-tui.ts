@@ -106,6 +106,12 @@ const mb = (bytes: number | undefined) => (bytes === undefined ? '?' : `${(bytes
 const fmt = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
+/** The median, min and max of `values`, each written with `format`, for the rows of a table. */
+const medianMinMax = (values: number[], format: (value: number) => string): [string, string, string] => [
+  format(median(values)),
+  format(Math.min(...values)),
+  format(Math.max(...values)),
+];
 
 /** The whole environment of santra: nothing inherited but PATH. */
 function santraEnv(name: string, url: string): NodeJS.ProcessEnv {
@@ -214,27 +220,38 @@ function readFrames(file: string, from: number): { frames: FrameRecord[]; outsid
 }
 const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 
+/**
+ * Measures each build `runs` times, alternating between them run by run (a before/after comparison on
+ * a machine whose load drifts); returns the samples of each build, in the order of SANTRA_BINS.
+ */
+async function alternate<T>(
+  runs: number,
+  measure: (bin: string, index: number, run: number) => Promise<T>,
+): Promise<T[][]> {
+  const samples = SANTRA_BINS.map((): T[] => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [index, bin] of SANTRA_BINS.entries()) samples[index]?.push(await measure(bin, index, run));
+  }
+  return samples;
+}
+
+/** The build a row measures, after its label: its path when there are several builds, else nothing. */
+const whichBuild = (bin: string) => (SANTRA_BINS.length === 1 ? '' : ` (${bin})`);
+
 const lines: string[] = [];
 const machine = `Node ${process.version}, ${process.platform} ${process.arch}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`;
 
 /** 1. Start-up, alternating between the builds. */
 async function startupSection(url: string): Promise<void> {
-  const first = SANTRA_BINS.map((): number[] => []);
-  const ready = SANTRA_BINS.map((): number[] => []);
-  const firstCpu = SANTRA_BINS.map((): number[] => []);
-  for (let run = 0; run <= runs; run++) {
-    for (const [index, bin] of SANTRA_BINS.entries()) {
-      setStep(`start-up run ${run} of ${bin}`);
-      const launched = await launch(`startup-${run}-${index}`, url, bin);
-      await launched.pane.quit();
-      if (run === 0) continue; // the warm-up: fills V8's compile cache
-      first[index]?.push(launched.firstFrame);
-      ready[index]?.push(launched.ready);
-      firstCpu[index]?.push(launched.firstFrameCpu);
-    }
-  }
-  const row = (what: string, samples: number[]) =>
-    `| ${what} | ${ms(median(samples))} | ${ms(Math.min(...samples))} | ${ms(Math.max(...samples))} |`;
+  const measured = await alternate(runs + 1, async (bin, index, run) => {
+    setStep(`start-up run ${run} of ${bin}`);
+    const { pane, firstFrame, ready, firstFrameCpu } = await launch(`startup-${run}-${index}`, url, bin);
+    await pane.quit();
+    return { firstFrame, ready, firstFrameCpu };
+  });
+  // Run 0 of each build is the warm-up: it fills V8's compile cache, and is left out.
+  const taken = measured.map((samples) => samples.slice(1));
+  const row = (what: string, samples: number[]) => `| ${what} | ${medianMinMax(samples, ms).join(' | ')} |`;
   lines.push(
     `### Start-up`,
     '',
@@ -245,14 +262,21 @@ async function startupSection(url: string): Promise<void> {
     '| --- | --- | --- | --- |',
   );
   for (const [index, bin] of SANTRA_BINS.entries()) {
-    const which = SANTRA_BINS.length === 1 ? '' : ` (${bin})`;
+    const samples = taken[index] as { firstFrame: number; ready: number; firstFrameCpu: number }[];
+    const which = whichBuild(bin);
     lines.push(
-      row(`first complete frame (composer and chrome bar)${which}`, first[index] as number[]),
+      row(
+        `first complete frame (composer and chrome bar)${which}`,
+        samples.map((sample) => sample.firstFrame),
+      ),
       row(
         `ready (the chrome bar names the model: \`initialize\` answered)${which}`,
-        ready[index] as number[],
+        samples.map((sample) => sample.ready),
       ),
-      row(`CPU of santra's main thread until the first frame was seen${which}`, firstCpu[index] as number[]),
+      row(
+        `CPU of santra's main thread until the first frame was seen${which}`,
+        samples.map((sample) => sample.firstFrameCpu),
+      ),
     );
   }
   lines.push('');
@@ -293,6 +317,7 @@ async function longSection(url: string): Promise<void> {
   }
   const cpuSantra = cpu1.santra - cpu0.santra;
   const cpuServer = cpu1.server - cpu0.server;
+  const start = lines.length;
   lines.push(
     `### A ${fmt(chars)}-character answer (${fmt(deltas)} deltas, unpaced)`,
     '',
@@ -306,7 +331,7 @@ async function longSection(url: string): Promise<void> {
     `| deltas in the scrollback afterwards | ${fmt(deltas - missing)} of ${fmt(deltas)}, ${fmt(twice)} more than once | all, once | ${verdict(missing === 0 && twice === 0)} |`,
     '',
   );
-  console.error(lines.slice(-10).join('\n'));
+  console.error(lines.slice(start).join('\n'));
 
   setStep('idle CPU');
   await pause(1000);
@@ -354,21 +379,19 @@ async function pacedCpu(url: string, bin: string, name: string) {
  * before/after comparison on a machine whose load drifts); with `--profile`, where santra's time goes.
  */
 async function cpuSection(url: string): Promise<void> {
-  const samples = SANTRA_BINS.map(() => ({ first: [] as PacedCpu[], second: [] as PacedCpu[] }));
-  let ended = false;
-  for (let run = 0; run < runs; run++) {
-    for (const [index, bin] of SANTRA_BINS.entries()) {
-      setStep(`CPU at 200 tokens/s, run ${run} of ${bin}`);
-      const sample = await pacedCpu(url, bin, `paced-${run}-${index}`);
-      samples[index]?.first.push(sample.first);
-      samples[index]?.second.push(sample.second);
-      ended ||= sample.ended;
-    }
-  }
+  const samples = await alternate(runs, (bin, index, run) => {
+    setStep(`CPU at 200 tokens/s, run ${run} of ${bin}`);
+    return pacedCpu(url, bin, `paced-${run}-${index}`);
+  });
+  const ended = samples.flat().some((sample) => sample.ended);
   const share = (values: number[]) => {
-    const percent = values.map((seconds) => (seconds / 5) * 100);
-    return `${fmt(median(percent), 1)}% (${fmt(Math.min(...percent), 1)}–${fmt(Math.max(...percent), 1)})`;
+    const [middle, least, most] = medianMinMax(
+      values.map((seconds) => (seconds / 5) * 100),
+      (percent) => fmt(percent, 1),
+    );
+    return `${middle}% (${least}–${most})`;
   };
+  const start = lines.length;
   lines.push(
     `### CPU at 200 tokens/s (5 s from the answer's second second, % of one core; median of ${runs} runs, min–max)`,
     '',
@@ -378,9 +401,11 @@ async function cpuSection(url: string): Promise<void> {
     '| --- | --- | --- | --- | --- | --- |',
   );
   for (const [index, bin] of SANTRA_BINS.entries()) {
-    const which = SANTRA_BINS.length === 1 ? '' : ` (${bin})`;
+    const which = whichBuild(bin);
     for (const answer of ['first', 'second'] as const) {
-      const taken = samples[index]?.[answer] as PacedCpu[];
+      const taken = (samples[index] as { first: PacedCpu; second: PacedCpu }[]).map(
+        (sample) => sample[answer],
+      );
       const santra = taken.map((sample) => sample.santra);
       lines.push(
         `| streaming at 200 tokens/s${which}${ended ? ' (a stream ended early!)' : ''} | ${answer} | ${share(santra)} | ${share(taken.map((sample) => sample.server))} | < 10% | ${verdict(median(santra) < 0.5)} |`,
@@ -388,7 +413,7 @@ async function cpuSection(url: string): Promise<void> {
     }
   }
   lines.push('');
-  console.error(lines.slice(-(2 * SANTRA_BINS.length + 7)).join('\n'));
+  console.error(lines.slice(start).join('\n'));
   if (!values.profile) return;
   setStep('a CPU profile at 200 tokens/s');
   const dir = join(root, 'profile');
@@ -402,6 +427,7 @@ async function cpuSection(url: string): Promise<void> {
   await pane.quit();
   const file = newestProfile(dir);
   if (file === undefined) throw new Error('santra wrote no CPU profile');
+  const profileStart = lines.length;
   lines.push(
     '#### Where santra’s CPU goes at 200 tokens/s',
     '',
@@ -410,7 +436,7 @@ async function cpuSection(url: string): Promise<void> {
     ...summarizeProfile(file, 12, 'santra'),
     '',
   );
-  console.error(lines.slice(-36).join('\n'));
+  console.error(lines.slice(profileStart).join('\n'));
 }
 
 /** The transcript sizes at which frames are measured (issue 12). */
@@ -453,6 +479,7 @@ async function frameSection(url: string): Promise<void> {
     );
   }
   await pane.quit();
+  const start = lines.length;
   lines.push(
     '### Per frame, streaming at 200 tokens/s (3 s of answer)',
     '',
@@ -473,7 +500,7 @@ async function frameSection(url: string): Promise<void> {
       '',
     );
   }
-  console.error(lines.slice(-(rows.length + 10)).join('\n'));
+  console.error(lines.slice(start).join('\n'));
 }
 
 /** 5. Keypresses, and RSS along many short turns. */
@@ -499,6 +526,7 @@ async function turnSection(url: string): Promise<void> {
   await chat.quit();
   const keyRow = (name: string, sample: { echo: number[]; tmux: number[] }) =>
     `| ${name} | ${ms(median(sample.echo))} | ${ms(percentile(sample.echo, 95))} | ${ms(Math.max(...sample.echo))} | ${ms(median(sample.tmux))} | ${verdict(percentile(sample.echo, 95) < 50)} |`;
+  const start = lines.length;
   lines.push(
     '### Keypresses and many turns',
     '',
@@ -514,7 +542,7 @@ async function turnSection(url: string): Promise<void> {
       `; santra-server at the end: ${mb(serverRss)}. Goal: under 200 MB and flat.`,
     '',
   );
-  console.error(lines.slice(-10).join('\n'));
+  console.error(lines.slice(start).join('\n'));
 }
 
 async function main(): Promise<void> {
