@@ -26,7 +26,7 @@ import type {
 } from '#protocol';
 import type { Logger } from '../../support/log.ts';
 import type { Editor } from './permissions.ts';
-import { charBoundarySuffix } from '../../tools/commands/output-capture.ts';
+import { charBoundarySuffix } from '../../support/utf8-cut.ts';
 import { Declined, type LentCapabilities } from '../adapters/santra-client.ts';
 
 /** What the Santra link declares: exactly what the ACP client offers, nothing it did not. */

@@ -3,6 +3,7 @@
  * started and how it ended, so a capture keeps the first 40% and the last 60% of its limit and
  * counts what fell in between. Cuts never split a UTF-8 character.
  */
+import { charBoundaryPrefix, charBoundarySuffix } from '../../support/utf8-cut.ts';
 
 const HEAD_SHARE = 0.4;
 
@@ -89,24 +90,6 @@ export function splitBudget(limit: number, a: number, b: number): [number, numbe
   if (a <= half) return [a, limit - a];
   if (b <= half) return [limit - b, b];
   return [half, limit - half];
-}
-
-function isContinuation(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
-}
-
-/** The first `n` bytes of `buffer`, shortened so the cut falls before a character, not inside it. */
-function charBoundaryPrefix(buffer: Buffer, n: number): Buffer {
-  let end = n;
-  while (end > 0 && end < buffer.length && isContinuation(buffer[end])) end--;
-  return buffer.subarray(0, end);
-}
-
-/** The last `n` bytes of `buffer`, shortened so it starts at a character. */
-export function charBoundarySuffix(buffer: Buffer, n: number): Buffer {
-  let start = buffer.length - n;
-  while (start < buffer.length && isContinuation(buffer[start])) start++;
-  return buffer.subarray(start);
 }
 
 // Cutting at a line break reads better, when one is near the cut (within a fifth of the part).
