@@ -74,6 +74,7 @@ export function renderMethodTable(): JsonSchema {
       since: spec.since,
       stability: spec.stability,
       summary: spec.summary,
+      ...(spec.core === true ? { core: true } : {}),
     })),
     errors: errorCatalog.map(({ name, code, retryable, description }) => ({
       name,

@@ -60,6 +60,11 @@ export interface MethodSpec {
   since: string;
   stability: Stability;
   summary: string;
+  /**
+   * A core method: one every server handles or sends, and lists in `capabilities.methods`
+   * (SANTRA-LIFE-005).
+   */
+  core?: true;
 }
 
 /**
@@ -76,6 +81,7 @@ export const methods = {
     since: '0.1.0',
     stability: 'stable',
     summary: 'Opens the connection: negotiates the protocol version and exchanges capabilities.',
+    core: true,
   },
   initialized: {
     direction: 'client_to_server',
@@ -84,6 +90,7 @@ export const methods = {
     since: '0.1.0',
     stability: 'stable',
     summary: 'The client has processed the `initialize` result.',
+    core: true,
   },
   shutdown: {
     direction: 'client_to_server',
@@ -93,6 +100,7 @@ export const methods = {
     since: '0.1.0',
     stability: 'stable',
     summary: 'Cancels running work, saves state, and answers null; only `exit` may follow.',
+    core: true,
   },
   exit: {
     direction: 'client_to_server',
@@ -101,6 +109,7 @@ export const methods = {
     since: '0.1.0',
     stability: 'stable',
     summary: 'Ends the server process: code 0 after `shutdown`, 1 without it.',
+    core: true,
   },
   '$/cancelRequest': {
     direction: 'both',
@@ -109,6 +118,7 @@ export const methods = {
     since: '0.1.0',
     stability: 'stable',
     summary: 'Cancels an in-flight request; it still gets a response (a result or RequestCancelled).',
+    core: true,
   },
   prompt: {
     direction: 'client_to_server',
@@ -118,6 +128,7 @@ export const methods = {
     since: '0.1.0',
     stability: 'experimental',
     summary: 'Starts a run; answers when the run ends, after all of its `phase` notifications.',
+    core: true,
   },
   phase: {
     direction: 'server_to_client',
@@ -126,6 +137,7 @@ export const methods = {
     since: '0.1.0',
     stability: 'experimental',
     summary: 'Streams what happens during a run: status, text and thinking deltas, tools, sections, errors.',
+    core: true,
   },
   approve: {
     direction: 'server_to_client',
@@ -135,6 +147,7 @@ export const methods = {
     since: '0.1.0',
     stability: 'experimental',
     summary: 'Asks the user to allow a file change (with its diff) or a command.',
+    core: true,
   },
   'model/list': {
     direction: 'client_to_server',
@@ -247,6 +260,7 @@ export const methods = {
     since: '0.1.0',
     stability: 'experimental',
     summary: 'Asks the user a question, optionally with choices.',
+    core: true,
   },
   'fs/readTextFile': {
     direction: 'server_to_client',

@@ -241,7 +241,7 @@ function idsNotReused({ transcript }: Exchange): Finding {
 }
 
 /** The server's requests of `method`, each with the client's responses and whether it was cancelled. */
-function serverRequests(transcript: WireEntry[], method?: string) {
+export function serverRequests(transcript: WireEntry[], method?: string) {
   const server = located(transcript, 'server');
   const client = located(transcript, 'client');
   return server

@@ -18,11 +18,12 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { type Finding, fail, fromProblems, notApplicable } from './findings.ts';
+import { serverRequests } from './checks.ts';
 import { isObject, validateDefinition } from './json-schema.ts';
 import type { Scenario } from './scenarios.ts';
 import type { RunContext } from './scripted-peer.ts';
-import { answered, phases, RUN, type Send } from './scripted-run.ts';
-import { asMessage, isResponse, type RpcMessage, sameId, type WireEntry } from './wire.ts';
+import { answered, delay, phases, RUN, type Send } from './scripted-run.ts';
+import { type RpcMessage, sameId, type WireEntry } from './wire.ts';
 
 /** A variable the driver gives every client, which `terminal/run` tells it to keep from commands. */
 export const SECRET_VARIABLE = 'SANTRA_CONFORMANCE_SECRET_TOKEN';
@@ -78,17 +79,30 @@ function observe(run: RunContext, observed: Observed): void {
   run.note(`${OBSERVED}${JSON.stringify(observed)}`);
 }
 
-/** A tool call around a request, so a client shows the request where it belongs. */
+/** How a tool call ends: the `tool_result` summary and output of each status. */
+const ENDINGS = {
+  ok: { summary: 'done', output: 'Done.' },
+  cancelled: { summary: 'cancelled', output: 'Cancelled.' },
+} as const;
+
+/**
+ * A tool call around a request, so a client shows the request where it belongs: `summary` is the
+ * call's (the tool and its args by default), `status` how it ended.
+ */
 async function tool<T>(
   send: Send,
   id: string,
   name: string,
   args: unknown,
   act: () => Promise<T>,
+  {
+    summary = `${name} ${JSON.stringify(args)}`,
+    status = 'ok',
+  }: { summary?: string; status?: keyof typeof ENDINGS } = {},
 ): Promise<T> {
-  send('tool_call', { toolCallId: id, toolName: name, args, summary: `${name} ${JSON.stringify(args)}` });
+  send('tool_call', { toolCallId: id, toolName: name, args, summary });
   const outcome = await act();
-  send('tool_result', { toolCallId: id, toolName: name, status: 'ok', summary: 'done', output: 'Done.' });
+  send('tool_result', { toolCallId: id, toolName: name, status, ...ENDINGS[status] });
   return outcome;
 }
 
@@ -143,23 +157,20 @@ async function runInTerminal(run: RunContext, send: Send, dir: string): Promise<
 
   const id = 'term-cancel';
   const command = outliving('cancel-marker');
-  send('tool_call', { toolCallId: id, toolName: 'run_command', args: { command }, summary: command });
-  void run.request(id, 'terminal/run', terminalParams(id, command, dir));
-  await delay(300);
-  run.cancel(id);
-  send('tool_result', {
-    toolCallId: id,
-    toolName: 'run_command',
-    status: 'cancelled',
-    summary: 'cancelled',
-    output: 'Cancelled.',
-  });
+  await tool(
+    send,
+    id,
+    'run_command',
+    { command },
+    async () => {
+      void run.request(id, 'terminal/run', terminalParams(id, command, dir));
+      await delay(300);
+      run.cancel(id);
+    },
+    { summary: command, status: 'cancelled' },
+  );
   await delay(LOOK_AFTER_MS);
   observe(run, { cancelMarker: existsSync(join(dir, 'cancel-marker')) });
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function observations(transcript: WireEntry[]): Observed {
@@ -177,14 +188,9 @@ function exchange(
   method: string,
   id: string,
 ): { sent: boolean; answer?: RpcMessage } {
-  const sent = transcript.some(
-    (e) => e.from === 'server' && asMessage(e)?.method === method && asMessage(e)?.id === id,
-  );
-  const answer = transcript
-    .filter((e) => e.from === 'client')
-    .map(asMessage)
-    .find((m) => m !== undefined && isResponse(m) && sameId(m.id, id));
-  return answer === undefined ? { sent } : { sent, answer };
+  const request = serverRequests(transcript, method).find((r) => sameId(r.request.message.id, id));
+  const answer = request?.responses[0]?.message;
+  return answer === undefined ? { sent: request !== undefined } : { sent: true, answer };
 }
 
 function writeFinding(transcript: WireEntry[]): Finding {

@@ -9,7 +9,7 @@ import type { Status } from './findings.ts';
 import type { Requirement } from '../spec/requirements.ts';
 import { type ClientRequirement, clientRequirements, uncheckedClientRequirements } from './requirements.ts';
 import { describeEntry } from './wire.ts';
-import { xml } from '../run/report.ts';
+import { type JunitCase, junitXml } from '../run/junit.ts';
 
 export interface RequirementResult extends ClientRequirement {
   status: Status;
@@ -142,25 +142,17 @@ export function formatText(report: ClientReport): string {
 
 /** The report as JUnit XML for CI: a test suite per section, a test case per requirement. */
 export function junitText(report: ClientReport): string {
-  const sections = new Map<string, RequirementResult[]>();
-  for (const requirement of report.requirements) {
-    const list = sections.get(requirement.section) ?? [];
-    list.push(requirement);
-    sections.set(requirement.section, list);
-  }
   const transcripts = new Map(report.scenarios.map((s) => [s.scenario, s.transcript.join('\n')]));
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites name="santra-conformance client">'];
-  for (const [section, requirements] of sections) {
-    const failures = requirements.filter((r) => r.status === 'fail').length;
-    const skipped = requirements.filter((r) => r.status === 'not_applicable').length;
-    out.push(
-      `  <testsuite name="§${xml(section)}" tests="${requirements.length}" failures="${failures}" skipped="${skipped}">`,
-    );
-    for (const r of requirements) {
-      const tier = `${r.tier}${r.capability === undefined ? '' : `: ${r.capability}`}`;
-      out.push(`    <testcase classname="santra.client" name="${r.id} (${xml(tier)}, §${xml(r.section)})">`);
-      const failed = r.findings.filter((f) => f.status === 'fail');
+  return junitXml(
+    'santra-conformance client',
+    report.requirements.map((r): JunitCase => {
+      const testCase = {
+        suite: `§${r.section}`,
+        classname: 'santra.client',
+        name: `${r.id} (${r.tier}${r.capability === undefined ? '' : `: ${r.capability}`}, §${r.section})`,
+      };
       if (r.status === 'fail') {
+        const failed = r.findings.filter((f) => f.status === 'fail');
         const body = [
           r.text,
           ...failed.map((f) => `${f.scenario}: ${f.message}`),
@@ -168,15 +160,11 @@ export function junitText(report: ClientReport): string {
             (scenario) => `transcript of ${scenario}:\n${transcripts.get(scenario) ?? ''}`,
           ),
         ];
-        out.push(
-          `      <failure message="${xml(failed[0]?.message ?? 'failed')}">${xml(body.join('\n\n'))}</failure>`,
-        );
-      } else if (r.status === 'not_applicable')
-        out.push('      <skipped message="not applicable: no scenario exercised it"/>');
-      out.push('    </testcase>');
-    }
-    out.push('  </testsuite>');
-  }
-  out.push('</testsuites>');
-  return `${out.join('\n')}\n`;
+        return { ...testCase, failure: { message: failed[0]?.message ?? 'failed', body: body.join('\n\n') } };
+      }
+      if (r.status === 'not_applicable')
+        return { ...testCase, skipped: 'not applicable: no scenario exercised it' };
+      return testCase;
+    }),
+  );
 }

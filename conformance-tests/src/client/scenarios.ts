@@ -8,7 +8,7 @@ import type { Exchange } from './checks.ts';
 import { type Finding, fail, notApplicable, pass } from './findings.ts';
 import { isObject } from './json-schema.ts';
 import type { PromptHandler } from './scripted-peer.ts';
-import { answered, ended, phases, RUN, result, USAGE } from './scripted-run.ts';
+import { answered, delay, ended, phases, RUN, result, USAGE } from './scripted-run.ts';
 import { editor } from './editor-scenario.ts';
 import { asMessage, isRequest, isResponse, type RpcMessage, sameId } from './wire.ts';
 
@@ -408,10 +408,6 @@ const protectedPath: Scenario = {
         ];
   },
 };
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
 
 export const SCENARIOS: readonly Scenario[] = [
   greeting,

@@ -43,3 +43,8 @@ export function phases(run: RunContext) {
   return (type: string, fields: Record<string, unknown>, agentId = 'orchestrator') =>
     run.notify('phase', { ...RUN, agentId, seq: ++seq, type, ...fields });
 }
+
+/** Resolves after `ms`, without keeping the process alive for it. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

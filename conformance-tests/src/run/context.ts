@@ -41,6 +41,8 @@ export interface StartOptions {
 export interface InitializeOptions {
   approve?: boolean;
   ask?: boolean;
+  /** More client capabilities, merged into the defaults (`approve`, `ask`, `diffs`). */
+  capabilities?: Json;
   extra?: Json;
 }
 
@@ -140,7 +142,12 @@ export class ScenarioContext {
       protocolVersion: PROTOCOL_VERSION,
       clientInfo: { name: 'santra-conformance', version: '1' },
       workspaceRoot: workspace,
-      capabilities: { approve: options.approve ?? true, ask: options.ask ?? true, diffs: true },
+      capabilities: {
+        approve: options.approve ?? true,
+        ask: options.ask ?? true,
+        diffs: true,
+        ...options.capabilities,
+      },
       ...options.extra,
     };
   }

@@ -1,5 +1,6 @@
 /** The suite's reports: text per section (with the wire transcript of failed scenarios), JSON, JUnit XML. */
 import type { TranscriptEntry } from '../wire/peer.ts';
+import { type JunitCase, junitXml } from './junit.ts';
 import { conforms, type RunResult, type Status, type Verdict } from './runner.ts';
 
 const MARK: Record<Status, string> = {
@@ -118,41 +119,22 @@ export function jsonReport(result: RunResult): string {
   )}\n`;
 }
 
-/** `text` as XML character data or an attribute value (characters XML cannot hold are dropped). */
-export function xml(text: string): string {
-  return text
-    .replace(/[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd]/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
-}
-
 export function junitReport(result: RunResult): string {
-  const sections = new Map<string, Verdict[]>();
-  for (const verdict of result.verdicts) {
-    const list = sections.get(verdict.requirement.sectionTitle) ?? [];
-    list.push(verdict);
-    sections.set(verdict.requirement.sectionTitle, list);
-  }
   const transcripts = new Map(
     result.scenarios.map((s) => [
       s.name,
       s.transcript.flatMap((server) => server.entries.map(formatEntry)).join('\n'),
     ]),
   );
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites name="santra-conformance">'];
-  for (const [title, verdicts] of sections) {
-    const failures = verdicts.filter((v) => v.status === 'failed').length;
-    const skipped = verdicts.filter((v) => v.status !== 'failed' && v.status !== 'passed').length;
-    out.push(
-      `  <testsuite name="§${xml(title)}" tests="${verdicts.length}" failures="${failures}" skipped="${skipped}">`,
-    );
-    for (const verdict of verdicts) {
+  return junitXml(
+    'santra-conformance',
+    result.verdicts.map((verdict): JunitCase => {
       const r = verdict.requirement;
-      out.push(
-        `    <testcase classname="santra.${r.area.toLowerCase()}" name="${r.id} (${xml(tierLabel(verdict))}, §${r.section})">`,
-      );
+      const testCase = {
+        suite: `§${r.sectionTitle}`,
+        classname: `santra.${r.area.toLowerCase()}`,
+        name: `${r.id} (${tierLabel(verdict)}, §${r.section})`,
+      };
       if (verdict.status === 'failed') {
         const scenarios = [...new Set(verdict.checks.filter((c) => !c.ok).map((c) => c.scenario))];
         const body = [
@@ -160,15 +142,14 @@ export function junitReport(result: RunResult): string {
           reason(verdict),
           ...scenarios.map((s) => `transcript of ${s}:\n${transcripts.get(s) ?? ''}`),
         ];
-        out.push(
-          `      <failure message="${xml(reason(verdict).split('\n')[0] ?? '')}">${xml(body.join('\n\n'))}</failure>`,
-        );
-      } else if (verdict.status !== 'passed')
-        out.push(`      <skipped message="${xml(`${verdict.status}: ${reason(verdict)}`)}"/>`);
-      out.push('    </testcase>');
-    }
-    out.push('  </testsuite>');
-  }
-  out.push('</testsuites>');
-  return `${out.join('\n')}\n`;
+        return {
+          ...testCase,
+          failure: { message: reason(verdict).split('\n')[0] ?? '', body: body.join('\n\n') },
+        };
+      }
+      if (verdict.status !== 'passed')
+        return { ...testCase, skipped: `${verdict.status}: ${reason(verdict)}` };
+      return testCase;
+    }),
+  );
 }

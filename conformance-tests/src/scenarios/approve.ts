@@ -1,10 +1,8 @@
 /** §7.3 `approve`: allow, allow_all, reject, feedback, errors, protected locations, commands. */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { ScenarioContext } from '../run/context.ts';
 import type { Scenario } from '../run/runner.ts';
 import type { Json, ServerUnderTest } from '../wire/peer.ts';
 import {
+  fileIn,
   phasesOf,
   prompt,
   responseTo,
@@ -17,11 +15,6 @@ import {
 } from './helpers.ts';
 
 const CONTENT = 'first line\nsecond line\n';
-
-function fileIn(ctx: ScenarioContext, path: string): string | undefined {
-  const full = join(ctx.workspace, path);
-  return existsSync(full) ? readFileSync(full, 'utf8') : undefined;
-}
 
 /** Answers every `approve` with `answer(params)`, recording the requests. */
 function answering(server: ServerUnderTest, answer: (params: Json) => unknown): Json[] {

@@ -4,12 +4,12 @@
  * server reads, writes and runs through them only where it may, with exactly what was approved,
  * and that the disk and the run stay right whatever the client answers.
  */
-import { existsSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, realpathSync, symlinkSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { FAKE_ANTHROPIC_KEY, type InitializeOptions, type ScenarioContext } from '../run/context.ts';
 import type { Scenario } from '../run/runner.ts';
-import type { Json, ServerUnderTest } from '../wire/peer.ts';
-import { prompt, sentToModel, str, toolResults, toolTurn } from './helpers.ts';
+import type { Json } from '../wire/peer.ts';
+import { fileIn, prompt, requestsOf, sentToModel, str, toolResults, toolTurn } from './helpers.ts';
 
 /** The editor features a client lends, as `initialize` declares them. */
 interface Lent {
@@ -18,25 +18,12 @@ interface Lent {
 }
 
 function lending(lent: Lent): InitializeOptions {
-  return { extra: { capabilities: { approve: true, ask: true, diffs: true, ...lent } } };
-}
-
-/** The file at `path` in the workspace, or undefined when there is none. */
-function fileIn(ctx: ScenarioContext, path: string): string | undefined {
-  const full = join(ctx.workspace, path);
-  return existsSync(full) ? readFileSync(full, 'utf8') : undefined;
+  return { capabilities: { ...lent } };
 }
 
 /** The absolute path of `path` in the workspace with every symbolic link resolved. */
 function resolved(ctx: ScenarioContext, path: string): string {
   return realpathSync(join(ctx.workspace, path));
-}
-
-/** The params of every server request of `method` so far. */
-function requestsOf(server: ServerUnderTest, method: string): Json[] {
-  return server.received
-    .filter((m) => m.method === method && Object.hasOwn(m, 'id'))
-    .map((m) => (m.params ?? {}) as Json);
 }
 
 /** A RequestFailed answer to the server's request `message`. */

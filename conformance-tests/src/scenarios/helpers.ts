@@ -1,6 +1,8 @@
-/** Small steps the scenarios share: prompts and their phases, error codes, raw frames. */
+/** Small steps the scenarios share: prompts and their phases, error codes, raw frames, files. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FakeTurn } from '../fake-providers/index.ts';
-import { ScenarioStop } from '../run/context.ts';
+import { type ScenarioContext, ScenarioStop } from '../run/context.ts';
 import type { Json, ServerUnderTest } from '../wire/peer.ts';
 
 export const PROMPT_TIMEOUT_MS = 30_000;
@@ -31,6 +33,13 @@ export function phasesOf(server: ServerUnderTest, runId: unknown): Json[] {
   return server.received
     .filter((m) => m.method === 'phase' && (m.params as Json | undefined)?.runId === runId)
     .map((m) => m.params as Json);
+}
+
+/** The params of every server request of `method` so far. */
+export function requestsOf(server: ServerUnderTest, method: string): Json[] {
+  return server.received
+    .filter((m) => m.method === method && Object.hasOwn(m, 'id'))
+    .map((m) => (m.params ?? {}) as Json);
 }
 
 /** Sends `prompt` and waits for its result; stops the scenario on an error response. */
@@ -129,4 +138,10 @@ export function sentToModel(requests: { body: unknown }[], skip = 0): string {
 
 export function toolResults(phases: Json[]): Json[] {
   return phases.filter((p) => p.type === 'tool_result');
+}
+
+/** The file at `path` in the workspace, or undefined when there is none. */
+export function fileIn(ctx: ScenarioContext, path: string): string | undefined {
+  const full = join(ctx.workspace, path);
+  return existsSync(full) ? readFileSync(full, 'utf8') : undefined;
 }

@@ -10,32 +10,29 @@ import methodTable from '../../../protocol-spec/schema/methods.json' with { type
 import protocolSchema from '../../../protocol-spec/schema/santra-protocol.schema.json' with { type: 'json' };
 
 /** A row of the published method table (methods.json). */
-export interface MethodEntry {
+interface MethodEntry {
   method: string;
   direction: 'client_to_server' | 'server_to_client' | 'both';
   kind: 'request' | 'notification';
   params: string;
   paramsRequired: boolean;
   result?: string;
+  /** A core method (SANTRA-LIFE-005). */
+  core?: true;
 }
-
-/** The methods every server handles or sends, and lists in `capabilities.methods` (SANTRA-LIFE-005). */
-export const CORE_METHODS: readonly string[] = [
-  'initialize',
-  'initialized',
-  'shutdown',
-  'exit',
-  '$/cancelRequest',
-  'prompt',
-  'phase',
-  'approve',
-  'ask',
-];
 
 /** The method table by method name: what the suite checks servers and clients against. */
 export const METHODS: ReadonlyMap<string, MethodEntry> = new Map(
   (methodTable.methods as MethodEntry[]).map((entry) => [entry.method, entry]),
 );
+
+/**
+ * The methods every server handles or sends, and lists in `capabilities.methods` (SANTRA-LIFE-005):
+ * those methods.json marks `core`, in its order.
+ */
+export const CORE_METHODS: readonly string[] = [...METHODS.values()]
+  .filter((entry) => entry.core === true)
+  .map((entry) => entry.method);
 const SCHEMA_ID = protocolSchema.$id;
 const ref = (pointer: string) => ({ $ref: `${SCHEMA_ID}${pointer}` });
 const JSONRPC = { const: '2.0' };
