@@ -251,6 +251,6 @@ describe('fake providers', () => {
     child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
     const [code] = (await once(child, 'exit')) as [number];
     assert.equal(code, 2);
-    assert.match(stderr, /--api must be 'anthropic' or 'openai', got 'gemini'/);
+    assert.match(stderr, /--api must be 'anthropic', 'openai' or 'openai-responses', got 'gemini'/);
   });
 });

@@ -26,6 +26,14 @@ export const Usage = named(
     outputTokens: z.number().int().nonnegative().describe('Generated tokens, thinking included.'),
     cacheReadTokens: z.number().int().nonnegative().describe('Prompt tokens read from the provider cache.'),
     cacheWriteTokens: z.number().int().nonnegative().describe('Prompt tokens written to the provider cache.'),
+    reasoningTokens: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'Of `outputTokens`, those the model spent thinking, where the provider reports them (OpenAI). Since 0.3.0.',
+      ),
     estimated: z
       .boolean()
       .optional()

@@ -52,6 +52,14 @@ export const RunStatus = named(
 );
 export type RunStatus = z.infer<typeof RunStatus>;
 
+/** Why the model stopped writing the answer (§7.1). */
+export const AnswerStop = named(
+  'AnswerStop',
+  "Why the model stopped writing its last answer: `end_turn` (it finished); `max_tokens` (cut off at the output limit, or where the conversation filled the model's context window: the answer is incomplete); `refusal` (the model or the provider's safety system declined). For `max_tokens` and `refusal` the answer text ends with a notice saying so.",
+  z.enum(['end_turn', 'max_tokens', 'refusal']),
+);
+export type AnswerStop = z.infer<typeof AnswerStop>;
+
 export const PromptResult = named(
   'PromptResult',
   'Result of `prompt`, sent after every `phase` of the run.',
@@ -60,6 +68,9 @@ export const PromptResult = named(
     sessionId: z.string(),
     status: RunStatus,
     output: z.string().describe('The final answer text of the root agent.'),
+    stopReason: AnswerStop.optional().describe(
+      "Why the root agent's model stopped its last answer; absent when the run ended before any answer (error, cancelled). Since 0.3.0.",
+    ),
     usage: Usage,
     costUsd: z
       .number()
@@ -144,6 +155,9 @@ export const Phase = named(
     phase('complete', {
       status: RunStatus,
       output: z.string().describe('Final text of this agent.'),
+      stopReason: AnswerStop.optional().describe(
+        "Why this agent's model stopped its last answer; absent when the agent ended before any answer. Since 0.3.0.",
+      ),
     }),
   ]),
 );

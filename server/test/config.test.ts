@@ -197,6 +197,31 @@ describe('loadConfig', () => {
     assert.equal(resolveConfiguredModel(plain, 'llama-3.3-70b-versatile')?.provider, 'groq');
   });
 
+  test("OpenAI's reasoning models use the Responses API on OpenAI, Chat Completions on a compatible server", async () => {
+    const { env } = await sandbox();
+    const own = await loadConfig({ ...env, OPENAI_API_KEY: 'sk-test' });
+    for (const id of ['gpt-5', 'o3', 'gpt-6.1-sol', 'gpt-7-preview'])
+      assert.equal(resolveConfiguredModel(own, `openai/${id}`)?.api, 'openai-responses', id);
+    assert.equal(resolveConfiguredModel(own, 'openai/gpt-4o')?.api, 'openai');
+    const redirected = await loadConfig({ ...env, OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1' });
+    assert.equal(resolveConfiguredModel(redirected, 'openai/gpt-5')?.api, 'openai');
+  });
+
+  test('a custom provider, or openai itself, can be set to the Responses API', async () => {
+    const { env } = await withFile({
+      providers: {
+        azure: { api: 'openai-responses', baseUrl: 'https://box.example/openai/v1', keyEnv: 'AZ_KEY' },
+        openai: { api: 'openai-responses' },
+      },
+    });
+    const config = await loadConfig({ ...env, AZ_KEY: 'k', OPENAI_API_KEY: 'sk-test' });
+    const custom = resolveConfiguredModel(config, 'azure/my-deployment');
+    assert.equal(custom?.api, 'openai-responses');
+    // Not known to reason: it is not asked to.
+    assert.equal(custom?.compat.reasoning, 'none');
+    assert.equal(resolveConfiguredModel(config, 'openai/gpt-4o')?.api, 'openai-responses');
+  });
+
   test('a base URL variable that is not an http(s) URL is a ConfigError naming it', async () => {
     const { env } = await sandbox();
     const error = await configErrorOf(loadConfig({ ...env, OPENAI_BASE_URL: 'localhost:11434' }));
@@ -272,7 +297,7 @@ describe('bad config files', () => {
       name: 'a built-in provider given another API',
       body: { providers: { groq: { api: 'anthropic' } } },
       field: 'providers.groq.api',
-      message: /providers\.groq\.api: expected "openai": groq is a built-in provider/,
+      message: /providers\.groq\.api: expected "openai" or "openai-responses": groq is a built-in provider/,
     },
     {
       name: 'a top level that is not an object',

@@ -252,12 +252,14 @@ describe('prompt with an OpenAI-compatible endpoint', () => {
     const { response, phases } = await h.prompt({ text: 'Say hi in French' });
     assert.equal(result(response).output, 'Bonjour');
     assert.equal(textOf(phases, 'thinking'), 'Hmm.');
-    // The fake reports 500 uncached + 200 cached as prompt_tokens 700.
+    // The fake reports 500 uncached + 200 cached as prompt_tokens 700, and half the output as
+    // reasoning tokens for a turn that thinks.
     assert.deepEqual(result(response).usage, {
       inputTokens: 500,
       outputTokens: 12,
       cacheReadTokens: 200,
       cacheWriteTokens: 0,
+      reasoningTokens: 6,
     });
     const request = h.fake.requests[0];
     assert.equal(request?.headers.authorization, `Bearer ${CANARY_KEY}`);

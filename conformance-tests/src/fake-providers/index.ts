@@ -1,6 +1,7 @@
 /**
  * Fake model providers for tests: loopback HTTP servers speaking the real streaming wire formats
- * of the Anthropic Messages API and the OpenAI Chat Completions API, driven by scripted turns.
+ * of the Anthropic Messages API, the OpenAI Chat Completions API and the OpenAI Responses API,
+ * driven by scripted turns (or recorded bodies).
  * Imports only node built-ins, so any client (the TUI, the conformance suite) can use it.
  */
 export { startFakeProvider } from './server.ts';

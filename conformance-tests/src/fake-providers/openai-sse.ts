@@ -7,7 +7,7 @@
  * Field names follow the `openai` SDK types (`ChatCompletionChunk`, `ChatCompletion`, `CompletionUsage`).
  */
 import { type Dialect, sse } from './dialect.ts';
-import { fullText, generatedToken, type TurnPlan, type WireEvent } from './turn-plan.ts';
+import { fullText, generatedToken, reasoningTokens, type TurnPlan, type WireEvent } from './turn-plan.ts';
 import type { RecordedRequest } from './types.ts';
 
 const FINISH_REASONS = { end_turn: 'stop', tool_use: 'tool_calls', max_tokens: 'length' } as const;
@@ -42,9 +42,7 @@ function usage(plan: TurnPlan) {
       cached_tokens: cacheReadTokens,
       ...(plan.reportsCacheWrite ? { cache_write_tokens: cacheWriteTokens } : {}),
     },
-    completion_tokens_details: {
-      reasoning_tokens: plan.thinking.length > 0 ? Math.ceil(outputTokens / 2) : 0,
-    },
+    completion_tokens_details: { reasoning_tokens: reasoningTokens(plan) },
   };
 }
 

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { startFakeProvider } from './server.ts';
 import type { FakeTurn } from './types.ts';
 
-const USAGE = `Usage: serve.ts --api anthropic|openai [--text TEXT] [--generate N] [--tokens-per-second N]
+const USAGE = `Usage: serve.ts --api anthropic|openai|openai-responses [--text TEXT] [--generate N] [--tokens-per-second N]
                 [--first-byte-delay-ms N] [--repeat]
 
 Starts a fake model provider on 127.0.0.1 and prints its base URL on the first line of stdout.
@@ -52,9 +52,11 @@ if (parsed.help) {
   process.stdout.write(USAGE);
   process.exit(0);
 }
-if (parsed.api !== 'anthropic' && parsed.api !== 'openai') {
+const APIS = ['anthropic', 'openai', 'openai-responses'] as const;
+const api = APIS.find((candidate) => candidate === parsed.api);
+if (api === undefined) {
   fail(
-    `--api must be 'anthropic' or 'openai', got ${parsed.api === undefined ? 'nothing' : `'${parsed.api}'`}`,
+    `--api must be 'anthropic', 'openai' or 'openai-responses', got ${parsed.api === undefined ? 'nothing' : `'${parsed.api}'`}`,
   );
 }
 
@@ -70,7 +72,7 @@ const turn: FakeTurn = {
   ...(firstByteDelayMs === undefined ? {} : { firstByteDelayMs }),
 };
 
-const provider = await startFakeProvider(parsed.api, [turn]);
+const provider = await startFakeProvider(api, [turn]);
 process.stdout.write(`${provider.url}\n`);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void provider.close().then(() => process.exit(0)));

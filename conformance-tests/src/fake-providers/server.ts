@@ -5,90 +5,25 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { anthropicDialect } from './anthropic-sse.ts';
-import type { Dialect } from './dialect.ts';
+import { type Dialect, recordedEvents } from './dialect.ts';
+import { pause, readBody, sendJson, SseWriter } from './http-io.ts';
 import { openaiDialect } from './openai-sse.ts';
 import { summarizeRequest } from './request-helpers.ts';
-import { planTurn, type TurnPlan } from './turn-plan.ts';
+import { responsesDialect } from './responses-sse.ts';
+import { planTurn, type WireEvent } from './turn-plan.ts';
 import type { FakeApi, FakeFault, FakeProvider, FakeTurn, RecordedRequest } from './types.ts';
 
-const DIALECTS: Record<FakeApi, Dialect> = { anthropic: anthropicDialect, openai: openaiDialect };
-
-/** Pending output is written once it reaches this size, so unpaced streams go out in few writes. */
-const FLUSH_BYTES = 16 * 1024;
+const DIALECTS: Record<FakeApi, Dialect> = {
+  anthropic: anthropicDialect,
+  openai: openaiDialect,
+  'openai-responses': responsesDialect,
+};
 
 /** Headers that stop the SDKs from retrying an answer that no retry can change. */
 const DO_NOT_RETRY = { 'x-should-retry': 'false' };
 
 type StreamFault = Exclude<FakeFault, { kind: 'http_error' }>;
-
-/** Waits `ms`; false when `signal` aborted first (the client left or the fake is closing). */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (res.destroyed || res.headersSent) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-/** Buffers SSE text and writes it in batches, waiting for each batch to reach the socket. */
-class SseWriter {
-  #pending = '';
-  readonly #res: ServerResponse;
-  readonly #signal: AbortSignal;
-
-  constructor(res: ServerResponse, signal: AbortSignal) {
-    this.#res = res;
-    this.#signal = signal;
-  }
-
-  get full(): boolean {
-    return this.#pending.length >= FLUSH_BYTES;
-  }
-
-  write(data: string): void {
-    this.#pending += data;
-  }
-
-  /** Resolves once the batch was handed to the socket, or at once when the request is gone. */
-  async flush(): Promise<void> {
-    if (this.#pending === '' || this.#signal.aborted || this.#res.destroyed) return;
-    const chunk = this.#pending;
-    this.#pending = '';
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.#signal.removeEventListener('abort', done);
-        resolve();
-      };
-      this.#signal.addEventListener('abort', done, { once: true });
-      this.#res.write(chunk, done);
-    });
-  }
-}
 
 class FakeProviderServer implements FakeProvider {
   readonly api: FakeApi;
@@ -229,17 +164,25 @@ class FakeProviderServer implements FakeProvider {
       const body = this.#dialect.errorBody(fault.status, fault.message, fault.errorType, fault.code);
       return sendJson(res, fault.status, body, { ...headers, ...fault.headers });
     }
-    const plan = planTurn(turn, request, ordinal, this.#dialect.toolIdPrefix);
     const streaming = (request.body as { stream?: unknown }).stream === true;
-    if (streaming) await this.#stream(turn, fault, plan, request, res, headers, signal);
-    else this.#json(fault, plan, res, headers);
+    if (turn.recorded !== undefined) {
+      if (streaming) return this.#stream(turn, fault, recordedEvents(turn.recorded), res, headers, signal);
+      const message =
+        'fake provider: this turn is a recorded SSE body, and recorded turns only answer streaming ' +
+        `requests; this one is not streaming (${summarizeRequest(request)}). Send stream: true or script the turn's fields.`;
+      return sendJson(res, 500, this.#dialect.errorBody(500, message), { ...headers, ...DO_NOT_RETRY });
+    }
+    const plan = planTurn(turn, request, ordinal, this.#dialect.toolIdPrefix);
+    if (streaming)
+      await this.#stream(turn, fault, this.#dialect.streamEvents(plan, request), res, headers, signal);
+    else this.#json(fault, this.#dialect.message(plan, request), res, headers);
   }
 
+  /** Sends `events` as the 200 SSE answer, with the turn's timing and its fault in place. */
   async #stream(
     turn: FakeTurn,
     fault: StreamFault | undefined,
-    plan: TurnPlan,
-    request: RecordedRequest,
+    events: Iterable<WireEvent>,
     res: ServerResponse,
     headers: Record<string, string>,
     signal: AbortSignal,
@@ -255,9 +198,10 @@ class FakeProviderServer implements FakeProvider {
     let sent = 0;
     let paced = 0;
     let pacingStart = 0;
-    for (const event of this.#dialect.streamEvents(plan, request)) {
+    for (const event of events) {
       if (signal.aborted) return;
-      if (fault !== undefined && sent === fault.afterEvents) return this.#streamFault(fault, writer, res);
+      if (fault !== undefined && sent === fault.afterEvents)
+        return this.#streamFault(fault, sent, writer, res);
       if (turn.chunkDelayMs !== undefined && sent > 0) {
         await writer.flush();
         if (!(await pause(turn.chunkDelayMs, signal))) return;
@@ -277,12 +221,18 @@ class FakeProviderServer implements FakeProvider {
       if (writer.full) await writer.flush();
     }
     // A fault placed at or past the end still happens, after the last event.
-    if (fault !== undefined) return this.#streamFault(fault, writer, res);
+    if (fault !== undefined) return this.#streamFault(fault, sent, writer, res);
     await writer.flush();
     res.end();
   }
 
-  async #streamFault(fault: StreamFault, writer: SseWriter, res: ServerResponse): Promise<void> {
+  /** Ends a stream with `fault`, after `sent` events. */
+  async #streamFault(
+    fault: StreamFault,
+    sent: number,
+    writer: SseWriter,
+    res: ServerResponse,
+  ): Promise<void> {
     await writer.flush();
     switch (fault.kind) {
       case 'drop':
@@ -292,7 +242,7 @@ class FakeProviderServer implements FakeProvider {
         writer.write(this.#dialect.malformedEvent());
         break;
       case 'error_event':
-        writer.write(this.#dialect.errorEvent(fault.errorType, fault.message));
+        writer.write(this.#dialect.errorEvent(fault.errorType, fault.message, sent));
         break;
       case 'truncate':
         break;
@@ -310,7 +260,7 @@ class FakeProviderServer implements FakeProvider {
 
   #json(
     fault: StreamFault | undefined,
-    plan: TurnPlan,
+    message: unknown,
     res: ServerResponse,
     headers: Record<string, string>,
   ): void {
@@ -318,7 +268,6 @@ class FakeProviderServer implements FakeProvider {
       const status = this.#dialect.statusForErrorType(fault.errorType);
       return sendJson(res, status, this.#dialect.errorBody(status, fault.message, fault.errorType), headers);
     }
-    const message = this.#dialect.message(plan);
     if (fault === undefined) return sendJson(res, 200, message, headers);
     const text = JSON.stringify(message);
     const half = text.slice(0, Math.floor(text.length / 2));
@@ -353,7 +302,11 @@ class FakeProviderServer implements FakeProvider {
 export async function startFakeProvider(api: FakeApi, turns: FakeTurn[] = []): Promise<FakeProvider> {
   const dialect = DIALECTS[api] as Dialect | undefined;
   if (dialect === undefined) {
-    throw new Error(`startFakeProvider: unknown api ${JSON.stringify(api)}; use 'anthropic' or 'openai'`);
+    throw new Error(
+      `startFakeProvider: unknown api ${JSON.stringify(api)}; use one of ${Object.keys(DIALECTS)
+        .map((name) => `'${name}'`)
+        .join(', ')}`,
+    );
   }
   const provider = new FakeProviderServer(dialect, turns);
   await provider.listen();

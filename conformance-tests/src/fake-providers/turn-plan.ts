@@ -1,5 +1,5 @@
 /**
- * A scripted turn normalised into what both wire encoders need: the exact deltas, the tool calls'
+ * A scripted turn normalised into what every wire encoder needs: the exact deltas, the tool calls'
  * argument pieces, the resolved usage and stop reason. Encoders only choose the vocabulary.
  */
 import type { FakeTurn, RecordedRequest } from './types.ts';
@@ -15,7 +15,7 @@ export interface PlannedToolCall {
 }
 
 export interface TurnPlan {
-  /** `msg_fake_N` / `chatcmpl-fake-N` style ordinal, unique per provider. */
+  /** `msg_fake_N` / `chatcmpl-fake-N` / `resp_fake_N` style ordinal, unique per provider. */
   ordinal: number;
   /** The model the request named, echoed back as real APIs do. */
   model: string;
@@ -78,6 +78,11 @@ function estimateTokens(chars: number): number {
   return Math.ceil(chars / 4);
 }
 
+/** The share of the output tokens reported as reasoning: half of them when the turn thought. */
+export function reasoningTokens(plan: TurnPlan): number {
+  return plan.thinking.length > 0 ? Math.ceil(plan.usage.outputTokens / 2) : 0;
+}
+
 /** Builds the plan for serving `turn` to `request` as the `ordinal`-th answer of a provider. */
 export function planTurn(
   turn: FakeTurn,
@@ -117,7 +122,8 @@ export function planTurn(
     toolCallWire: turn.toolCallWire ?? 'openai',
     usage: {
       inputTokens:
-        usage.inputTokens ?? Math.max(1, estimateTokens(JSON.stringify(body.messages ?? '').length)),
+        usage.inputTokens ??
+        Math.max(1, estimateTokens(JSON.stringify(body.messages ?? body.input ?? '').length)),
       outputTokens: usage.outputTokens ?? Math.max(1, generatedTokens + estimateTokens(outputChars)),
       cacheReadTokens: usage.cacheReadTokens ?? 0,
       cacheWriteTokens: usage.cacheWriteTokens ?? 0,

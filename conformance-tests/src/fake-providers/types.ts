@@ -1,11 +1,14 @@
 /**
  * The public contract of the fake model providers: loopback HTTP servers that speak the real
- * streaming wire formats of the Anthropic Messages API and the OpenAI Chat Completions API, and
- * answer each request with a scripted turn.
+ * streaming wire formats of the Anthropic Messages API, the OpenAI Chat Completions API and the
+ * OpenAI Responses API, and answer each request with a scripted turn.
  */
 
-/** Which wire API a fake provider speaks. */
-export type FakeApi = 'anthropic' | 'openai';
+/**
+ * Which wire API a fake provider speaks: `anthropic` (Messages), `openai` (Chat Completions) or
+ * `openai-responses` (Responses). "OpenAI" below means both OpenAI APIs unless one is named.
+ */
+export type FakeApi = 'anthropic' | 'openai' | 'openai-responses';
 
 /** One HTTP request as the fake received it, recorded before it was answered. */
 export interface RecordedRequest {
@@ -23,8 +26,9 @@ export interface RecordedRequest {
 /** A tool call the model makes in a turn. */
 export interface FakeToolCall {
   /**
-   * Defaults to `toolu_fake_N` (Anthropic) or `call_fake_N` (OpenAI). `null` sends no id
-   * (OpenAI: the field is left out; Anthropic: an empty string), as some compatible servers do.
+   * Defaults to `toolu_fake_N_M` (Anthropic) or `call_fake_N_M` (OpenAI; the Responses `call_id`),
+   * for the M-th call of the provider's N-th answer. `null` sends no id (Chat Completions: the field
+   * is left out; Anthropic and Responses: an empty string), as some compatible servers do.
    */
   id?: string | null;
   name: string;
@@ -40,20 +44,20 @@ export interface FakeToolCall {
 /** Token counts reported for a turn; missing counts are estimated from the text sizes. */
 export interface FakeUsage {
   /**
-   * Uncached input tokens, in Anthropic's sense (`input_tokens`). OpenAI's `prompt_tokens` counts
-   * cached tokens too, so there it is `inputTokens + cacheReadTokens + cacheWriteTokens`.
+   * Uncached input tokens, in Anthropic's sense (`input_tokens`). OpenAI's `prompt_tokens` (Responses:
+   * `input_tokens`) counts cached tokens too, so there it is `inputTokens + cacheReadTokens + cacheWriteTokens`.
    */
   inputTokens?: number;
   outputTokens?: number;
-  /** Anthropic `cache_read_input_tokens`; OpenAI `prompt_tokens_details.cached_tokens`. */
+  /** Anthropic `cache_read_input_tokens`; OpenAI `prompt_tokens_details.cached_tokens` (Responses: `input_tokens_details`). */
   cacheReadTokens?: number;
-  /** Anthropic `cache_creation_input_tokens`; OpenAI `prompt_tokens_details.cache_write_tokens`. */
+  /** Anthropic `cache_creation_input_tokens`; OpenAI `prompt_tokens_details.cache_write_tokens` (likewise). */
   cacheWriteTokens?: number;
 }
 
 /**
  * What goes wrong with a turn. `afterEvents` counts the SSE events (each `data:` block, pings
- * included) sent before the fault; for a non-streaming request the stream faults apply to the JSON
+ * included; a recorded body's events likewise) sent before the fault; for a non-streaming request the stream faults apply to the JSON
  * body instead (drop: half the body, then the socket is destroyed; malformed and truncate: half the
  * body as the whole response; error_event: an HTTP error of that type; stall: headers, then nothing).
  */
@@ -73,9 +77,12 @@ export type FakeFault =
   | { kind: 'drop'; afterEvents: number }
   /** Send a syntactically broken SSE data line, then end the response. */
   | { kind: 'malformed'; afterEvents: number }
-  /** Anthropic: `event: error`; OpenAI: a data chunk holding an `error` object; then end. */
+  /**
+   * Anthropic: `event: error`; Chat Completions: a data chunk holding an `error` object; Responses:
+   * `event: error` with `errorType` as its `code` (default `server_error`); then end.
+   */
   | { kind: 'error_event'; afterEvents: number; errorType?: string; message?: string }
-  /** End the response cleanly without the final event (no `message_stop`, no `[DONE]`). */
+  /** End the response cleanly without the final event (no `message_stop`, `[DONE]` or `response.completed`). */
   | { kind: 'truncate'; afterEvents: number }
   /** Stop sending and keep the socket open until the client gives up or the fake is closed. */
   | { kind: 'stall'; afterEvents: number };
@@ -91,21 +98,35 @@ export interface FakeTurn {
   repeat?: boolean;
   /** The answer text; an array gives the exact deltas. */
   text?: string | string[];
-  /** Anthropic: a thinking block closed by a `signature_delta`; OpenAI: `reasoning_content` deltas. */
+  /**
+   * Anthropic: a thinking block closed by a `signature_delta`; Chat Completions: `reasoning_content`
+   * deltas; Responses: a `reasoning` item whose summary text arrives in these deltas.
+   */
   thinking?: string | string[];
-  /** Anthropic: the thinking block's signature (default: a fixed fake one). */
+  /**
+   * Anthropic: the thinking block's signature; Responses: the reasoning item's `encrypted_content`,
+   * sent only when the request's `include` lists `reasoning.encrypted_content` (default: a fixed
+   * fake base64 string).
+   */
   signature?: string;
   toolCalls?: FakeToolCall[];
   /**
-   * OpenAI: how tool-call pieces are keyed, to imitate compatible servers. `repeat_header`: the id
+   * Chat Completions: how tool-call pieces are keyed, to imitate compatible servers. `repeat_header`: the id
    * and the whole name in every piece (DeepSeek, Qwen); `no_index`: pieces without `index`
    * (some Gemini and vLLM versions). Default: as OpenAI (id and name once, `index` on each).
    */
   toolCallWire?: 'openai' | 'repeat_header' | 'no_index';
   usage?: FakeUsage;
-  /** OpenAI: send no usage chunk even though `stream_options.include_usage` asked for one. */
+  /**
+   * Chat Completions: send no usage chunk even though `stream_options.include_usage` asked for one,
+   * and no `usage` in a whole answer; Responses: `usage: null` in the final response.
+   */
   omitUsage?: boolean;
-  /** Mapped to `end_turn`/`tool_use`/`max_tokens` or `stop`/`tool_calls`/`length`; default from toolCalls. */
+  /**
+   * Mapped to `end_turn`/`tool_use`/`max_tokens` or `stop`/`tool_calls`/`length`; default from
+   * toolCalls. Responses: `max_tokens` ends with `response.incomplete` (`incomplete_details.reason`
+   * `max_output_tokens`, the last item `incomplete`) instead of `response.completed`.
+   */
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
   /** Stream `tokens` text deltas (`tok1 `, `tok2 `, …) after `text`, unpaced or at a rate. */
   generate?: { tokens: number; tokensPerSecond?: number };
@@ -114,12 +135,22 @@ export interface FakeTurn {
   /** Wait this long between SSE events. */
   chunkDelayMs?: number;
   fault?: FakeFault;
+  /**
+   * An SSE body exactly as a real provider sent it (`event:` and `data:` lines, a blank line after
+   * each event), served instead of one generated from the fields above, which it makes moot. A
+   * streaming request gets status 200, `content-type: text/event-stream`, the api's response
+   * headers, and this body byte for byte: nothing in it is rewritten. It is cut into events at the
+   * blank lines; `chunkDelayMs` waits between them and a fault's `afterEvents` counts them.
+   * `firstByteDelayMs`, `match`, `repeat` and an `http_error` fault apply as to any turn. A
+   * non-streaming request gets HTTP 500 saying recorded turns only answer streaming requests.
+   */
+  recorded?: string;
 }
 
 /** A running fake provider. */
 export interface FakeProvider {
   readonly api: FakeApi;
-  /** What to pass as the SDK's `baseURL`: `http://127.0.0.1:PORT` (Anthropic) or `…/v1` (OpenAI). */
+  /** What to pass as the SDK's `baseURL`: `http://127.0.0.1:PORT` (Anthropic) or `…/v1` (both OpenAI APIs). */
   readonly url: string;
   /** Every request received, in arrival order, including unanswerable ones. */
   readonly requests: RecordedRequest[];

@@ -1,4 +1,4 @@
-import type { RunStatus, Usage } from '#protocol';
+import type { AnswerStop, RunStatus, Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../providers/messages.ts';
 import type { ProviderFailure, StopReason } from '../providers/stream.ts';
 
@@ -38,7 +38,7 @@ export type AgentEvent =
       httpStatus?: number;
       retryable: boolean;
     }
-  | { type: 'complete'; status: RunStatus; output: string }
+  | { type: 'complete'; status: RunStatus; output: string; stopReason?: AnswerStop }
   /** A message joined the agent's conversation. */
   | { type: 'message'; message: ChatMessage }
   /** The agent's conversation was replaced (set_messages). */
@@ -51,6 +51,8 @@ export type AgentEvent =
       inputMessages: number;
       content?: AssistantBlock[];
       stopReason?: StopReason;
+      /** What the provider said about the stop (a refusal's category and explanation). */
+      stopDetail?: string;
       usage?: Usage;
       failure?: ProviderFailure;
       /** On failure: the text shown before it. */

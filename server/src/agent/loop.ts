@@ -4,7 +4,7 @@
  * `task_completed`, or a limit is hit. Every failure ends as data — an error event and a run
  * status — never as an exception.
  */
-import type { RunStatus, Usage } from '#protocol';
+import type { AnswerStop, RunStatus, Usage } from '#protocol';
 import * as z from 'zod';
 import {
   addUsage,
@@ -70,6 +70,8 @@ export interface AgentRun {
 export interface AgentOutcome {
   status: RunStatus;
   output: string;
+  /** Why the model stopped its last answer; absent when the agent ended before one. */
+  stopReason?: AnswerStop;
   usage: Usage;
   turns: number;
 }
@@ -107,7 +109,12 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
       turn,
       inputMessages,
       ...(result.failure === undefined
-        ? { content: result.content, stopReason: result.stopReason, usage: result.usage }
+        ? {
+            content: result.content,
+            stopReason: result.stopReason,
+            ...(result.stopDetail === undefined ? {} : { stopDetail: result.stopDetail }),
+            usage: result.usage,
+          }
         : { failure: result.failure, text: result.shown }),
     });
     if (result.failure !== undefined) {
@@ -127,7 +134,14 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     }
     append(run, { role: 'assistant', content: result.content });
     const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-    if (calls.length === 0) return finish(run, 'completed', result.shown, usage, turn);
+    if (calls.length === 0) {
+      const stop = answerStop(result.stopReason);
+      const notice = stopNotice(stop, result.stopDetail, run, result.shown.trim() !== '');
+      // The notice is for the people and agents who read the answer; the model's history keeps
+      // what it wrote.
+      if (notice !== '') run.emit({ type: 'text', text: notice });
+      return finish(run, 'completed', result.shown + notice, usage, turn, stop);
+    }
     const { results, final } = await executeCalls(run, calls, turn, toolCalls);
     append(run, { role: 'user', content: results });
     const replacement = run.control?.messages;
@@ -140,7 +154,7 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     if (final !== undefined) {
       // task_completed's result is the answer, whatever set_output said before.
       if (run.control !== undefined) run.control.output = undefined;
-      return finish(run, 'completed', final, usage, turn);
+      return finish(run, 'completed', final, usage, turn, 'end_turn');
     }
   }
   run.emit({
@@ -158,10 +172,55 @@ function append(run: AgentRun, message: ChatMessage): void {
   run.emit({ type: 'message', message });
 }
 
-function finish(run: AgentRun, status: RunStatus, text: string, usage: Usage, turns: number): AgentOutcome {
+function finish(
+  run: AgentRun,
+  status: RunStatus,
+  text: string,
+  usage: Usage,
+  turns: number,
+  stopReason?: AnswerStop,
+): AgentOutcome {
   const output = run.control?.output ?? text;
-  run.emit({ type: 'complete', status, output });
-  return { status, output, usage, turns };
+  const stop = stopReason === undefined ? {} : { stopReason };
+  run.emit({ type: 'complete', status, output, ...stop });
+  return { status, output, usage, turns, ...stop };
+}
+
+/** How an answer without tool calls ended, in the protocol's terms. */
+function answerStop(stopReason: StopReason): AnswerStop {
+  return stopReason === 'max_tokens' || stopReason === 'refusal' ? stopReason : 'end_turn';
+}
+
+/**
+ * The line that ends an answer the model did not finish: cut off at the output limit, or refused.
+ * Empty for a finished one. After text (`answered`) it starts on a line of its own.
+ */
+function stopNotice(
+  stop: AnswerStop,
+  detail: string | undefined,
+  run: Pick<AgentRun, 'limits' | 'model' | 'endpoint'>,
+  answered: boolean,
+): string {
+  const because = detail === undefined ? '' : ` (${detail})`;
+  const start = answered ? '\n\n' : '';
+  switch (stop) {
+    case 'end_turn':
+      return '';
+    case 'max_tokens': {
+      const limit = Math.min(run.limits.maxOutputTokens, run.model.maxOutputTokens);
+      const why =
+        detail ?? `${run.model.id} reached its output limit of ${limit.toLocaleString('en-US')} tokens`;
+      return answered
+        ? `${start}[Answer cut off: ${why}. The answer above is incomplete; ask to continue, or raise agent.maxOutputTokens in the config.]`
+        : `[Answer cut off: ${why} before it wrote any answer. Ask again with a smaller task, or raise agent.maxOutputTokens in the config.]`;
+    }
+    case 'refusal':
+      return `${start}[${run.endpoint.name} declined to answer${because}. Rephrase the request, or try another model.]`;
+    default: {
+      const exhaustive: never = stop;
+      throw new Error(`unknown stop ${String(exhaustive)}`);
+    }
+  }
 }
 
 /**
@@ -183,6 +242,7 @@ function unreportedUsage(request: { system: string; messages: ChatMessage[] }, g
 interface TurnResult {
   content: AssistantBlock[];
   stopReason: StopReason;
+  stopDetail?: string;
   /** The answer text as the user saw it (markup removed; kept in history when the turn fails). */
   shown: string;
   usage: Usage;
@@ -254,8 +314,9 @@ async function streamTurn(
       case 'done':
         // Ids are made unique before anything (phases, approvals, history) uses them.
         return {
-          content: toolCalls.assign(event.content),
+          content: toolCalls.assign(event.content, run.model.api),
           stopReason: event.stopReason,
+          ...(event.stopDetail === undefined ? {} : { stopDetail: event.stopDetail }),
           shown,
           usage: event.usage,
         };

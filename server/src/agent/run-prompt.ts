@@ -296,6 +296,7 @@ export async function runPrompt(
       sessionId: session.id,
       status: outcome.status,
       output: session.redact(deps.redactor.apply(fitText(outcome.output, ANSWER_KEPT))),
+      ...(outcome.stopReason === undefined ? {} : { stopReason: outcome.stopReason }),
       usage: outcome.usage,
       costUsd: cost,
       sessionUsage: session.usage,

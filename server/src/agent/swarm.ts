@@ -6,7 +6,7 @@
  * A failing or timed-out sub-agent becomes an error result for its parent, never the end of the
  * run; cancelling the run reaches every agent, since they share its signal.
  */
-import type { RunStatus, Usage } from '#protocol';
+import type { AnswerStop, RunStatus, Usage } from '#protocol';
 import type { StreamFn } from '../providers/stream.ts';
 import { addUsage, EMPTY_USAGE } from '../providers/stream.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
@@ -53,6 +53,8 @@ export interface SwarmRun {
 export interface SwarmOutcome {
   status: RunStatus;
   output: string;
+  /** Why the root agent's model stopped its last answer. */
+  stopReason?: AnswerStop;
   /** Tokens of every agent of the run. */
   usage: Usage;
 }
@@ -210,7 +212,12 @@ export async function runSwarm(
   }
 
   const outcome = await runNode(root, { agentId: root.id }, messages, 0, swarm.signal);
-  return { status: outcome.status, output: outcome.output, usage };
+  return {
+    status: outcome.status,
+    output: outcome.output,
+    ...(outcome.stopReason === undefined ? {} : { stopReason: outcome.stopReason }),
+    usage,
+  };
 }
 
 function userTurn(text: string): ChatMessage[] {

@@ -8,11 +8,13 @@
  *   most once. It never depends on what the provider sent.
  * - Its id — in phases, approvals, and the conversation sent back to the provider — is the
  *   provider's id when that is usable, and otherwise a fresh one. Usable means non-empty, within
- *   the character set and length every wire API accepts, and not used before in this run (by any
- *   agent) or in the agent's history. The replacement is written into the history on both sides
+ *   the character set and length the wire API that made it accepts, and not used before in this
+ *   run (by any agent) or in the agent's history. The replacement is written into the history on both sides
  *   (the call and its result), so the conversation the provider sees stays consistent.
  */
 import type { AssistantBlock, ChatMessage, ToolCallBlock } from '../providers/messages.ts';
+import { TOOL_CALL_ID } from '../providers/tool-call-id.ts';
+import type { WireApi } from '../providers/types.ts';
 
 /** Who made a call: the agent, its n-th model response in this run, and the call's position in it. */
 export type CallKey = `${string}#${number}#${number}`;
@@ -21,11 +23,11 @@ export function callKey(agentId: string, response: number, index: number): CallK
   return `${agentId}#${response}#${index}`;
 }
 
-/**
- * Anthropic requires `^[a-zA-Z0-9_-]+$`; OpenAI caps ids at 40 characters. Generated ids are nine
- * letters and digits (`call00001`), which also satisfies the strictest endpoints (Mistral).
+/*
+ * Usable ids are those the API that made them takes back (providers/tool-call-id.ts). Generated
+ * ids are nine letters and digits (`call00001`), which also satisfies the strictest endpoints
+ * (Mistral).
  */
-const USABLE_ID = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** The tool calls of one run, shared by every agent of the run: the ids handed out and the calls executed. */
 export class RunToolCalls {
@@ -53,10 +55,11 @@ export class RunToolCalls {
    * Gives every tool call of one model response an id no other call of the run or the history
    * has, keeping the provider's where it is usable. Returns the content with calls renamed.
    */
-  assign(content: readonly AssistantBlock[]): AssistantBlock[] {
+  assign(content: readonly AssistantBlock[], api: WireApi): AssistantBlock[] {
+    const usable = TOOL_CALL_ID[api];
     return content.map((block) => {
       if (block.type !== 'tool_call') return block;
-      const id = USABLE_ID.test(block.id) && !this.#used.has(block.id) ? block.id : this.#fresh();
+      const id = usable.test(block.id) && !this.#used.has(block.id) ? block.id : this.#fresh();
       this.#used.add(id);
       return id === block.id ? block : ({ ...block, id } satisfies ToolCallBlock);
     });

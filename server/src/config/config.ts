@@ -103,7 +103,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig
     providers[preset.id] = endpoint({
       id: preset.id,
       name: entry?.name ?? endpointName(preset, baseUrl),
-      api: preset.api,
+      api: entry?.api ?? preset.api,
       baseUrl,
       apiKey,
       keyEnv,
@@ -256,6 +256,12 @@ function firstConfiguredModel(
   return '';
 }
 
+/** A built-in provider pointed at another server than its own (a compatible one). */
+function isRedirected(provider: ProviderEndpoint): boolean {
+  const preset = PRESETS.find((candidate) => candidate.id === provider.id);
+  return preset !== undefined && provider.baseUrl !== preset.baseUrl.replace(/\/+$/, '');
+}
+
 /** Resolves a model reference (by default the configured model) with the configured providers. */
 export function resolveConfiguredModel(
   config: ResolvedConfig,
@@ -271,6 +277,7 @@ export function resolveConfiguredModel(
           api: provider.api,
           ...(compat === undefined ? {} : { compat }),
           ...(models === undefined ? {} : { models }),
+          ...(isRedirected(provider) ? { chatOnly: true } : {}),
         },
       ];
     }),

@@ -24,7 +24,7 @@ const storeUrl = z.url({
 const CompatSchema = z
   .strictObject({
     nativeTools: z.boolean(),
-    reasoning: z.enum(['anthropic_thinking', 'reasoning_content', 'think_tags', 'none']),
+    reasoning: z.enum(['anthropic_thinking', 'reasoning_content', 'think_tags', 'reasoning_items', 'none']),
     streamUsage: z.boolean(),
     maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']),
     systemRole: z.enum(['system', 'developer']),
@@ -37,7 +37,7 @@ const CompatSchema = z
 const ProviderSchema = z.strictObject({
   name: z.string().min(1, 'expected a non-empty name').optional(),
   /** Required for a custom provider; must match the preset's for a built-in one. */
-  api: z.enum(['anthropic', 'openai']).optional(),
+  api: z.enum(['anthropic', 'openai', 'openai-responses']).optional(),
   baseUrl: httpUrl.optional(),
   apiKey: z.string().min(1, 'expected a non-empty key').optional(),
   /** An environment variable to read the key from instead of keeping it in the file. */
@@ -136,11 +136,13 @@ export const ConfigSchema = z
     for (const [id, provider] of Object.entries(config.providers ?? {})) {
       const preset = findPreset(id);
       if (preset !== undefined) {
-        if (provider.api !== undefined && provider.api !== preset.api) {
+        // An OpenAI-compatible built-in may be told to use the Responses API for all its models.
+        const allowed = preset.api === 'openai' ? ['openai', 'openai-responses'] : [preset.api];
+        if (provider.api !== undefined && !allowed.includes(provider.api)) {
           ctx.addIssue({
             code: 'custom',
             path: ['providers', id, 'api'],
-            message: `expected "${preset.api}": ${id} is a built-in provider; remove "api" or choose another provider id`,
+            message: `expected ${allowed.map((api) => `"${api}"`).join(' or ')}: ${id} is a built-in provider; remove "api" or choose another provider id`,
           });
         }
         continue;
@@ -149,7 +151,7 @@ export const ConfigSchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['providers', id, 'api'],
-          message: `is required for the custom provider ${id} (expected "anthropic" or "openai")`,
+          message: `is required for the custom provider ${id} (expected "anthropic", "openai" for Chat Completions, or "openai-responses" for the Responses API)`,
         });
       }
       if (provider.baseUrl === undefined) {

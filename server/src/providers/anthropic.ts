@@ -10,8 +10,9 @@ import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from './messages.ts';
 import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
-import { appendMerged, responseBody, sseBatches, StreamReportedError } from './sse.ts';
+import { appendMerged, readBatch, readEvent, responseBody, sseBatches, StreamReportedError } from './sse.ts';
 import { parseToolArguments } from './tool-arguments.ts';
+import { anthropicToolCallId } from './tool-call-id.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
 
 type MessageParam = Anthropic.Messages.MessageParam;
@@ -47,7 +48,7 @@ export function toAnthropicMessages(messages: readonly ChatMessage[], context: s
             ? { type: 'text', text: block.text }
             : {
                 type: 'tool_result',
-                tool_use_id: block.toolCallId,
+                tool_use_id: anthropicToolCallId(block.toolCallId),
                 content: block.output,
                 is_error: block.isError,
               },
@@ -66,7 +67,12 @@ export function toAnthropicMessages(messages: readonly ChatMessage[], context: s
         else if (block.signature !== undefined)
           content.push({ type: 'thinking', thinking: block.text, signature: block.signature });
       } else {
-        content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.args });
+        content.push({
+          type: 'tool_use',
+          id: anthropicToolCallId(block.id),
+          name: block.name,
+          input: block.args,
+        });
       }
     }
     return { role: 'assistant', content };
@@ -129,8 +135,11 @@ function buildParams(
 
 const STOP_REASONS: Record<string, StopReason> = {
   end_turn: 'end_turn',
+  stop_sequence: 'end_turn',
   tool_use: 'tool_use',
   max_tokens: 'max_tokens',
+  model_context_window_exceeded: 'max_tokens',
+  refusal: 'refusal',
 };
 
 type OpenBlock =
@@ -139,32 +148,65 @@ type OpenBlock =
   | { type: 'redacted'; data: string }
   | { type: 'tool'; id: string; name: string; json: string };
 
+/**
+ * Usage as the stream reports it. Any field may be missing — `message_start` without `usage` is on
+ * Anthropic's own streaming docs page, and compatible servers drop what they do not count — and a
+ * missing count leaves the one before it.
+ */
+function readUsage(usage: Usage, reported: object | null | undefined): boolean {
+  if (typeof reported !== 'object' || reported === null) return false;
+  const counts = reported as Partial<Record<string, unknown>>;
+  let read = false;
+  const count = (value: unknown, previous: number) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return previous;
+    read = true;
+    return value;
+  };
+  usage.inputTokens = count(counts.input_tokens, usage.inputTokens);
+  usage.outputTokens = count(counts.output_tokens, usage.outputTokens);
+  usage.cacheReadTokens = count(counts.cache_read_input_tokens, usage.cacheReadTokens);
+  usage.cacheWriteTokens = count(counts.cache_creation_input_tokens, usage.cacheWriteTokens);
+  return read;
+}
+
+/** A refusal's `stop_details` in words: its category and the provider's explanation, when given. */
+function refusalDetail(details: unknown): string | undefined {
+  if (typeof details !== 'object' || details === null) return undefined;
+  const { category, explanation } = details as { category?: unknown; explanation?: unknown };
+  const parts = [
+    typeof category === 'string' && category !== '' ? `category: ${category.replaceAll('_', ' ')}` : '',
+    typeof explanation === 'string' ? explanation.trim() : '',
+  ].filter((part) => part !== '');
+  return parts.length === 0 ? undefined : parts.join(' — ');
+}
+
 export const streamAnthropic: StreamFn = async function* (endpoint, request): AsyncGenerator<StreamEvent> {
   const blocks: OpenBlock[] = [];
   const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let stopReason: StopReason = 'other';
+  let stopDetail: string | undefined;
   let stopped = false;
+  /** Whether any event carried a count: a stream with none gets an estimate, marked as one. */
+  let usageReported = false;
   /** Applies one stream event to the blocks being built, collecting what to yield in `out`. */
   const handle = (event: Anthropic.Messages.RawMessageStreamEvent, out: StreamEvent[]): void => {
     switch (event.type) {
-      case 'message_start': {
-        const u = event.message.usage;
-        usage.inputTokens = u.input_tokens;
-        usage.cacheReadTokens = u.cache_read_input_tokens ?? 0;
-        usage.cacheWriteTokens = u.cache_creation_input_tokens ?? 0;
-        usage.outputTokens = u.output_tokens;
+      case 'message_start':
+        usageReported = readUsage(usage, event.message?.usage) || usageReported;
         break;
-      }
       case 'content_block_start': {
         const block = event.content_block;
-        if (block.type === 'text') blocks[event.index] = { type: 'text', text: block.text };
-        else if (block.type === 'thinking') blocks[event.index] = { type: 'thinking', text: block.thinking };
+        if (block.type === 'text') blocks[event.index] = { type: 'text', text: block.text ?? '' };
+        else if (block.type === 'thinking')
+          blocks[event.index] = { type: 'thinking', text: block.thinking ?? '' };
         else if (block.type === 'redacted_thinking')
           blocks[event.index] = { type: 'redacted', data: block.data };
         else if (block.type === 'tool_use') {
-          blocks[event.index] = { type: 'tool', id: block.id, name: block.name, json: '' };
-          out.push({ type: 'tool_call_delta', id: block.id, name: block.name, argsDelta: '' });
+          blocks[event.index] = { type: 'tool', id: block.id ?? '', name: block.name ?? '', json: '' };
+          out.push({ type: 'tool_call_delta', id: block.id ?? '', name: block.name ?? '', argsDelta: '' });
         }
+        // The text of a block that starts with some (a compatible server may) is part of the answer.
+        if (block.type === 'text' && block.text) appendMerged(out, { type: 'text_delta', text: block.text });
         break;
       }
       case 'content_block_delta': {
@@ -189,15 +231,16 @@ export const streamAnthropic: StreamFn = async function* (endpoint, request): As
         }
         break;
       }
-      case 'message_delta':
-        stopReason = STOP_REASONS[event.delta.stop_reason ?? ''] ?? 'other';
-        usage.outputTokens = event.usage.output_tokens;
-        if (event.usage.input_tokens != null) usage.inputTokens = event.usage.input_tokens;
-        if (event.usage.cache_read_input_tokens != null)
-          usage.cacheReadTokens = event.usage.cache_read_input_tokens;
-        if (event.usage.cache_creation_input_tokens != null)
-          usage.cacheWriteTokens = event.usage.cache_creation_input_tokens;
+      case 'message_delta': {
+        const reason = event.delta?.stop_reason;
+        if (reason != null) stopReason = STOP_REASONS[reason] ?? 'other';
+        if (reason === 'model_context_window_exceeded')
+          stopDetail = "the conversation filled the model's context window";
+        const details = (event.delta as { stop_details?: unknown } | undefined)?.stop_details;
+        stopDetail = refusalDetail(details) ?? stopDetail;
+        usageReported = readUsage(usage, event.usage) || usageReported;
         break;
+      }
       case 'message_stop':
         stopped = true;
         break;
@@ -216,14 +259,14 @@ export const streamAnthropic: StreamFn = async function* (endpoint, request): As
       .messages.create(buildParams(request, context), { signal: request.signal })
       .asResponse();
     for await (const batch of sseBatches(responseBody(response))) {
-      const out: StreamEvent[] = [];
-      for (const sse of batch) {
-        if (sse.event === 'ping') continue;
+      const { out, failure } = readBatch(batch, (sse, out) => {
+        if (sse.event === 'ping') return;
         const event = JSON.parse(sse.data) as Anthropic.Messages.RawMessageStreamEvent | { type: 'error' };
         if (event.type === 'error') throw new StreamReportedError(event);
-        handle(event, out);
-      }
+        readEvent(() => handle(event, out), sse.data);
+      });
       yield* out;
+      if (failure !== undefined) throw failure;
     }
   } catch (error) {
     yield {
@@ -237,8 +280,36 @@ export const streamAnthropic: StreamFn = async function* (endpoint, request): As
     yield { type: 'error', failure: early };
     return;
   }
-  yield { type: 'done', content: finishBlocks(blocks, stopReason, context), stopReason, usage };
+  const content = finishBlocks(blocks, stopReason, context);
+  yield {
+    type: 'done',
+    content,
+    stopReason,
+    ...(stopDetail === undefined ? {} : { stopDetail }),
+    usage: usageReported ? usage : estimateUsage(request, content),
+  };
 };
+
+/** Usage at 6 characters per token, for a stream that reported none (the protocol's estimate, §6.2). */
+function estimateUsage(request: ModelRequest, content: readonly AssistantBlock[]): Usage {
+  const generated = content.reduce(
+    (n, block) =>
+      n +
+      (block.type === 'text' || block.type === 'thinking'
+        ? block.text.length
+        : block.type === 'tool_call'
+          ? block.argsText.length
+          : 0),
+    0,
+  );
+  return {
+    inputTokens: Math.ceil((JSON.stringify(request.messages).length + request.system.length) / 6),
+    outputTokens: Math.ceil(generated / 6),
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    estimated: true,
+  };
+}
 
 function finishBlocks(
   blocks: readonly (OpenBlock | undefined)[],

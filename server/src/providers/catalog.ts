@@ -14,11 +14,25 @@ const GUESSED_CONTEXT_WINDOW = 128_000;
 /** Output cap assumed for an unlisted model: low enough that every current server accepts it. */
 const GUESSED_MAX_OUTPUT = 8_192;
 
-/** OpenAI's reasoning models (o-series, gpt-5) reject `max_tokens` and want a `developer` prompt. */
+/**
+ * OpenAI's reasoning models (o-series, gpt-5) reject `max_tokens` and want a `developer` prompt on
+ * Chat Completions; their reasoning is carried by the Responses API, which they are spoken to
+ * through (see `wireFor`).
+ */
 const OPENAI_REASONING: Partial<ModelCompat> = {
   maxTokensField: 'max_completion_tokens',
   systemRole: 'developer',
+  reasoning: 'reasoning_items',
 };
+
+/**
+ * The wire API a model is spoken to through on a provider of `api`: an OpenAI model whose reasoning
+ * comes as reasoning items uses the Responses API — unless the endpoint is a compatible server
+ * (`chatOnly`), which may not serve it.
+ */
+function wireFor(api: WireApi, compat: ModelCompat, chatOnly: boolean): WireApi {
+  return api === 'openai' && !chatOnly && compat.reasoning === 'reasoning_items' ? 'openai-responses' : api;
+}
 
 /**
  * Quirks of model families the catalog cannot list one by one: an unlisted id that matches takes
@@ -126,6 +140,11 @@ export interface ProviderModels {
   compat?: Partial<ModelCompat>;
   /** Model ids this provider serves: a bare id listed here is routed to it. */
   models?: readonly string[];
+  /**
+   * The `openai` provider pointed at another server (OPENAI_BASE_URL, or a `baseUrl` in the file):
+   * it may not serve the Responses API, so its models use Chat Completions.
+   */
+  chatOnly?: boolean;
 }
 
 export interface ResolveModelOptions {
@@ -178,19 +197,27 @@ function onProvider(provider: string, id: string, options: ResolveModelOptions):
   const api = apiOf(provider, options);
   if (api === undefined) return undefined;
   const overrides = options.providers?.[provider]?.compat ?? {};
+  const chatOnly = options.providers?.[provider]?.chatOnly === true;
   const listed = CATALOG.find(
     (spec) => spec.provider === provider && spec.api === api && sameModel(spec.id, id),
   );
-  if (listed !== undefined) return { ...listed, id, compat: { ...listed.compat, ...overrides } };
+  if (listed !== undefined) {
+    const compat = { ...listed.compat, ...overrides };
+    return { ...listed, id, api: wireFor(api, compat, chatOnly), compat };
+  }
   const family = familyOf(provider, api, id);
   const pattern = FAMILY_PATTERNS.find((entry) => entry.provider === provider && entry.pattern.test(id));
+  const compat = {
+    ...(family?.compat ?? { ...presetCompat(provider, api), ...pattern?.compat }),
+    ...overrides,
+  };
   return {
     provider,
     id,
-    api,
+    api: wireFor(api, compat, chatOnly),
     contextWindow: GUESSED_CONTEXT_WINDOW,
     maxOutputTokens: GUESSED_MAX_OUTPUT,
-    compat: { ...(family?.compat ?? { ...presetCompat(provider, api), ...pattern?.compat }), ...overrides },
+    compat,
     guessed: true,
   };
 }

@@ -105,6 +105,12 @@ export function classifyFailure(
       false,
       `${error.message ?? 'a stream event was too large'}; the stream was stopped.`,
     );
+  if (error.name === 'UnreadableEventError')
+    return fail(
+      'unreadable',
+      false,
+      `the response could not be read: ${error.message ?? 'an event of an unknown shape'}. This is a bug in Santra or the provider; please report it with the model name.`,
+    );
   const status = error.status;
   const body = bodyMessage(error.error);
   const detail = body.message ?? error.message ?? 'no details';
@@ -122,7 +128,7 @@ export function classifyFailure(
     }
     // An error object inside the stream (Anthropic `event: error`, an OpenAI-compatible error chunk).
     if (body.type === 'overloaded_error')
-      return fail('overloaded', true, 'overloaded (reported mid-stream).');
+      return fail('overloaded', true, `overloaded (reported mid-stream: ${detail}).`);
     return fail('stream_error', true, `the stream reported an error: ${detail}`);
   }
   const wait = retryAfterMs(error.headers);

@@ -8,11 +8,16 @@ export interface TextBlock {
   text: string;
 }
 
-/** Model reasoning. `signature` (Anthropic) must be sent back unchanged for multi-turn thinking. */
+/**
+ * Model reasoning. `signature` (Anthropic's signature, or the OpenAI Responses API's
+ * `encrypted_content`) must be sent back unchanged for multi-turn thinking.
+ */
 export interface ThinkingBlock {
   type: 'thinking';
   text: string;
   signature?: string;
+  /** The OpenAI Responses API's id of the reasoning item (`rs_…`), sent back with it. */
+  itemId?: string;
   /** Anthropic `redacted_thinking` data, sent back as is. */
   redactedData?: string;
   /**

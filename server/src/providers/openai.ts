@@ -13,7 +13,7 @@ import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
 import { formatToolResult, textProtocolInstructions } from './text-protocol/prompt.ts';
-import { appendMerged, responseBody, sseBatches, StreamReportedError } from './sse.ts';
+import { appendMerged, readBatch, readEvent, responseBody, sseBatches, StreamReportedError } from './sse.ts';
 import { parseToolArguments } from './tool-arguments.ts';
 
 type MessageParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -99,9 +99,12 @@ function buildParams(request: ModelRequest): OpenAI.Chat.Completions.ChatComplet
 
 const FINISH: Record<string, StopReason> = {
   stop: 'end_turn',
+  eos: 'end_turn',
   tool_calls: 'tool_use',
   function_call: 'tool_use',
   length: 'max_tokens',
+  model_length: 'max_tokens',
+  content_filter: 'refusal',
 };
 
 interface OpenCall {
@@ -125,7 +128,7 @@ type ToolCallPart = Partial<OpenAI.Chat.Completions.ChatCompletionChunk.Choice.D
  */
 function accumulateToolCall(calls: OpenCall[], part: ToolCallPart): { call: OpenCall; piece: string } {
   const id = typeof part.id === 'string' ? part.id : '';
-  const name = part.function?.name ?? '';
+  const name = typeof part.function?.name === 'string' ? part.function.name : '';
   let index = typeof part.index === 'number' && part.index >= 0 ? part.index : undefined;
   if (index === undefined) {
     const last = calls.length - 1;
@@ -138,7 +141,9 @@ function accumulateToolCall(calls: OpenCall[], part: ToolCallPart): { call: Open
   const call = (calls[index] ??= { id: '', name: '', args: '' });
   if (id !== '') call.id = id;
   if (name !== '') call.name = name === call.name || name.startsWith(call.name) ? name : call.name + name;
-  let piece = part.function?.arguments ?? '';
+  // Arguments are a JSON string on the wire; a server that sends the object itself is read too.
+  const raw: unknown = part.function?.arguments;
+  let piece = typeof raw === 'string' ? raw : raw != null ? JSON.stringify(raw) : '';
   // Checked in this order so that JSON is parsed only for a piece that repeats the arguments.
   if (call.args !== '' && piece.startsWith(call.args) && isCompleteJson(call.args)) {
     piece = piece.slice(call.args.length);
@@ -157,59 +162,141 @@ function isCompleteJson(text: string): boolean {
   }
 }
 
+/** The pieces of one streamed delta, read whichever way the server wrote them. */
+interface DeltaParts {
+  text: string;
+  thinking: string;
+  refusal: string;
+}
+
+/**
+ * Reads a delta's text. `content` is a string on OpenAI's API; some compatible servers send an
+ * array of parts instead (Mistral's reasoning models: `{type:"thinking", thinking:[{type:"text",
+ * text}]}` then `{type:"text", text}`). Reasoning arrives as `reasoning_content` (DeepSeek, vLLM,
+ * Qwen) or `reasoning` (OpenRouter, Groq, Ollama); a refusal as `refusal` (OpenAI).
+ */
+function readDelta(delta: Record<string, unknown>): DeltaParts {
+  const parts: DeltaParts = { text: '', thinking: '', refusal: '' };
+  const reasoning = delta.reasoning_content ?? delta.reasoning;
+  if (typeof reasoning === 'string') parts.thinking += reasoning;
+  readContent(delta.content, parts, 'text');
+  if (typeof delta.refusal === 'string') parts.refusal += delta.refusal;
+  return parts;
+}
+
+/** Adds `content` — a string, a part, or an array of parts (parts may nest) — to `parts[into]`. */
+function readContent(content: unknown, parts: DeltaParts, into: 'text' | 'thinking'): void {
+  if (typeof content === 'string') {
+    parts[into] += content;
+    return;
+  }
+  if (Array.isArray(content)) {
+    for (const part of content) readContent(part, parts, into);
+    return;
+  }
+  if (typeof content !== 'object' || content === null) return;
+  const part = content as { type?: unknown; text?: unknown; thinking?: unknown; refusal?: unknown };
+  if (part.type === 'thinking' || part.type === 'reasoning') {
+    readContent(part.thinking ?? part.text, parts, 'thinking');
+  } else if (part.type === 'refusal' && typeof part.refusal === 'string') {
+    parts.refusal += part.refusal;
+  } else if (typeof part.text === 'string') {
+    parts[into] += part.text;
+  }
+}
+
+type ChunkUsage = {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown; cache_write_tokens?: unknown } | null;
+  completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+};
+
+/**
+ * A chunk's usage: `usage` (OpenAI with `include_usage`, and the running totals some servers put
+ * on every chunk: the last one counts), or `x_groq.usage` (Groq). `prompt_tokens` counts cached
+ * tokens too; Santra's `inputTokens` does not.
+ */
+function readUsage(chunk: { usage?: unknown; x_groq?: unknown }): Usage | undefined {
+  const reported = (chunk.usage ?? (chunk.x_groq as { usage?: unknown } | undefined)?.usage) as
+    ChunkUsage | null | undefined;
+  if (typeof reported !== 'object' || reported === null) return undefined;
+  const count = (value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+  const cached = count(reported.prompt_tokens_details?.cached_tokens);
+  const reasoning = count(reported.completion_tokens_details?.reasoning_tokens);
+  return {
+    inputTokens: Math.max(0, count(reported.prompt_tokens) - cached),
+    outputTokens: count(reported.completion_tokens),
+    cacheReadTokens: cached,
+    cacheWriteTokens: count(reported.prompt_tokens_details?.cache_write_tokens),
+    ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
 export const streamOpenAI: StreamFn = async function* (endpoint, request): AsyncGenerator<StreamEvent> {
   let text = '';
   let thinking = '';
+  let refused = false;
   const calls: OpenCall[] = [];
   let usage: Usage | undefined;
   let finish: string | undefined;
+  /** `[DONE]` was read: OpenAI's end of stream, final even where a server sent no finish_reason. */
+  let done = false;
   try {
     const response = await clientFor(endpoint)
       .chat.completions.create(buildParams(request), { signal: request.signal })
       .asResponse();
-    let finished = false;
     for await (const batch of sseBatches(responseBody(response))) {
-      const out: StreamEvent[] = [];
-      for (const { data } of batch) {
-        if (data === '[DONE]') {
-          finished = true;
-          break;
-        }
-        const chunk = JSON.parse(data) as OpenAI.Chat.Completions.ChatCompletionChunk & { error?: unknown };
-        // An error object in place of a chunk: what OpenAI-compatible servers send mid-stream.
-        if (chunk.error !== undefined) throw new StreamReportedError(chunk);
-        if (chunk.usage) {
-          const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
-          usage = {
-            inputTokens: Math.max(0, chunk.usage.prompt_tokens - cached),
-            outputTokens: chunk.usage.completion_tokens,
-            cacheReadTokens: cached,
-            cacheWriteTokens: 0,
-          };
-        }
-        const choice = chunk.choices?.[0];
-        if (choice === undefined) continue;
-        const delta = choice.delta as OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
-          reasoning_content?: string | null;
-          reasoning?: string | null;
+      const { out, ended, failure } = readBatch(batch, ({ data }, out) => {
+        if (data === '[DONE]') return 'end';
+        const chunk = JSON.parse(data) as {
+          error?: unknown;
+          usage?: unknown;
+          x_groq?: unknown;
+          choices?: Array<{
+            index?: number;
+            delta?: Record<string, unknown> | null;
+            finish_reason?: unknown;
+          }>;
         };
-        const reasoning = delta.reasoning_content ?? delta.reasoning;
-        if (typeof reasoning === 'string' && reasoning !== '') {
-          thinking += reasoning;
-          appendMerged(out, { type: 'thinking_delta', text: reasoning });
-        }
-        if (typeof delta.content === 'string' && delta.content !== '') {
-          text += delta.content;
-          appendMerged(out, { type: 'text_delta', text: delta.content });
-        }
-        for (const part of delta.tool_calls ?? []) {
-          const { call, piece } = accumulateToolCall(calls, part);
-          out.push({ type: 'tool_call_delta', id: call.id, name: call.name, argsDelta: piece });
-        }
-        if (choice.finish_reason) finish = choice.finish_reason;
-      }
+        // An error object in place of a chunk: what OpenAI-compatible servers send mid-stream.
+        if (chunk.error !== undefined && chunk.error !== null) throw new StreamReportedError(chunk);
+        readEvent(() => {
+          usage = readUsage(chunk) ?? usage;
+          // Only the first choice is read (Santra never asks for more than one).
+          const choice = Array.isArray(chunk.choices)
+            ? chunk.choices.find((c) => (c.index ?? 0) === 0)
+            : undefined;
+          if (choice === undefined) return;
+          const delta = choice.delta ?? {};
+          const parts = readDelta(delta);
+          if (parts.thinking !== '') {
+            thinking += parts.thinking;
+            appendMerged(out, { type: 'thinking_delta', text: parts.thinking });
+          }
+          // A refusal is what the model said instead of an answer: shown as the answer is.
+          if (parts.refusal !== '') refused = true;
+          const shown = parts.text + parts.refusal;
+          if (shown !== '') {
+            text += shown;
+            appendMerged(out, { type: 'text_delta', text: shown });
+          }
+          const toolCalls = delta.tool_calls;
+          for (const part of Array.isArray(toolCalls) ? (toolCalls as ToolCallPart[]) : []) {
+            const { call, piece } = accumulateToolCall(calls, part);
+            out.push({ type: 'tool_call_delta', id: call.id, name: call.name, argsDelta: piece });
+          }
+          if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '')
+            finish = choice.finish_reason;
+        }, data);
+      });
       yield* out;
-      if (finished) break;
+      if (failure !== undefined) throw failure;
+      if (ended) {
+        done = true;
+        break;
+      }
     }
   } catch (error) {
     yield {
@@ -218,12 +305,18 @@ export const streamOpenAI: StreamFn = async function* (endpoint, request): Async
     };
     return;
   }
-  const early = endOfStreamFailure(endpoint, request, finish === undefined ? 'a finish_reason' : undefined);
+  const early = endOfStreamFailure(
+    endpoint,
+    request,
+    finish === undefined && !done ? 'a finish_reason or [DONE]' : undefined,
+  );
   if (early !== undefined) {
     yield { type: 'error', failure: early };
     return;
   }
-  const stopReason = FINISH[finish ?? ''] ?? 'other';
+  // A stream that ended with [DONE] alone finished as its content says.
+  let stopReason = FINISH[finish ?? (calls.length > 0 ? 'tool_calls' : 'stop')] ?? 'other';
+  if (refused && calls.length === 0) stopReason = 'refusal';
   const content: AssistantBlock[] = [];
   if (thinking !== '') content.push({ type: 'thinking', text: thinking });
   if (text !== '') content.push({ type: 'text', text });

@@ -49,6 +49,18 @@ export const BASE_COMPAT: Readonly<Record<WireApi, Readonly<ModelCompat>>> = {
     promptCaching: false,
     thinkingMode: 'budget',
   },
+  // The Responses API is OpenAI's own: native tools, parallel calls. A model asks for reasoning
+  // only when it is known to reason (the catalog's OpenAI reasoning models): others refuse it.
+  'openai-responses': {
+    nativeTools: true,
+    reasoning: 'none',
+    streamUsage: true,
+    maxTokensField: 'max_completion_tokens',
+    systemRole: 'developer',
+    parallelToolCalls: true,
+    promptCaching: false,
+    thinkingMode: 'budget',
+  },
 };
 
 /**

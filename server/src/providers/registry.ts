@@ -11,11 +11,16 @@ import type { WireApi } from './types.ts';
 const LOADERS: Record<WireApi, () => Promise<StreamFn>> = {
   anthropic: async () => (await import('./anthropic.ts')).streamAnthropic,
   openai: async () => (await import('./openai.ts')).streamOpenAI,
+  'openai-responses': async () => (await import('./openai-responses.ts')).streamOpenAIResponses,
 };
 
-/** One entry point for every wire API: the endpoint's `api` picks the stream function. */
+/**
+ * One entry point for every wire API: the model's `api` picks the stream function (an OpenAI
+ * endpoint serves its reasoning models through the Responses API, the others through Chat
+ * Completions).
+ */
 const streamByApi: StreamFn = async function* (endpoint, request) {
-  const stream = await LOADERS[endpoint.api]();
+  const stream = await LOADERS[request.model.api]();
   yield* stream(endpoint, request);
 };
 

@@ -102,3 +102,53 @@ export function responseBody(response: Response): AsyncIterable<Uint8Array> {
   if (response.body === null) throw new Error('the response has no body');
   return response.body;
 }
+
+/**
+ * An event that parsed as JSON but did not have a shape Santra can read. The same response read
+ * again fails the same way, so it is not retried (failures.ts).
+ */
+export class UnreadableEventError extends Error {
+  constructor(cause: unknown, data: string) {
+    const excerpt = data.length > 200 ? `${data.slice(0, 200)}…` : data;
+    super(`${cause instanceof Error ? cause.message : String(cause)} in the event ${excerpt}`);
+    this.name = 'UnreadableEventError';
+  }
+}
+
+/** Applies one parsed event; a failure of our reading of it becomes an UnreadableEventError. */
+export function readEvent(apply: () => void, data: string): void {
+  try {
+    apply();
+  } catch (error) {
+    if (error instanceof StreamReportedError) throw error;
+    throw new UnreadableEventError(error, data);
+  }
+}
+
+/** What one batch of events gave: the stream events read, and whether the stream ended or failed. */
+export interface BatchResult {
+  out: StreamEvent[];
+  /** The API's end-of-stream marker was read (OpenAI's `[DONE]`). */
+  ended: boolean;
+  /** What an event of the batch threw; the events before it are in `out`, to be shown first. */
+  failure?: Error;
+}
+
+/**
+ * Reads the events of a batch with `read` (which returns 'end' at an end-of-stream marker). An
+ * event that throws — an error the provider sent, or one Santra cannot read — stops the batch,
+ * but what the events before it held is kept: text a provider streamed before its error was shown
+ * to the user, and stays shown.
+ */
+export function readBatch(
+  batch: readonly SseEvent[],
+  read: (event: SseEvent, out: StreamEvent[]) => 'end' | void,
+): BatchResult {
+  const out: StreamEvent[] = [];
+  try {
+    for (const event of batch) if (read(event, out) === 'end') return { out, ended: true };
+  } catch (failure) {
+    return { out, ended: false, failure: failure instanceof Error ? failure : new Error(String(failure)) };
+  }
+  return { out, ended: false };
+}

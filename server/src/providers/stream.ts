@@ -34,7 +34,12 @@ export interface ModelCaller {
   turn: number;
 }
 
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+/**
+ * Why a model stopped: it finished (`end_turn`), wants its tool calls run (`tool_use`), was cut off
+ * at the output limit or where the context window filled (`max_tokens`), or declined (`refusal`:
+ * Anthropic's stop reason, OpenAI's `refusal` delta or `content_filter` finish).
+ */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
 
 export type FailureKind =
   | 'rate_limit'
@@ -51,6 +56,11 @@ export type FailureKind =
   | 'billing'
   /** The response grew past what its requested size can hold (output-bound.ts). */
   | 'output_limit'
+  /**
+   * The provider sent an event Santra could not read (a shape no API documents). Reading it again
+   * gives the same result, so it is never retried.
+   */
+  | 'unreadable'
   /** A replay was asked for a model call its recording does not have (sessions/replay.ts). */
   | 'replay_divergence'
   | 'cancelled';
@@ -75,7 +85,14 @@ export type StreamEvent =
   /** A progress line the model wrote (`<status>` markup, text-protocol/stream.ts). */
   | { type: 'status'; text: string }
   | { type: 'tool_call_delta'; id: string; name: string; argsDelta: string }
-  | { type: 'done'; content: AssistantBlock[]; stopReason: StopReason; usage: Usage }
+  | {
+      type: 'done';
+      content: AssistantBlock[];
+      stopReason: StopReason;
+      /** What the provider said about the stop, e.g. a refusal's category and explanation. */
+      stopDetail?: string;
+      usage: Usage;
+    }
   | { type: 'error'; failure: ProviderFailure }
   /** A failed attempt that will be retried after `delayMs` (emitted by the resilience layer only). */
   | {
@@ -110,6 +127,9 @@ export function addUsage(a: Usage, b: Usage): Usage {
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    ...(a.reasoningTokens !== undefined || b.reasoningTokens !== undefined
+      ? { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) }
+      : {}),
     ...(a.estimated || b.estimated ? { estimated: true } : {}),
   };
 }

@@ -3,7 +3,12 @@
  * events, and vendor quirks as data (`ModelCompat`), never as branches in the agent loop.
  */
 
-export type WireApi = 'anthropic' | 'openai';
+/**
+ * The wire APIs Santra speaks: Anthropic's Messages API, OpenAI's Chat Completions (and every
+ * compatible server), and OpenAI's Responses API (its reasoning models' API).
+ */
+export type WireApi = 'anthropic' | 'openai' | 'openai-responses';
+export const WIRE_APIS = ['anthropic', 'openai', 'openai-responses'] as const satisfies readonly WireApi[];
 
 /** How hard a model that thinks adaptively works: Anthropic's `output_config.effort` levels. */
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -13,8 +18,12 @@ export type Effort = (typeof EFFORTS)[number];
 export interface ModelCompat {
   /** The model calls tools natively; when false Santra uses the text tool-call protocol. */
   nativeTools: boolean;
-  /** How the model's reasoning arrives: Anthropic thinking blocks, a `reasoning_content` (or `reasoning`) delta field, `<think>` tags in the text, or not at all. */
-  reasoning: 'anthropic_thinking' | 'reasoning_content' | 'think_tags' | 'none';
+  /**
+   * How the model's reasoning arrives: Anthropic thinking blocks, a `reasoning_content` (or
+   * `reasoning`) delta field, `<think>` tags in the text, the Responses API's reasoning items
+   * (summaries shown, encrypted content sent back), or not at all.
+   */
+  reasoning: 'anthropic_thinking' | 'reasoning_content' | 'think_tags' | 'reasoning_items' | 'none';
   /** The endpoint honours `stream_options: {include_usage: true}` (OpenAI-compatible only). */
   streamUsage: boolean;
   /** Name of the output-length field (OpenAI's newer models want `max_completion_tokens`). */

@@ -51,6 +51,8 @@ export type SessionRecord =
       inputMessages: number;
       content?: AssistantBlock[];
       stopReason?: StopReason;
+      /** What the provider said about the stop (a refusal's category and explanation). */
+      stopDetail?: string;
       usage?: Usage;
       /** The call failed; `text` is what streamed before it did. */
       failure?: ProviderFailure;

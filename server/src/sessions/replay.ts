@@ -321,6 +321,7 @@ function* restream(output: ModelOutput, signal: AbortSignal): Generator<StreamEv
     type: 'done',
     content: structuredClone(content),
     stopReason: output.stopReason ?? 'end_turn',
+    ...(output.stopDetail === undefined ? {} : { stopDetail: output.stopDetail }),
     usage: output.usage ?? EMPTY_USAGE,
   };
 }

@@ -19,7 +19,7 @@ import { removeTempDir, tempDir } from '../../../scripts/temp-dirs.ts';
 import { type Json, WireClient } from './wire.ts';
 
 /** A custom agent with every tool but the agent-control ones. */
-const TESTER = {
+export const TESTER = {
   id: 'tester',
   name: 'Tester',
   description: 'A generalist used by the tests.',

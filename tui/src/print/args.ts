@@ -15,6 +15,11 @@ export const EXIT = {
   failure: 1,
   /** The command line (or the prompt) was unusable. */
   usage: 2,
+  /**
+   * The run completed but its answer is not whole: cut off at the model's output limit, or the
+   * model declined (the answer ends with a notice, and stderr says which).
+   */
+  incomplete: 3,
   /** The user pressed Ctrl-C (128 + SIGINT, as shells report it). */
   interrupted: 130,
 } as const;
@@ -123,7 +128,8 @@ Without --approve-all, file changes and commands are asked about on the terminal
 a terminal they are rejected. Put -- before a prompt that starts with "-".
 
 Exit codes: 0 the run completed; 1 it ended in error or was interrupted, or the server failed;
-2 a usage error; 130 cancelled with Ctrl-C.
+2 a usage error; 3 the run completed but the answer is not whole (cut off at the model's output
+limit, or the model declined; stderr says which); 130 cancelled with Ctrl-C.
 
 The agent runtime is santra-server, a stdio server speaking the Santra protocol (see
 protocol-spec/README.md); santra starts the one installed next to it.

@@ -22,6 +22,12 @@ export interface PrintEnvironment {
   server?: ChildProcessWithoutNullStreams;
 }
 
+/** How a run's end is told to the shell: 0 only for a whole answer. */
+function exitCodeOf(result: PromptResult | undefined): number {
+  if (result?.status !== 'completed') return EXIT.failure;
+  return result.stopReason === 'max_tokens' || result.stopReason === 'refusal' ? EXIT.incomplete : EXIT.ok;
+}
+
 /** Runs `santra -p` with parsed options and resolves with the process exit code. */
 export async function runPrint(options: PrintOptions, environment: PrintEnvironment): Promise<number> {
   const code = await run(options, environment);
@@ -187,7 +193,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
         ...(options.agent === undefined ? {} : { agent: options.agent }),
         ...(startCwd === undefined ? {} : { cwd: startCwd }),
       });
-      code = interrupted ? EXIT.interrupted : result?.status === 'completed' ? EXIT.ok : EXIT.failure;
+      code = interrupted ? EXIT.interrupted : exitCodeOf(result);
     }
   } catch (error) {
     output.finish();

@@ -161,6 +161,9 @@ export function usageLine(result: PromptResult): string {
 export function statusLine(result: PromptResult, sawErrorPhase: boolean): string | undefined {
   switch (result.status) {
     case 'completed':
+      if (result.stopReason === 'max_tokens')
+        return 'santra: the answer is incomplete: the model stopped at its output limit (exit code 3); ask it to continue, or raise agent.maxOutputTokens';
+      if (result.stopReason === 'refusal') return 'santra: the model declined to answer (exit code 3)';
       return undefined;
     case 'error':
       return sawErrorPhase ? undefined : 'santra: the run ended with an error (the server sent no details)';

@@ -161,7 +161,11 @@ export class AcpSession {
         ...(this.#mode === AUTO_MODE ? {} : { agent: this.#mode }),
       };
       const result = await this.#client.prompt(params, running.signal);
-      return result.status === 'cancelled' ? 'cancelled' : 'end_turn';
+      // An answer cut at the output limit, or refused, is said so: ACP has both stop reasons.
+      if (result.status === 'cancelled') return 'cancelled';
+      return result.stopReason === 'max_tokens' || result.stopReason === 'refusal'
+        ? result.stopReason
+        : 'end_turn';
     } finally {
       this.#running = undefined;
       // A cancelled command's terminal is killed and released before the turn is answered: the
