@@ -280,6 +280,36 @@ describe('session/compact', () => {
     ]);
     assert.ok(!sessionRecords(at.sessionsDir, sessionId).some((r) => r.type === 'compaction'));
   });
+
+  test('a summary cut off at the output limit, or refused, is not used: the history is unchanged', async () => {
+    const at = await setup([{ text: 'A1' }, { text: 'A2' }]);
+    const s = await server(at);
+    const sessionId = (await s.prompt({ text: 'P1' })).result.sessionId as string;
+    await s.prompt({ text: 'P2', sessionId });
+    const refusal = [
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":9,"output_tokens":1}}}\n\n',
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"refusal","stop_details":{"type":"refusal","category":"cyber","explanation":null}},"usage":{"output_tokens":1}}\n\n',
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+    ].join('');
+    const cases: Array<[FakeTurn, RegExp]> = [
+      [{ text: 'The user asked', stopReason: 'max_tokens' }, /cut the summary off at the output limit/],
+      [{ recorded: refusal }, /declined to write the summary \(category: cyber\)/],
+    ];
+    for (const [turn, why] of cases) {
+      at.fake.push(turn);
+      const failed = await s.call('session/compact', { sessionId, keepTurns: 1 });
+      assert.match(String((failed.error as Json | undefined)?.message), why);
+    }
+    at.fake.push({ text: 'A3' });
+    await s.prompt({ text: 'P3', sessionId });
+    assert.deepEqual(conversation(at.fake.requests.at(-1)), [
+      'user: P1',
+      'assistant: A1',
+      'user: P2',
+      'assistant: A2',
+      'user: P3',
+    ]);
+  });
 });
 
 describe('auto-compaction', () => {

@@ -13,8 +13,9 @@ import {
   type MarkdownStream,
   plainRows,
 } from '../src/ui/markdown-blocks.ts';
-import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from '../src/ui/transcript.ts';
+import { EMPTY_TRANSCRIPT, type Entry, runEnd, stepAll, type TranscriptEvent } from '../src/ui/transcript.ts';
 import { Controller } from '../src/ui/controller.ts';
+import { entryMarkdown } from '../src/ui/export-markdown.ts';
 import { FLUSH_MS, FRAME_MS, TEXT_FRAME_MS } from '../src/ui/ui-state.ts';
 
 let seq = 0;
@@ -220,6 +221,24 @@ describe('the transcript reducer', () => {
     assert.equal((entries[1] as Entry & { kind: 'run_end' }).seconds, 2.5);
     assert.equal(state.running, false);
     assert.equal(state.agents.size, 0);
+  });
+
+  test('an answer that is not whole says why in its closing line, and in the export', () => {
+    for (const [stopReason, words] of [
+      ['max_tokens', 'cut off at the output limit'],
+      ['refusal', 'declined'],
+      ['end_turn', 'done'],
+    ] as const) {
+      const { entries } = stepAll(EMPTY_TRANSCRIPT, [
+        { type: 'run_start', at: 0 },
+        text('{"'),
+        { type: 'run_end', at: 10, status: 'completed', stopReason },
+      ]);
+      const end = entries.find((e) => e.kind === 'run_end') as Entry & { kind: 'run_end' };
+      assert.equal(runEnd(end.status, end.stopReason), words);
+      assert.match(String(entryMarkdown(end)), new RegExp(`^_${words}`));
+    }
+    assert.equal(runEnd('cancelled', undefined), 'cancelled');
   });
 
   test('tool calls are live until their result, then one row; text before a call is printed first', () => {

@@ -205,6 +205,20 @@ async function summarise(
         `${endpoint.name} has not started the summary yet (${Math.round(event.elapsedMs / 1000)} s).`,
       );
     if (event.type !== 'done') continue;
+    // A summary cut off or refused would replace the conversation with less than it holds.
+    if (event.stopReason === 'max_tokens' || event.stopReason === 'refusal') {
+      return {
+        failure: {
+          kind: event.stopReason === 'max_tokens' ? 'output_limit' : 'stream_error',
+          provider: endpoint.id,
+          retryable: false,
+          message:
+            event.stopReason === 'max_tokens'
+              ? `${endpoint.name} cut the summary off at the output limit (${maxOutputTokens} tokens), so it was not used.`
+              : `${endpoint.name} declined to write the summary${event.stopDetail === undefined ? '' : ` (${event.stopDetail})`}, so it was not used.`,
+        },
+      };
+    }
     const text = event.content
       .filter((block) => block.type === 'text')
       .map((block) => block.text)

@@ -286,6 +286,7 @@ export async function runPrompt(
       type: 'run_end',
       runId,
       status: outcome.status,
+      ...(outcome.stopReason === undefined ? {} : { stopReason: outcome.stopReason }),
       model: selection.ref,
       usage: outcome.usage,
       costUsd: cost,

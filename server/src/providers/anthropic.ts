@@ -175,7 +175,7 @@ function refusalDetail(details: unknown): string | undefined {
   const { category, explanation } = details as { category?: unknown; explanation?: unknown };
   const parts = [
     typeof category === 'string' && category !== '' ? `category: ${category.replaceAll('_', ' ')}` : '',
-    typeof explanation === 'string' ? explanation.trim() : '',
+    typeof explanation === 'string' ? explanation.trim().replace(/\.$/, '') : '',
   ].filter((part) => part !== '');
   return parts.length === 0 ? undefined : parts.join(' — ');
 }

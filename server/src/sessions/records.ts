@@ -129,6 +129,8 @@ export type SessionRecord =
       type: 'run_end';
       runId: string;
       status: string;
+      /** Why the root agent's model stopped its last answer (`AnswerStop`), when it wrote one. */
+      stopReason?: string;
       model: string;
       usage: Usage;
       costUsd: number;

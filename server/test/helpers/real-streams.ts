@@ -198,7 +198,7 @@ export function checkReplay(
     else assert.match(notice, /declined to answer/, where);
     if (expect.stop === 'refusal' && expect.refusal !== undefined && expect.refusal !== expect.text)
       assert.ok(
-        notice.includes(expect.refusal.trim()),
+        notice.includes(expect.refusal.trim().replace(/\.$/, '')),
         `${where}: the notice explains the refusal: ${notice}`,
       );
     assert.equal(

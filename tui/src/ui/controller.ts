@@ -335,6 +335,7 @@ export class Controller {
       type: 'run_end',
       at: this.#now(),
       status: result?.status ?? 'error',
+      ...(result?.stopReason === undefined ? {} : { stopReason: result.stopReason }),
       ...(result === undefined ? {} : { usage: result.usage, costUsd: result.costUsd }),
     });
     this.flush();

@@ -3,7 +3,7 @@
  * printed, so the export needs no second pass over anything. Local notes (/help, /status) and
  * thinking are left out, as a reader of the conversation would want.
  */
-import type { Entry } from './transcript.ts';
+import { type Entry, runEnd } from './transcript.ts';
 
 const MARK = { ok: '✓', error: '✗', rejected: '⊘', cancelled: '◌' } as const;
 
@@ -27,7 +27,7 @@ export function entryMarkdown(entry: Entry): string | undefined {
     case 'error':
       return `> **Error:** ${entry.text}\n`;
     case 'run_end':
-      return `_${entry.status}${entry.seconds > 0 ? ` in ${entry.seconds.toFixed(1)} s` : ''}_\n`;
+      return `_${runEnd(entry.status, entry.stopReason)}${entry.seconds > 0 ? ` in ${entry.seconds.toFixed(1)} s` : ''}_\n`;
     case 'thinking':
     case 'note':
     case 'block':

@@ -114,6 +114,9 @@ export function readRecording(text: string): Recording {
             type: 'run_end',
             at,
             status: status as RunStatus,
+            ...(record.stopReason === 'max_tokens' || record.stopReason === 'refusal'
+              ? { stopReason: record.stopReason }
+              : {}),
             ...(isUsage(record.usage) ? { usage: record.usage } : {}),
             ...(typeof record.costUsd === 'number' ? { costUsd: record.costUsd } : {}),
           },

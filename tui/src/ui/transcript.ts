@@ -8,7 +8,7 @@
  * status line. Every step costs O(1) in the length of the transcript (the maps hold the agents
  * and tool calls of the current run only; text is scanned once, see markdown-blocks.ts).
  */
-import type { Phase, RunStatus, Usage } from '#protocol';
+import type { AnswerStop, Phase, RunStatus, Usage } from '#protocol';
 import { EMPTY_STREAM, endMarkdown, feedMarkdown, type MarkdownStream } from './markdown-blocks.ts';
 
 export type ToolStatus = 'ok' | 'error' | 'rejected' | 'cancelled';
@@ -52,6 +52,8 @@ export type Entry =
       kind: 'run_end';
       id: number;
       status: RunStatus;
+      /** Why the answer stopped, when it is not whole: cut off at the output limit, or refused. */
+      stopReason?: AnswerStop;
       usage: Usage | undefined;
       costUsd: number | undefined;
       seconds: number;
@@ -93,6 +95,14 @@ export interface Transcript {
   width: number | undefined;
 }
 
+/** How a run ended, in the words of its closing line: `done`, or why the answer is not whole. */
+export function runEnd(status: RunStatus, stopReason: AnswerStop | undefined): string {
+  if (status !== 'completed') return status;
+  if (stopReason === 'max_tokens') return 'cut off at the output limit';
+  if (stopReason === 'refusal') return 'declined';
+  return 'done';
+}
+
 export type TranscriptEvent =
   | { type: 'phase'; phase: Phase }
   | { type: 'user'; text: string }
@@ -101,6 +111,7 @@ export type TranscriptEvent =
       type: 'run_end';
       at: number;
       status: RunStatus;
+      stopReason?: AnswerStop;
       usage?: Usage;
       costUsd?: number;
     }
@@ -175,6 +186,9 @@ function apply(state: Transcript, event: TranscriptEvent, out: Emitter): Transcr
       out.emit({
         kind: 'run_end',
         status: event.status,
+        ...(event.stopReason === undefined || event.stopReason === 'end_turn'
+          ? {}
+          : { stopReason: event.stopReason }),
         usage: event.usage,
         costUsd: event.costUsd,
         seconds: state.running ? Math.max(0, (event.at - state.startedAt) / 1000) : 0,

@@ -6,7 +6,7 @@ import { Box, Text } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
 import { visibleText } from '../live-text.ts';
 import { formatCost, formatTokens } from '../command-text.ts';
-import type { Entry, ToolStatus } from '../transcript.ts';
+import { type Entry, runEnd, type ToolStatus } from '../transcript.ts';
 
 export const TOOL_MARK: Record<ToolStatus, { mark: string; color: string }> = {
   ok: { mark: '✓', color: 'green' },
@@ -79,7 +79,7 @@ export function EntryView({ entry }: { entry: Entry }): ReactNode {
     case 'error':
       return indented(entry.depth, h(Text, { color: 'red' }, `✗ ${visibleText(entry.text)}`));
     case 'run_end': {
-      const parts = [entry.status === 'completed' ? 'done' : entry.status];
+      const parts = [runEnd(entry.status, entry.stopReason)];
       if (entry.seconds > 0) parts.push(`${entry.seconds.toFixed(1)} s`);
       if (entry.usage !== undefined) {
         parts.push(
@@ -87,8 +87,12 @@ export function EntryView({ entry }: { entry: Entry }): ReactNode {
         );
       }
       if (entry.costUsd !== undefined) parts.push(formatCost(entry.costUsd));
-      const color =
-        entry.status === 'completed' ? undefined : entry.status === 'cancelled' ? 'yellow' : 'red';
+      const whole = entry.status === 'completed' && entry.stopReason === undefined;
+      const color = whole
+        ? undefined
+        : entry.status === 'cancelled' || entry.status === 'completed'
+          ? 'yellow'
+          : 'red';
       return h(Text, { dimColor: color === undefined, color }, `── ${parts.join(' · ')}`);
     }
     case 'note':
