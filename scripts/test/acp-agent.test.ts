@@ -66,6 +66,29 @@ describe('santra acp', () => {
     assert.equal(await editor.close(), 0);
   });
 
+  test('a protected change is unmistakable: its title, kind, allow option and _meta say so, and "allow all" is not offered', async () => {
+    const context = await setup([write('.husky/pre-commit', 'echo hi\n'), { text: 'Done.' }]);
+    const editor = await connect(context, choose('reject'));
+    const sessionId = await testerSession(editor, context.workspace);
+    await editor.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'add a hook' }],
+    });
+    const [permission] = editor.permissions;
+    assert.match(permission?.toolCall.title ?? '', /^⚠ PROTECTED — /);
+    assert.equal(permission?.toolCall.kind, 'other');
+    assert.deepEqual(
+      permission?.options.map((option) => [option.kind, option.name]),
+      [
+        ['allow_once', 'Allow this change to a protected location'],
+        ['reject_once', 'Reject'],
+      ],
+    );
+    assert.equal((permission?._meta?.santra as { protected?: unknown } | undefined)?.protected, true);
+    assert.equal(existsSync(join(context.workspace, '.husky/pre-commit')), false);
+    assert.equal(await editor.close(), 0);
+  });
+
   test('"reject": nothing is written, the tool call fails and the model is told', async () => {
     const context = await setup([write('greeting.txt', 'never\n'), { text: 'Understood.' }]);
     const editor = await connect(context, choose('reject'));

@@ -169,10 +169,18 @@ describe('RunView', () => {
   test('a protected approval says why and offers no "allow all"; a command shows the exact line', () => {
     const view = new RunView({ root: ROOT });
     const guarded = modify({ protected: true, protectedReason: 'git internals' });
-    assert.match(JSON.stringify(view.approval(guarded).content), /Protected location: git internals/);
+    const shown = view.approval(guarded);
+    assert.match(JSON.stringify(shown.content), /Protected location: git internals/);
+    // Unmistakable without reading the content: its title, its kind, its allow option.
+    assert.match(String(shown.title), /^⚠ PROTECTED — /);
+    assert.equal(shown.kind, 'other');
+    assert.equal(view.approval(modify()).kind, 'edit');
     assert.deepEqual(
-      approvalOptions(guarded, false).map((option) => option.optionId),
-      ['allow', 'reject'],
+      approvalOptions(guarded, false).map((option) => [option.optionId, option.name]),
+      [
+        ['allow', 'Allow this change to a protected location'],
+        ['reject', 'Reject'],
+      ],
     );
     assert.deepEqual(
       approvalOptions(modify(), true).map((option) => option.kind),

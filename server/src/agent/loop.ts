@@ -431,6 +431,9 @@ async function resultOf(
   key: CallKey,
   toolCalls: RunToolCalls,
 ): Promise<ToolResult> {
+  // A call after one that saw the run cancelled (a question, an approval) never starts.
+  if (run.signal.aborted)
+    return refused('Not run: the run was cancelled before this call started.', 'cancelled');
   if (call.argsError !== undefined) return refused(call.argsError, 'invalid_arguments');
   if (tool === undefined) {
     return refused(

@@ -135,6 +135,15 @@ export async function runSwarm(
       return refuse(`There is no agent "${request.agentId}". Agents you can spawn: ${spawnable.join(', ')}.`);
     }
     if (!definition.canBeSpawned) return refuse(`The agent "${definition.id}" cannot be spawned.`);
+    // The run was cancelled while this spawn waited its turn (after an earlier call of the same
+    // response, or behind other sub-agents): it never starts.
+    if (signal.aborted)
+      return {
+        agentId: request.agentId,
+        role: definition.id,
+        status: 'cancelled',
+        output: 'Not started: the run was cancelled.',
+      };
     if (depth + 1 > swarm.settings.maxDepth) {
       return refuse(
         `Not spawned: agents may be nested ${swarm.settings.maxDepth} levels deep at most. Do this part yourself or return what you have.`,
@@ -146,13 +155,10 @@ export async function runSwarm(
       agentRole: definition.id,
     };
     swarm.emit(identity, { type: 'section', title: `${definition.name}: ${oneLine(request.task)}` });
-    const controller = new AbortController();
-    const stop = () => controller.abort(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
-    const timer = setTimeout(
-      () => controller.abort(new Error('timed out')),
-      swarm.settings.subAgentTimeoutMs,
-    );
+    // Linked, not listened for: AbortSignal.any is aborted at once when the run already is.
+    const timeout = new AbortController();
+    const agentSignal = AbortSignal.any([signal, timeout.signal]);
+    const timer = setTimeout(() => timeout.abort(new Error('timed out')), swarm.settings.subAgentTimeoutMs);
     try {
       const task =
         request.context === undefined || request.context === ''
@@ -163,9 +169,9 @@ export async function runSwarm(
         identity,
         [...forSubAgent(parentHistory), ...userTurn(`Your task:\n${task}`)],
         depth + 1,
-        controller.signal,
+        agentSignal,
       );
-      const timedOut = controller.signal.aborted && !signal.aborted;
+      const timedOut = timeout.signal.aborted && !signal.aborted;
       return {
         agentId: identity.agentId,
         role: definition.id,
@@ -183,7 +189,6 @@ export async function runSwarm(
       };
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', stop);
     }
   }
 

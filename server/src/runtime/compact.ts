@@ -27,6 +27,8 @@ export function compactHandler(
       const controller = new AbortController();
       const abort = () => controller.abort(signal.reason);
       signal.addEventListener('abort', abort, { once: true });
+      // A listener added to an aborted signal never fires.
+      if (signal.aborted) abort();
       session.running = controller;
       try {
         const result = await compactSession({

@@ -50,6 +50,8 @@ export function undoHandlers(
       const controller = new AbortController();
       const abort = () => controller.abort(signal.reason);
       signal.addEventListener('abort', abort, { once: true });
+      // A listener added to an aborted signal never fires.
+      if (signal.aborted) abort();
       session.running = controller;
       // `allow_all` answers the rest of this undo's questions, protected locations excepted.
       let allowAll = false;

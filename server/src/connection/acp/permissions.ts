@@ -5,7 +5,8 @@
  *   Allow (allow_once) → allow; Allow all (allow_always) → allow_all, which is Santra's state for
  *   the rest of the session; Reject (reject_once) → reject; and, when the client renders forms
  *   (elicitation), Reject with feedback… (reject_once) → a one-field form whose text goes to the
- *   model. A protected location is never offered "allow all" (Santra asks each time, §7.3). An
+ *   model. A protected location is never offered "allow all" (Santra asks each time, §7.3); its
+ *   request says so in its title, kind (`other`), option name and `_meta.santra.protected`. An
  *   outcome of `cancelled` (the turn was cancelled) is declined: Santra treats it as a rejection.
  *
  * ask → a form (`elicitation/create`) when the client renders forms: the options as a choice,
@@ -40,8 +41,12 @@ const FEEDBACK = 'feedback';
 
 export function approvalOptions(params: ApproveParams, forms: boolean): PermissionOption[] {
   const what = params.kind === 'command' ? 'commands' : 'edits';
+  const allow =
+    params.protected === true
+      ? `Allow this ${params.kind === 'command' ? 'command' : 'change'} to a protected location`
+      : 'Allow';
   return [
-    { optionId: ALLOW, name: 'Allow', kind: 'allow_once' },
+    { optionId: ALLOW, name: allow, kind: 'allow_once' },
     ...(params.protected === true
       ? []
       : [
@@ -64,7 +69,15 @@ export async function askApproval(
 ): Promise<ApproveResult> {
   const response = await editor.context.request(
     'session/request_permission',
-    { sessionId: editor.sessionId, toolCall, options: approvalOptions(params, editor.forms) },
+    {
+      sessionId: editor.sessionId,
+      toolCall,
+      options: approvalOptions(params, editor.forms),
+      // Machine-readable for editors that approve by rule: a protected request is a person's call.
+      ...(params.protected === true
+        ? { _meta: { santra: { protected: true, reason: params.protectedReason ?? null } } }
+        : {}),
+    },
     { cancellationSignal: signal },
   );
   if (response.outcome.outcome !== 'selected')

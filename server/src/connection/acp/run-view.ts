@@ -112,12 +112,15 @@ export class RunView {
             ),
           ]
         : [];
+    // A protected request must stand out even to an editor that shows only titles, and its kind is
+    // not the one an editor's rules for ordinary edits and commands match (docs/editors/acp.md).
+    const guard = (title: string) => (params.protected === true ? `⚠ PROTECTED — ${title}` : title);
     if (params.kind === 'command') {
       return {
         toolCallId,
-        kind: 'execute',
+        kind: params.protected === true ? 'other' : 'execute',
         status: 'pending',
-        title: `Run \`${params.command}\``,
+        title: guard(`Run \`${params.command}\``),
         content: [...warning, text(`${fence(`$ ${params.command}`, 'sh')}\nin ${params.cwd}`)],
       };
     }
@@ -126,9 +129,16 @@ export class RunView {
     if (row !== undefined) row.kept = diffs;
     return {
       toolCallId,
-      kind: params.operation === 'delete' ? 'delete' : params.operation === 'move' ? 'move' : 'edit',
+      kind:
+        params.protected === true
+          ? 'other'
+          : params.operation === 'delete'
+            ? 'delete'
+            : params.operation === 'move'
+              ? 'move'
+              : 'edit',
       status: 'pending',
-      title: fileChangeTitle(params),
+      title: guard(fileChangeTitle(params)),
       content: [...warning, ...diffs],
       locations: [{ path: absolute(params.path, this.#root) }],
     };

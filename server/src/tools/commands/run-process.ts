@@ -49,6 +49,20 @@ const DRAIN_MS = 2_000;
 export async function runProcess(options: ProcessOptions): Promise<ProcessOutcome> {
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const started = performance.now();
+  // A run cancelled before its command started never starts it: killing it at once would still
+  // let it act for a moment.
+  if (options.signal.aborted) {
+    const none = new OutputCapture(0).text(0);
+    return {
+      ended: 'cancelled',
+      exitCode: null,
+      exitSignal: null,
+      stdout: none,
+      stderr: none,
+      durationMs: 0,
+      notes: [],
+    };
+  }
   const child = spawn(options.file, options.args, {
     cwd: options.cwd,
     env: options.env,
