@@ -251,7 +251,10 @@ describe('santra.nvim', () => {
         call('executor', 'e1', 'write_file', { path: 'notes.txt', content: 'notes\n' }),
         call('executor', 'e2', 'write_file', { path: 'more.txt', content: 'more\n' }),
         call('executor', 'e3', 'task_completed', { result: 'notes.txt created' }),
-        call('orchestrator', 'o2', 'task_completed', { result: 'Created notes.txt.' }),
+        {
+          ...call('orchestrator', 'o2', 'task_completed', { result: 'Created notes.txt.' }),
+          text: 'Wrapping up.',
+        },
       ],
       { agent: '', prompt: 'Create notes.txt in the project' },
     );
@@ -266,6 +269,8 @@ describe('santra.nvim', () => {
     assert.match(transcript, /^ {2}• write_file notes\.txt$/m);
     assert.match(transcript, /^ {4}✓ ok: created notes\.txt/m);
     assert.match(transcript, /^ {2}\[executor completed\]$/m);
+    // Text the orchestrator wrote before task_completed does not hide the answer it gave with it.
+    assert.match(transcript, /^Wrapping up\.$/m);
     assert.match(transcript, /^Created notes\.txt\.$/m);
     assert.match(transcript, /^\[completed\]$/m);
   });

@@ -223,6 +223,48 @@ describe('the transcript reducer', () => {
     assert.equal(state.agents.size, 0);
   });
 
+  test('an answer given with task_completed is shown whole, as markdown, in the scrollback and the export', () => {
+    const answer = 'Done. I added a docstring to `greet()`:\n\n- it says what it returns\n- and why';
+    const { entries } = stepAll(EMPTY_TRANSCRIPT, [
+      { type: 'run_start', at: 0 },
+      text('I will finish now.'),
+      phase({ type: 'tool_call', toolCallId: 't9', toolName: 'task_completed', args: { result: answer } }),
+      phase({
+        type: 'tool_result',
+        toolCallId: 't9',
+        toolName: 'task_completed',
+        status: 'ok',
+        summary: 'completed',
+        output: 'Task marked as completed.',
+      }),
+      phase({ type: 'complete', status: 'completed', output: answer, stopReason: 'end_turn' }),
+      { type: 'run_end', at: 5, status: 'completed' },
+    ]);
+    const shown = entries.filter((e) => e.kind === 'markdown').map((e) => e.text);
+    assert.deepEqual(shown, ['I will finish now.', answer]);
+    const exported = entries.map((entry) => entryMarkdown(entry) ?? '').join('');
+    assert.ok(exported.includes(answer), exported);
+  });
+
+  test('an answer streamed as text is not shown twice, nor one cut for the wire', () => {
+    for (const [streamed, output] of [
+      ['Paris is the capital.\n', 'Paris is the capital.'],
+      [
+        'A'.repeat(50) + ' and the rest',
+        `${'A'.repeat(50)}\n\n[… 13 more characters not sent (63 in all); the text phases carried it whole and the session keeps it.]`,
+      ],
+    ]) {
+      const { entries } = stepAll(EMPTY_TRANSCRIPT, [
+        { type: 'run_start', at: 0 },
+        text(streamed as string),
+        phase({ type: 'complete', status: 'completed', output }),
+        { type: 'run_end', at: 5, status: 'completed' },
+      ]);
+      const shown = entries.filter((e) => e.kind === 'markdown').map((e) => e.text);
+      assert.equal(shown.join('').trim(), (streamed as string).trim());
+    }
+  });
+
   test('an answer that is not whole says why in its closing line, and in the export', () => {
     for (const [stopReason, words] of [
       ['max_tokens', 'cut off at the output limit'],

@@ -70,6 +70,11 @@ export interface AgentLive {
   role: string | undefined;
   markdown: MarkdownStream;
   thinking: string;
+  /**
+   * What the agent wrote since its last tool call, whole (the markdown stream keeps only the
+   * unfinished block): its final answer, if it gave it as text.
+   */
+  said: string;
 }
 
 export interface RunningTool {
@@ -229,7 +234,12 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
         const rows = fed.rows.slice(at, at + ROWS_PER_ENTRY);
         out.emit({ kind: 'markdown', depth: agent.depth, text: rows.join('\n'), rows: true });
       }
-      return withAgent(state, { ...agent, thinking: '', markdown: fed.stream });
+      return withAgent(state, {
+        ...agent,
+        thinking: '',
+        markdown: fed.stream,
+        said: agent.said + phase.text,
+      });
     }
     case 'thinking': {
       const agent = agentOf(state, phase);
@@ -280,6 +290,10 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
     case 'complete': {
       const agent = state.agents.get(phase.agentId);
       if (agent !== undefined) flushAgent(agent, out);
+      // The run's answer is shown as the answer whichever way it came: an agent that finished with
+      // task_completed or set_output gave it as a tool's argument, not as text.
+      if (phase.parentAgentId === undefined && !shownAsText(agent?.said ?? '', phase.output))
+        out.emit({ kind: 'markdown', depth: 0, text: phase.output.trim() });
       if (phase.parentAgentId !== undefined) {
         out.emit({
           kind: 'agent_done',
@@ -314,12 +328,33 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
 }
 
 /** The live state of the phase's agent; a new one (not yet in the map) the first time. */
+/** The note the server ends an answer cut for the wire with (server: agent/wire-text.ts). */
+const CUT_FOR_WIRE = /\n\n\[… \d+ more characters not sent \(\d+ in all\); [^\]]*\]$/;
+
+/**
+ * Whether the text an agent wrote last already shows its answer: the answer is its end, or — for
+ * an answer too long for one message, cut with a note — its start.
+ */
+function shownAsText(said: string, output: string): boolean {
+  const answer = output.trim();
+  if (answer === '' || said.trimEnd().endsWith(answer)) return true;
+  const cut = CUT_FOR_WIRE.exec(answer);
+  return cut !== null && said.trimStart().startsWith(answer.slice(0, cut.index).trimStart());
+}
+
 function agentOf(state: Transcript, phase: Phase): AgentLive {
   const known = state.agents.get(phase.agentId);
   if (known !== undefined) return known;
   const parent = phase.parentAgentId === undefined ? undefined : state.agents.get(phase.parentAgentId);
   const depth = phase.parentAgentId === undefined ? 0 : (parent?.depth ?? 0) + 1;
-  return { id: phase.agentId, depth, role: phase.agentRole, markdown: EMPTY_STREAM, thinking: '' };
+  return {
+    id: phase.agentId,
+    depth,
+    role: phase.agentRole,
+    markdown: EMPTY_STREAM,
+    thinking: '',
+    said: '',
+  };
 }
 
 function withAgent(state: Transcript, agent: AgentLive): Transcript {
@@ -329,7 +364,7 @@ function withAgent(state: Transcript, agent: AgentLive): Transcript {
 }
 
 function cleared(agent: AgentLive): AgentLive {
-  return { ...agent, markdown: EMPTY_STREAM, thinking: '' };
+  return { ...agent, markdown: EMPTY_STREAM, thinking: '', said: '' };
 }
 
 function flushThinking(agent: AgentLive, out: Emitter): void {

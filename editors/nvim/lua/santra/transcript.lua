@@ -11,7 +11,7 @@ local state = {
   depth = {}, -- agentId → depth in the agent tree
   text_agent = nil, -- the agent whose text the last line holds, while text streams
   root = nil, -- the root agent of the run being drawn
-  root_text = false, -- whether the root agent streamed answer text in this run
+  root_text = false, -- whether the root agent streamed answer text since its last tool call
 }
 
 local function valid(buf)
@@ -156,6 +156,11 @@ function M.phase(phase)
   elseif t == 'status' then
     M.append({ prefix .. '… ' .. (phase.text or '') })
   elseif t == 'tool_call' then
+    -- Text before a call is not the answer: the answer comes after the last call, as text or as
+    -- the call's result (task_completed).
+    if depth == 0 then
+      state.root_text = false
+    end
     M.append({ prefix .. '• ' .. (phase.summary or phase.toolName or 'tool') })
   elseif t == 'tool_result' then
     local line = prefix .. '  ' .. (MARK[phase.status] or '?') .. ' ' .. (phase.status or '')
@@ -173,7 +178,8 @@ function M.phase(phase)
   elseif t == 'complete' then
     if phase.parentAgentId == nil and (state.root == nil or state.root == phase.agentId) then
       local lines = {}
-      -- An answer given only as the agent's result (task_completed) was not streamed as text.
+      -- An answer given as the agent's result (task_completed) after its last text was not
+      -- streamed as text.
       if not state.root_text and phase.output ~= nil and phase.output ~= '' then
         lines = vim.split(phase.output, '\n', true)
       end
