@@ -20,6 +20,7 @@ import { ASSISTANT_AGENT, BUILTIN_AGENTS } from './builtin-agents.ts';
 import { type Classification, classifyPrompt, type Route } from './classifier.ts';
 import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
 import { userText } from '../providers/messages.ts';
+import { interruptedNote } from './user-notes.ts';
 import { selectModel } from './model-selection.ts';
 import { ANSWER_KEPT, type AgentIdentity, PhaseStream } from './phase-stream.ts';
 import { instructionsPrompt, instructionsStatus, type ProjectInstructions } from './project-instructions.ts';
@@ -279,6 +280,12 @@ export async function runPrompt(
       root,
       session.messages,
     );
+    if (outcome.status === 'cancelled') {
+      // The model is told on its next turn that this one was stopped, not finished.
+      const note = interruptedNote(outcome.output !== '');
+      session.messages.push(note);
+      session.record({ type: 'message', runId, message: note });
+    }
     const cost = costUsd(selection.model, outcome.usage);
     session.usage = addUsage(session.usage, outcome.usage);
     session.costUsd += cost;

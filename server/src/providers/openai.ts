@@ -44,7 +44,14 @@ export function toOpenAIMessages(
         else if (native) out.push({ role: 'tool', tool_call_id: block.toolCallId, content: block.output });
         else texts.push(formatToolResult(block.toolCallId, block.toolName, block.output, block.isError));
       }
-      if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n\n') });
+      if (texts.length > 0) {
+        // Two user turns in a row (a note on what the user did, then their message) are one:
+        // some compatible servers' chat templates insist that turns alternate.
+        const last = out.at(-1);
+        if (last?.role === 'user' && typeof last.content === 'string')
+          last.content = `${last.content}\n\n${texts.join('\n\n')}`;
+        else out.push({ role: 'user', content: texts.join('\n\n') });
+      }
       continue;
     }
     const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');

@@ -10,6 +10,7 @@
  * of it gets SessionBusy.
  */
 import type { ApproveParams, ClientCapabilities, UndoneChange } from '#protocol';
+import { undoNote } from '../agent/user-notes.ts';
 import { computeDiffAsync } from '../approval/diff.ts';
 import { protectedReason } from '../approval/protected-paths.ts';
 import type { FileChangeRecord } from '../sessions/file-changes.ts';
@@ -116,6 +117,12 @@ export function undoHandlers(
         }
       } finally {
         markUndone(session, settled);
+        // The model is told on its next turn: its conversation still says the changes were made.
+        const note = undoNote(changes);
+        if (note !== undefined) {
+          session.messages.push(note);
+          session.record({ type: 'message', runId: UNDO_AGENT, message: note });
+        }
         signal.removeEventListener('abort', abort);
         session.running = undefined;
       }
