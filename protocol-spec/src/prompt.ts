@@ -122,6 +122,12 @@ export const Phase = named(
         .describe(
           'Absent or `info`: progress a client may show or not. `warning`: something the user should see even when the client shows little — a retry and how long until Santra gives up, a wait for a slow provider, a file of theirs that was skipped and why.',
         ),
+      key: z
+        .string()
+        .optional()
+        .describe(
+          'Present on a line that later lines of the same agent with the same key replace (a wait for the provider, then its retries): a client may show only the latest, in place, instead of one line each. Since 0.3.0.',
+        ),
     }),
     phase('text', { text: z.string().describe('A delta of answer text; concatenate in `seq` order.') }),
     phase('thinking', { text: z.string().describe('A delta of the model reasoning.') }),

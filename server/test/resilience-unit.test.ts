@@ -136,20 +136,34 @@ describe('withResilience', () => {
     );
   });
 
-  test('a call that never answers times out and the failure says so', async () => {
+  test('a call that never answers times out, is tried once more, and the failure says so', async () => {
     const hang = async function* (signal: AbortSignal): AsyncGenerator<StreamEvent> {
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
       yield failure('cancelled', { retryable: false });
     };
     const { fn, calls } = scripted([hang, hang, hang, hang]);
     const events = await collect(withResilience(fn, new RateLimiter(), fast)(endpoint, request()));
-    assert.equal(calls.length, 4);
+    // A server silent twice is down: not four waits of the first-activity timeout.
+    assert.equal(calls.length, 2);
+    const retrying = events.find((event) => event.type === 'retrying');
+    assert.ok(retrying?.type === 'retrying' && retrying.giveUpWithinMs <= retrying.delayMs + 200);
     const last = events.at(-1);
     assert.equal(last?.type === 'error' && last.failure.kind, 'timeout');
     assert.match(
       last?.type === 'error' ? last.failure.message : '',
-      /no response within 0.2 s.*gave up after 4 attempts/,
+      /no response within 0.2 s.*gave up after 2 attempts/,
     );
+  });
+
+  test('an attempt that answered, then stalled, does not count as silent', async () => {
+    const stall = async function* (signal: AbortSignal): AsyncGenerator<StreamEvent> {
+      yield { type: 'tool_call_delta', id: 'c', name: 'x', argsDelta: '' };
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+      yield failure('cancelled', { retryable: false });
+    };
+    const { fn, calls } = scripted([stall, stall, stall, stall]);
+    await collect(withResilience(fn, new RateLimiter(), fast)(endpoint, request()));
+    assert.equal(calls.length, 4);
   });
 
   test('cancelling during a backoff ends at once as cancelled', async (t) => {

@@ -223,6 +223,27 @@ describe('the transcript reducer', () => {
     assert.equal(state.agents.size, 0);
   });
 
+  test('retries are one line that updates, under the spinner, gone once the model answers', () => {
+    const retry = (n: number) =>
+      phase({
+        type: 'status',
+        level: 'warning',
+        key: 'model-call',
+        text: `Retrying in ${n} s (attempt ${n} of 4) — 127.0.0.1:11434 refused the connection`,
+      });
+    let { state, entries } = stepAll(EMPTY_TRANSCRIPT, [{ type: 'run_start', at: 0 }, retry(2), retry(3)]);
+    assert.deepEqual(entries, [], 'nothing goes into the scrollback');
+    assert.match(String(state.notice), /attempt 3 of 4/);
+    ({ state } = stepAll(state, [text('Hello')]));
+    assert.equal(state.notice, undefined);
+    // A warning without a key is one of a kind: it stays in the scrollback.
+    ({ entries } = stepAll(state, [phase({ type: 'status', level: 'warning', text: 'a.bin was skipped' })]));
+    assert.deepEqual(
+      entries.map((e) => e.kind),
+      ['status'],
+    );
+  });
+
   test('an answer given with task_completed is shown whole, as markdown, in the scrollback and the export', () => {
     const answer = 'Done. I added a docstring to `greet()`:\n\n- it says what it returns\n- and why';
     const { entries } = stepAll(EMPTY_TRANSCRIPT, [

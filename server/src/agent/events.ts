@@ -12,7 +12,7 @@ export type AgentEvent =
   | { type: 'turn_start' }
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
-  | { type: 'status'; text: string; level?: 'info' | 'warning' }
+  | { type: 'status'; text: string; level?: 'info' | 'warning'; key?: string }
   /** A sub-agent starts: the title a client shows for its branch of the tree. */
   | { type: 'section'; title: string }
   | {

@@ -76,6 +76,9 @@ export interface AgentOutcome {
   turns: number;
 }
 
+/** The key of the status lines about one model call (waiting, retrying): each replaces the last. */
+const MODEL_CALL_KEY = 'model-call';
+
 /** A tool's definition never changes; its zod schema is converted once. */
 const definitionCache = new WeakMap<Tool, ToolDefinition>();
 
@@ -293,6 +296,7 @@ async function streamTurn(
         run.emit({
           type: 'status',
           level: 'warning',
+          key: MODEL_CALL_KEY,
           text: `${run.endpoint.name} has not answered yet (${Math.round(event.elapsedMs / 1000)} s); waiting up to ${Math.round(event.limitMs / 1000)} s for a first response, then retrying.`,
         });
         break;
@@ -300,6 +304,7 @@ async function streamTurn(
         run.emit({
           type: 'status',
           level: 'warning',
+          key: MODEL_CALL_KEY,
           text: `${sentence(event.failure.message)} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}; giving up within ${formatDuration(event.giveUpWithinMs)} if it keeps failing).`,
         });
         break;

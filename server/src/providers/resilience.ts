@@ -8,7 +8,9 @@
  *   would sleep whatever the header says); a longer demand is reported instead of retried.
  * - Every agent of the process shares one limiter, so parallel agents hitting 429 wait out the
  *   same window instead of stampeding.
- * - Timeouts: first activity, idle between events, and a hard cap per model call.
+ * - Timeouts: first activity, idle between events, and a hard cap per model call. An attempt that
+ *   got no answer at all before its first-activity timeout is tried once more, not three times:
+ *   a server that accepted the connection and stayed silent twice is down, and a person waits.
  */
 import type { ProviderFailure, StreamEvent, StreamFn } from './stream.ts';
 
@@ -30,7 +32,9 @@ export const DEFAULT_RESILIENCE: ResilienceOptions = {
   maxRetries: 3,
   baseDelayMs: 1000,
   maxWaitMs: 60_000,
-  firstActivityMs: 60_000,
+  // A provider that is up answers within seconds (Anthropic's message_start, the Responses API's
+  // response.created, a first chunk); a silent one is given this long, and one more try.
+  firstActivityMs: 20_000,
   idleMs: 90_000,
   totalMs: 10 * 60_000,
   waitingNoticeMs: 10_000,
@@ -90,6 +94,7 @@ export function withResilience(
   const settings = { ...DEFAULT_RESILIENCE, ...options };
   return async function* (endpoint, request): AsyncGenerator<StreamEvent> {
     const maxAttempts = settings.maxRetries + 1;
+    let silentAttempts = 0;
     for (let attempt = 1; ; attempt++) {
       try {
         await limiter.ready(endpoint.id, request.signal);
@@ -98,12 +103,14 @@ export function withResilience(
         return;
       }
       let visible = false;
+      let answered = false;
       let failure: ProviderFailure | undefined;
       for await (const event of attemptWithTimeouts(stream, endpoint, request, settings)) {
         if (event.type === 'error') {
           failure = event.failure;
           break;
         }
+        if (event.type !== 'waiting') answered = true;
         // Only what the user has seen forbids a retry; partial tool calls are discarded.
         if (event.type === 'text_delta' || event.type === 'thinking_delta' || event.type === 'status')
           visible = true;
@@ -114,11 +121,14 @@ export function withResilience(
         limiter.block(endpoint.id, Date.now() + Math.min(failure.retryAfterMs, settings.maxWaitMs));
       }
       const delay = retryDelay(failure, attempt, settings);
+      const silent = failure.kind === 'timeout' && !answered;
+      if (silent) silentAttempts++;
       if (
         visible ||
         !failure.retryable ||
         !RETRYABLE_KINDS.has(failure.kind) ||
         attempt >= maxAttempts ||
+        silentAttempts >= 2 ||
         delay === undefined
       ) {
         yield { type: 'error', failure: finalFailure(failure, attempt, delay, settings) };
@@ -130,7 +140,9 @@ export function withResilience(
         attempt,
         maxAttempts,
         delayMs: delay,
-        giveUpWithinMs: giveUpWithin(attempt, maxAttempts, delay, settings),
+        giveUpWithinMs: silent
+          ? delay + settings.firstActivityMs
+          : giveUpWithin(attempt, maxAttempts, delay, settings),
       };
       try {
         await sleep(delay, request.signal);

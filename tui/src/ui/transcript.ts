@@ -91,6 +91,11 @@ export interface Transcript {
   tools: ReadonlyMap<string, RunningTool>;
   /** The latest info status line of the run, shown beside the spinner. */
   status: string | undefined;
+  /**
+   * The latest warning that later ones replace (a wait for the provider, its retries: a status
+   * with a `key`), shown in place of the status until the model answers.
+   */
+  notice: string | undefined;
   /** A prompt is running; `startedAt` is when (ms, the caller's clock). */
   running: boolean;
   startedAt: number;
@@ -129,6 +134,7 @@ export const EMPTY_TRANSCRIPT: Transcript = {
   agents: new Map(),
   tools: new Map(),
   status: undefined,
+  notice: undefined,
   running: false,
   startedAt: 0,
   lastOutput: undefined,
@@ -173,7 +179,7 @@ function apply(state: Transcript, event: TranscriptEvent, out: Emitter): Transcr
       out.emit({ kind: 'user', text: event.text });
       return state;
     case 'run_start':
-      return { ...state, running: true, startedAt: event.at, status: undefined };
+      return { ...state, running: true, startedAt: event.at, status: undefined, notice: undefined };
     case 'run_end': {
       for (const agent of state.agents.values()) flushAgent(agent, out);
       for (const tool of state.tools.values()) {
@@ -234,7 +240,7 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
         const rows = fed.rows.slice(at, at + ROWS_PER_ENTRY);
         out.emit({ kind: 'markdown', depth: agent.depth, text: rows.join('\n'), rows: true });
       }
-      return withAgent(state, {
+      return withAgent(answered(state), {
         ...agent,
         thinking: '',
         markdown: fed.stream,
@@ -243,7 +249,7 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
     }
     case 'thinking': {
       const agent = agentOf(state, phase);
-      return withAgent(state, { ...agent, thinking: agent.thinking + phase.text });
+      return withAgent(answered(state), { ...agent, thinking: agent.thinking + phase.text });
     }
     case 'tool_call': {
       const agent = agentOf(state, phase);
@@ -256,7 +262,7 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
         toolName: phase.toolName,
         summary: phase.summary ?? phase.toolName,
       });
-      return { ...withAgent(state, cleared(agent)), tools };
+      return { ...withAgent(answered(state), cleared(agent)), tools };
     }
     case 'tool_result': {
       const running = state.tools.get(phase.toolCallId);
@@ -314,6 +320,8 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
       return withAgent(state, cleared(agent));
     }
     case 'status': {
+      // One line that changes, not a line per retry.
+      if (phase.level === 'warning' && phase.key !== undefined) return { ...state, notice: phase.text };
       if (phase.level === 'warning') {
         out.emit({ kind: 'status', depth: agentOf(state, phase).depth, text: phase.text });
         return state;
@@ -340,6 +348,11 @@ function shownAsText(said: string, output: string): boolean {
   if (answer === '' || said.trimEnd().endsWith(answer)) return true;
   const cut = CUT_FOR_WIRE.exec(answer);
   return cut !== null && said.trimStart().startsWith(answer.slice(0, cut.index).trimStart());
+}
+
+/** The model answered: a notice about waiting for it, or retrying it, is over. */
+function answered(state: Transcript): Transcript {
+  return state.notice === undefined ? state : { ...state, notice: undefined };
 }
 
 function agentOf(state: Transcript, phase: Phase): AgentLive {

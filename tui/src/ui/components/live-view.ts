@@ -101,7 +101,14 @@ export function LiveView({
   const height = Math.min(maxRows - 1, Math.max(tallest.current.rows, rows.length, streaming));
   tallest.current.rows = height;
   while (rows.length < height) rows.push(h(Text, { key: `pad${rows.length}` }, ' '));
-  const spinner = { key: 'spinner', status: transcript.status, cancelling, tips, width };
+  const spinner = {
+    key: 'spinner',
+    status: transcript.status,
+    notice: transcript.notice,
+    cancelling,
+    tips,
+    width,
+  };
   rows.push(
     now === undefined
       ? h(TimedSpinner, spinner)
@@ -112,6 +119,8 @@ export function LiveView({
 
 interface SpinnerProps {
   status: string | undefined;
+  /** A warning that replaces the status while it lasts (retries), drawn in yellow. */
+  notice: string | undefined;
   cancelling: boolean;
   tips: boolean;
   width: number;
@@ -124,11 +133,17 @@ function TimedSpinner(props: SpinnerProps) {
 }
 
 /** The spinner at `time` ms into the run. */
-function Spinner({ status, cancelling, tips, width, time }: SpinnerProps & { time: number }) {
+function Spinner({ status, notice, cancelling, tips, width, time }: SpinnerProps & { time: number }) {
   const frame = Math.floor(time / SPIN_MS);
   const seconds = Math.floor(time / 1000);
   const tip = TIPS[Math.floor(time / TIP_MS) % TIPS.length] as string;
-  const what = cancelling ? 'Stopping…' : status === undefined ? 'Working…' : visibleText(status);
+  const what = cancelling
+    ? 'Stopping…'
+    : notice !== undefined
+      ? h(Text, { color: 'yellow' }, visibleText(notice))
+      : status === undefined
+        ? 'Working…'
+        : visibleText(status);
   return h(
     Box,
     { width },
