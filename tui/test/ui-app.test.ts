@@ -327,6 +327,21 @@ describe('the interactive UI', () => {
     );
     assert.match(ui.frame(), /Ask santra, or \/help/);
   });
+
+  test('first run: a key typed fast with its Enter (one chunk) is the key, and the Enter moves on', async () => {
+    const unconfigured = MODELS.map((model) => ({ ...model, configured: false }));
+    const choices: SetupChoice[] = [];
+    const ui = await start(scripted({ models: unconfigured, initial: '', ...savesSetup(choices) }));
+    await ui.type('\r');
+    assert.match(ui.frame(), /API key for anthropic/);
+    await ui.type('sk-ant-fast\r');
+    assert.match(ui.frame(), /Model \(anthropic\)/);
+    await ui.type('\r');
+    await settle();
+    assert.deepEqual(choices, [
+      { provider: 'anthropic', apiKey: 'sk-ant-fast', model: 'anthropic/claude-sonnet-4-5' },
+    ]);
+  });
 });
 
 /** A server that has config/setup and saves each choice into `choices`, as the real one writes its file. */

@@ -51,10 +51,17 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
       const now = at.get();
       if (now.step !== 'key') return;
       const typed = field.get().text.trim();
+      const enter = (apiKey: string) => {
+        if (apiKey === '' && !KEYLESS.has(now.provider)) return;
+        at.set({ step: 'model', provider: now.provider, apiKey });
+      };
       if (pressed(KEYS.back, input, k)) at.set({ step: 'provider' });
-      else if (pressed(KEYS.submit, input, k)) {
-        if (typed === '' && !KEYLESS.has(now.provider)) return;
-        at.set({ step: 'model', provider: now.provider, apiKey: typed });
+      else if (pressed(KEYS.submit, input, k)) enter(typed);
+      else if (input.length > 1 && !k.ctrl && !k.meta && input.includes('\r')) {
+        // The key and Enter in one chunk (typed fast, or pasted where bracketed paste is off): the
+        // Enter is an Enter, as in the composer, not part of the key.
+        const [line = ''] = input.split(/\r\n?/);
+        enter(insert(field.get(), line).text.trim());
       } else {
         const next = edit(field.get(), input, k, false);
         if (next !== undefined) field.set(next);
