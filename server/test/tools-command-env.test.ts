@@ -87,14 +87,9 @@ describe('scrubEnvironment', () => {
 
 describe('scrubEnvironment by value and by name part', () => {
   const leaking: NodeJS.ProcessEnv = {
-    DATABASE_URL: `postgres://app:${CANARY}@db.internal:5432/app`,
     SENTRY_DSN: `https://${CANARY}@o1.ingest.sentry.io/42`,
     NPM_CONFIG__AUTH: CANARY,
     npm_config__auth: CANARY,
-    REDIS_URL: `redis://:${CANARY}@cache:6379`,
-    HTTPS_PROXY: `http://user:${CANARY}@proxy:3128`,
-    PIP_EXTRA_INDEX_URL: `https://pypi.org/simple https://me:${CANARY}@pkgs.example.com/simple`,
-    JDBC: `jdbc:postgresql://u:${CANARY}@h/db`,
     BASIC_AUTH: CANARY,
     HTTP_AUTHORIZATION: `Bearer ${CANARY}`,
     DB_PASS: CANARY,
@@ -105,6 +100,15 @@ describe('scrubEnvironment by value and by name part', () => {
     AWS_ID: 'AKIAIOSFODNN7EXAMPLE',
     SLACK: 'xoxb-1234567890-abcdefghij',
     DEPLOY: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----',
+  };
+  // A password in no known format: only the URL rule can catch it. The URL stays, without it.
+  const PASSWORD = 'plain7f3a9c1eword';
+  const withCredentials: NodeJS.ProcessEnv = {
+    DATABASE_URL: `postgres://app:${PASSWORD}@db.internal:5432/app`,
+    REDIS_URL: `redis://:${PASSWORD}@cache:6379`,
+    HTTPS_PROXY: `http://user:${PASSWORD}@proxy:3128`,
+    PIP_EXTRA_INDEX_URL: `https://pypi.org/simple https://me:${PASSWORD}@pkgs.example.com/simple`,
+    JDBC: `jdbc:postgresql://u:${PASSWORD}@h/db`,
   };
   const harmless: NodeJS.ProcessEnv = {
     PATH: '/usr/bin',
@@ -120,23 +124,53 @@ describe('scrubEnvironment by value and by name part', () => {
   };
 
   test('removes values that carry credentials whatever the name, and DSN/AUTH/PASS/PW name parts', () => {
-    const scrubbed = scrubEnvironment({ ...leaking, ...harmless });
-    assert.deepEqual(Object.keys(scrubbed).sort(), Object.keys(harmless).sort());
-    assert.deepEqual(removedVariables({ ...leaking, ...harmless }), Object.keys(leaking).sort());
+    const scrubbed = scrubEnvironment({ ...leaking, ...withCredentials, ...harmless });
+    assert.deepEqual(
+      Object.keys(scrubbed).sort(),
+      [...Object.keys(withCredentials), ...Object.keys(harmless)].sort(),
+    );
+    assert.deepEqual(
+      removedVariables({ ...leaking, ...withCredentials, ...harmless }),
+      Object.keys(leaking).sort(),
+    );
+    for (const [name, value] of Object.entries(harmless)) assert.equal(scrubbed[name], value);
+  });
+
+  test('redacts the user and password of URLs, keeping where they point', () => {
+    assert.deepEqual(scrubEnvironment(withCredentials), {
+      DATABASE_URL: 'postgres://REDACTED@db.internal:5432/app',
+      REDIS_URL: 'redis://REDACTED@cache:6379',
+      HTTPS_PROXY: 'http://REDACTED@proxy:3128',
+      PIP_EXTRA_INDEX_URL: 'https://pypi.org/simple https://REDACTED@pkgs.example.com/simple',
+      JDBC: 'jdbc:postgresql://REDACTED@h/db',
+    });
   });
 
   test('allow keeps a variable whatever its value', () => {
-    const scrubbed = scrubEnvironment(leaking, { allow: ['DATABASE_URL'] });
-    assert.deepEqual(Object.keys(scrubbed), ['DATABASE_URL']);
+    const scrubbed = scrubEnvironment(
+      { ...leaking, ...withCredentials },
+      { allow: ['DATABASE_URL', 'CI_NOTE'] },
+    );
+    assert.equal(scrubbed.DATABASE_URL, withCredentials.DATABASE_URL);
+    assert.equal(scrubbed.CI_NOTE, leaking.CI_NOTE);
+    assert.equal(scrubbed.UPLOADER, undefined);
   });
 
   test('nothing of the canary reaches a command', async (t) => {
     const root = await scratchDir((fn) => t.after(fn));
-    const env = scrubEnvironment({ ...leaking, ...harmless, PATH: process.env.PATH, HOME: root });
+    const env = scrubEnvironment({
+      ...leaking,
+      ...withCredentials,
+      ...harmless,
+      PATH: process.env.PATH,
+      HOME: root,
+    });
     const result = await runCommandTool().execute({ command: 'env' }, await testContext(root, { env }));
     assert.equal(result.summary, 'exit 0');
     assert.ok(!result.output.includes(CANARY), result.output);
+    assert.ok(!result.output.includes(PASSWORD), result.output);
     assert.doesNotMatch(result.output, /ghp_|sk-ant|AKIA|xoxb|PRIVATE KEY/);
+    assert.match(result.output, /^DATABASE_URL=postgres:\/\/REDACTED@db\.internal:5432\/app$/m);
   });
 });
 
