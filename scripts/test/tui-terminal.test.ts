@@ -269,6 +269,38 @@ describe('santra, the interactive UI, in tmux', () => {
     assert.equal(await term.exitCode(), 0);
   });
 
+  test('resized while an answer streams: the scrollback holds the answer once, re-flowed, with no stale frame', async () => {
+    const opening = [1, 2, 3]
+      .map((n) => `Paragraph ${n}: lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod.`)
+      .join(' ');
+    const ui = await startSantra([{ text: opening, generate: { tokens: 300, tokensPerSecond: 60 } }]);
+    await ui.waitFor(/Ask santra/);
+    await ui.say('Write a long paragraph');
+    await ui.waitFor(/tok20 /);
+    tmux('resize-window', '-t', 'ui', '-x', '60', '-y', '40');
+    await pause(1000);
+    tmux('resize-window', '-t', 'ui', '-x', '100', '-y', '40');
+    await ui.waitFor(/── done/);
+    await pause(500);
+    const scrollback = tmux('capture-pane', '-p', '-J', '-t', 'ui', '-S', '-');
+    const count = (pattern: RegExp) => scrollback.match(new RegExp(pattern.source, 'g'))?.length ?? 0;
+    assert.equal(count(/Paragraph 1:/), 1, `the answer's start once:\n${scrollback}`);
+    assert.equal(count(/Write a long paragraph/), 1, 'the prompt once');
+    assert.equal(count(/╭/), 1, 'one composer box, not a torn copy');
+    assert.equal(count(/Working…|tok\d+ …|\(\d+s\)/), 0, 'no stale spinner line');
+    // Every token once, in order, and the lines wrapped at the new width.
+    const tokens = scrollback.match(/tok\d+/g) ?? [];
+    assert.deepEqual(
+      tokens,
+      Array.from({ length: 300 }, (_, i) => `tok${i + 1}`),
+    );
+    const wide = tmux('capture-pane', '-p', '-t', 'ui', '-S', '-').split('\n');
+    assert.ok(
+      wide.some((line) => line.length > 60 && /tok\d+/.test(line)),
+      'the answer fills the wider terminal',
+    );
+  });
+
   test('first run without a key: the setup asks provider, key (masked) and model, saves them 0600, and the chat works', async () => {
     const key = 'sk-ant-typed-at-setup-0123456789';
     const term = await startSantra([{ text: 'Hi, set up and ready.' }], undefined, { withoutKey: true });

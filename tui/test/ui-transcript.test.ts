@@ -13,7 +13,14 @@ import {
   type MarkdownStream,
   plainRows,
 } from '../src/ui/markdown-blocks.ts';
-import { EMPTY_TRANSCRIPT, type Entry, runEnd, stepAll, type TranscriptEvent } from '../src/ui/transcript.ts';
+import {
+  EMPTY_TRANSCRIPT,
+  type Entry,
+  reflowEntries,
+  runEnd,
+  stepAll,
+  type TranscriptEvent,
+} from '../src/ui/transcript.ts';
 import { Controller } from '../src/ui/controller.ts';
 import { entryMarkdown } from '../src/ui/export-markdown.ts';
 import { FLUSH_MS, FRAME_MS, TEXT_FRAME_MS } from '../src/ui/ui-state.ts';
@@ -221,6 +228,26 @@ describe('the transcript reducer', () => {
     assert.equal((entries[1] as Entry & { kind: 'run_end' }).seconds, 2.5);
     assert.equal(state.running, false);
     assert.equal(state.agents.size, 0);
+  });
+
+  test('a resized terminal prints a paragraph cut into rows as one paragraph again, its text intact', () => {
+    const long = `${'word '.repeat(60)}https://example.com/${'a'.repeat(70)} end of it. `;
+    const first = stepAll(EMPTY_TRANSCRIPT, [
+      { type: 'width', columns: 40 },
+      { type: 'run_start', at: 0 },
+      text(long),
+      text('More words follow here.'),
+    ]);
+    const end = stepAll(first.state, [{ type: 'run_end', at: 1, status: 'completed' }]);
+    const entries = [...first.entries, ...end.entries];
+    assert.ok(
+      entries.some((e) => e.kind === 'markdown' && e.rows === true),
+      'rows were printed',
+    );
+    const paragraphs = reflowEntries(entries).filter((e) => e.kind === 'markdown');
+    assert.equal(paragraphs.length, 1);
+    assert.equal((paragraphs[0] as Entry & { kind: 'markdown' }).text, `${long}More words follow here.`);
+    assert.equal((paragraphs[0] as Entry & { kind: 'markdown' }).rows, undefined);
   });
 
   test('retries are one line that updates, under the spinner, gone once the model answers', () => {

@@ -41,7 +41,7 @@ import {
   type ParsedInput,
   type SlashCommand,
 } from './slash-commands.ts';
-import { EMPTY_TRANSCRIPT, type Entry, stepAll, type TranscriptEvent } from './transcript.ts';
+import { EMPTY_TRANSCRIPT, type Entry, reflowEntries, stepAll, type TranscriptEvent } from './transcript.ts';
 import type { SetupChoice } from './components/setup-flow.ts';
 import {
   FRAME_MS,
@@ -54,6 +54,8 @@ import {
 } from './ui-state.ts';
 
 const EXIT_ARM_MS = 2000;
+/** A resize prints the transcript again once the terminal has kept its width this long. */
+const REFLOW_MS = 150;
 
 export interface ControllerOptions {
   /** Starts (or restarts) the server; phases and approvals go to the controller's handlers. */
@@ -65,6 +67,11 @@ export interface ControllerOptions {
   startDir: string;
   /** Clears the terminal screen (Ctrl+L, /clear) and lets Ink draw its frame again. */
   clearScreen?: () => void;
+  /**
+   * Clears the screen and the scrollback, and forgets Ink's last frame: the transcript is then
+   * printed again at the terminal's new width (a resize).
+   */
+  resetTerminal?: () => void;
   /** Leaves the UI: called once, after the server is closed. */
   onExit?: () => void;
   now?: () => number;
@@ -82,6 +89,11 @@ export class Controller {
   #pending: TranscriptEvent[] = [];
   /** Finished entries waiting for a frame to print them (a burst is printed over several). */
   #unprinted: Entry[] = [];
+  /** Every finished entry of this UI, printed or not: what a resized terminal prints again. */
+  #history: Entry[] = [];
+  /** The width the transcript was last printed at, and the pending reprint at a new one. */
+  #printedWidth: number | undefined;
+  #reflowTimer: NodeJS.Timeout | undefined;
   readonly #clock: FrameClock;
   #exitTimer: NodeJS.Timeout | undefined;
   #selectedModel: string | undefined;
@@ -165,6 +177,7 @@ export class Controller {
       if (text !== undefined) this.#exported.push(text);
     }
     this.#unprinted.push(...entries);
+    this.#history.push(...entries);
     this.#set({
       transcript: state,
       printed: withPrinted(this.#state.printed, this.#takePrintable()),
@@ -186,9 +199,39 @@ export class Controller {
     return this.#unprinted.splice(0, count);
   }
 
-  /** The terminal's columns, from the view: answers are then printed row by row as they come. */
+  /**
+   * The terminal's columns, from the view: answers are then printed row by row as they come. A
+   * change of width (a resize) prints the transcript again at the new width once the resizing has
+   * stopped for REFLOW_MS: the terminal's own rewrapping of the old frame leaves copies of it and
+   * torn boxes in the scrollback, which only a clear and a fresh print remove.
+   */
   setWidth(columns: number): void {
     if (columns !== this.#state.transcript.width) this.dispatch({ type: 'width', columns });
+    if (this.#printedWidth === undefined) {
+      this.#printedWidth = columns;
+      return;
+    }
+    clearTimeout(this.#reflowTimer);
+    if (columns === this.#printedWidth) return;
+    this.#reflowTimer = setTimeout(() => this.reflow(columns), REFLOW_MS);
+    this.#reflowTimer.unref?.();
+  }
+
+  /** Prints everything again at `columns` wide, after a clear of the screen and the scrollback. */
+  reflow(columns: number): void {
+    this.#reflowTimer = undefined;
+    this.#printedWidth = columns;
+    this.flush();
+    // Nothing printed yet: Ink redraws its frame at the new width itself.
+    if (this.#options.resetTerminal === undefined || this.#history.length === 0) return;
+    this.#options.resetTerminal();
+    this.#history = reflowEntries(this.#history);
+    this.#unprinted = [...this.#history];
+    this.#set({
+      printed: { key: this.#state.printed.key + 1, items: this.#takePrintable() },
+      epoch: this.#state.epoch + 1,
+    });
+    if (this.#unprinted.length > 0) this.#clock.again();
   }
 
   #note(text: string, tone: 'info' | 'warning' | 'error' = 'info'): void {

@@ -56,6 +56,11 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
       instance.clear();
       process.stdout.write('\u001b[2J\u001b[H');
     },
+    // The scrollback too: the transcript is printed again, at the new width, after it.
+    resetTerminal: () => {
+      instance.clear();
+      process.stdout.write('\u001b[2J\u001b[3J\u001b[H');
+    },
     onExit: () => {
       instance.unmount();
       done(0);

@@ -58,13 +58,14 @@ const ORDERED_ITEM = /^\d{1,9}[.)](?:\s|$)/;
 
 /**
  * Appends `delta`; returns the new stream, the blocks it finished, in order, and then the finished
- * plain rows of the paragraph being written (only with `rowWidth`, see plainRows).
+ * plain rows of the paragraph being written (only with `rowWidth`, see plainRows) with the text
+ * they were cut from (`rowsSource`: the paragraph's start, to print again at another width).
  */
 export function feedMarkdown(
   stream: MarkdownStream,
   delta: string,
   rowWidth?: number,
-): { stream: MarkdownStream; blocks: string[]; rows: string[] } {
+): { stream: MarkdownStream; blocks: string[]; rows: string[]; rowsSource: string } {
   const blocks: string[] = [];
   let text = stream.text + delta;
   let pos = stream.scanned;
@@ -130,15 +131,17 @@ export function feedMarkdown(
     }
   }
   let rows: string[] = [];
+  let rowsSource = '';
   if (rowWidth !== undefined && fence === undefined && pos === 0 && !afterBlank) {
     const plain = plainRows(text, rowWidth);
     if (plain !== undefined) {
       rows = plain.rows;
+      rowsSource = text.slice(0, plain.end);
       text = text.slice(plain.end);
       list = false;
     }
   }
-  return { stream: { text, scanned: pos, fence, afterBlank, lines, list }, blocks, rows };
+  return { stream: { text, scanned: pos, fence, afterBlank, lines, list }, blocks, rows, rowsSource };
 }
 
 /** Characters Markdown prints as written, in a paragraph: no inline syntax, entity, link or HTML. */

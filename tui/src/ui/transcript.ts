@@ -30,6 +30,8 @@ export type Entry =
        * text, one row a line, printed as it is; the paragraph goes on in the next entry.
        */
       rows?: boolean;
+      /** With `rows`: the text the rows were cut from, so a resized terminal can wrap it again. */
+      source?: string;
     }
   | { kind: 'thinking'; id: number; depth: number; text: string }
   | {
@@ -103,6 +105,47 @@ export interface Transcript {
   lastOutput: { title: string; text: string } | undefined;
   /** Columns of the terminal, once known: paragraphs being written are then printed row by row. */
   width: number | undefined;
+}
+
+/**
+ * The entries printed so far, to print again at another width (a resized terminal): the rows of a
+ * paragraph cut at the old width go back into one Markdown entry with the rest of their paragraph,
+ * to be wrapped at the new one. Everything else is width-free and printed as it was.
+ */
+export function reflowEntries(entries: readonly Entry[]): Entry[] {
+  const out: Entry[] = [];
+  let pending: { depth: number; text: string; id: number } | undefined;
+  for (const entry of entries) {
+    if (entry.kind === 'markdown' && entry.rows === true && entry.source !== undefined) {
+      if (pending !== undefined && pending.depth !== entry.depth) out.push(paragraph(pending));
+      pending =
+        pending !== undefined && pending.depth === entry.depth
+          ? { ...pending, text: pending.text + entry.source }
+          : { depth: entry.depth, text: entry.source, id: entry.id };
+      continue;
+    }
+    if (
+      pending !== undefined &&
+      entry.kind === 'markdown' &&
+      entry.rows !== true &&
+      entry.depth === pending.depth
+    ) {
+      out.push({ ...entry, text: pending.text + entry.text });
+      pending = undefined;
+      continue;
+    }
+    if (pending !== undefined) {
+      out.push(paragraph(pending));
+      pending = undefined;
+    }
+    out.push(entry);
+  }
+  if (pending !== undefined) out.push(paragraph(pending));
+  return out;
+}
+
+function paragraph(pending: { depth: number; text: string; id: number }): Entry {
+  return { kind: 'markdown', id: pending.id, depth: pending.depth, text: pending.text };
 }
 
 /** How a run ended, in the words of its closing line: `done`, or why the answer is not whole. */
@@ -238,7 +281,8 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
       // ROWS_PER_ENTRY, so the view can print them over several frames.
       for (let at = 0; at < fed.rows.length; at += ROWS_PER_ENTRY) {
         const rows = fed.rows.slice(at, at + ROWS_PER_ENTRY);
-        out.emit({ kind: 'markdown', depth: agent.depth, text: rows.join('\n'), rows: true });
+        const source = at === 0 ? fed.rowsSource : '';
+        out.emit({ kind: 'markdown', depth: agent.depth, text: rows.join('\n'), rows: true, source });
       }
       return withAgent(answered(state), {
         ...agent,
