@@ -79,3 +79,31 @@ test('config/setup refuses an unknown provider and a model of another provider, 
   assert.throws(() => statSync(join(home, 'santra', 'config.json')), /ENOENT/);
   assert.ok(!server.client.stdout.includes(KEY), 'a refused key is not echoed either');
 });
+
+test('config/setup refuses a key an HTTP header cannot carry before saving it; the server keeps working', async () => {
+  const { fake, home, server } = await keylessServer();
+  const file = join(home, 'santra', 'config.json');
+  const pasted = 'sk-ant-api03-cl\u00e9-0123456789abcdef';
+  const refused = await server.call('config/setup', {
+    provider: 'anthropic',
+    apiKey: pasted,
+    model: 'anthropic/claude-sonnet-4-5',
+  });
+  assert.equal((refused.error as Json | undefined)?.code, -32602);
+  assert.match(
+    String((refused.error as Json).message),
+    /params\.apiKey: the key contains the character U\+00E9 at position 16/,
+  );
+  assert.throws(() => statSync(file), /ENOENT/, 'nothing was saved');
+
+  // The same server, set up properly afterwards, answers.
+  await server.ok('config/setup', {
+    provider: 'anthropic',
+    apiKey: KEY,
+    model: 'anthropic/claude-sonnet-4-5',
+  });
+  const { result } = await server.prompt({ text: 'hello', mode: 'simple_chat' });
+  assert.equal(result.status, 'completed');
+  assert.equal(fake.requests.length, 1);
+  assert.ok(!server.client.stdout.includes(pasted) && !server.client.stderr.includes(pasted));
+});

@@ -54,7 +54,7 @@ describe('first contact', () => {
     const message = String(errorsOf(phases)[0]?.message);
     assert.match(
       message,
-      /The API key for Anthropic-compatible server at 127\.0\.0\.1:\d+ \(ANTHROPIC_API_KEY\) contains the character U\+2026 at position 8/,
+      /The API key for Anthropic-compatible server at 127\.0\.0\.1:\d+ \(the environment variable ANTHROPIC_API_KEY\) contains the character U\+2026 at position 8/,
     );
     assert.ok(!message.includes('sk-ant'), 'the key itself is not shown');
     assert.equal(h.fake.requests.length, 0, 'no request, no retries');

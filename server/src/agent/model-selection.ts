@@ -2,7 +2,8 @@
  * Which model and endpoint serve a prompt, or a message saying what the user must set.
  */
 import type { ModelEntry } from '#protocol';
-import { type ResolvedConfig, resolveConfiguredModel } from '../config/config.ts';
+import { keyProblem, type ResolvedConfig, resolveConfiguredModel } from '../config/config.ts';
+import { redactUrls } from '../support/url-redaction.ts';
 import { CATALOG } from '../providers/catalog.ts';
 import { PRESETS } from '../providers/presets.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
@@ -23,7 +24,7 @@ export function selectModel(config: ResolvedConfig, ref: string): ModelSelection
     return {
       ok: false,
       code: 'model_unavailable',
-      message: `The ${elsewhere.id} provider is set to ${elsewhere.baseUrl}, and Santra cannot know which model that server serves. Name it: SANTRA_MODEL=<model> (e.g. SANTRA_MODEL=qwen2.5-coder for Ollama), or "model" in ${config.file}.`,
+      message: `The ${elsewhere.id} provider is set to ${redactUrls(elsewhere.baseUrl)}, and Santra cannot know which model that server serves. Name it: SANTRA_MODEL=<model> (e.g. SANTRA_MODEL=qwen2.5-coder for Ollama), or "model" in ${config.file}.`,
     };
   }
   if (ref === '') {
@@ -65,29 +66,14 @@ export function selectModel(config: ResolvedConfig, ref: string): ModelSelection
       message: `No API key for ${endpoint.name}: ${where}add providers.${endpoint.id}.apiKey to ${config.file}.`,
     };
   }
-  const bad = endpoint.apiKey === undefined ? undefined : unsendableCharacter(endpoint.apiKey);
-  if (bad !== undefined) {
-    const source = endpoint.keyEnv === undefined ? `providers.${endpoint.id}.apiKey` : endpoint.keyEnv;
-    return {
-      ok: false,
-      code: 'auth',
-      message: `The API key for ${endpoint.name} (${source}) contains ${bad}, which cannot be sent in an HTTP header. Keys are plain ASCII: paste the key itself (not an example such as "sk-ant-…"), without spaces or quotes.`,
-    };
-  }
+  // Named by where the key came from: the variable that was read, or the config file's field.
+  const source = config.keySources[endpoint.id];
+  const bad =
+    endpoint.apiKey === undefined || source === undefined
+      ? undefined
+      : keyProblem(endpoint.name, endpoint.apiKey, source);
+  if (bad !== undefined) return { ok: false, code: 'auth', message: bad };
   return { ok: true, model, endpoint, ref: `${model.provider}/${model.id}` };
-}
-
-/** The first character of `key` that an HTTP header cannot carry, described without the key. */
-function unsendableCharacter(key: string): string | undefined {
-  for (let at = 0; at < key.length; at++) {
-    const code = key.codePointAt(at) ?? 0;
-    if (code < 0x21 || code > 0x7e) {
-      const name =
-        code === 0x20 ? 'a space' : `the character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-      return `${name} at position ${at + 1}`;
-    }
-  }
-  return undefined;
 }
 
 export function listModels(config: ResolvedConfig): ModelEntry[] {

@@ -1,12 +1,14 @@
 /**
  * Where the config file lives, reading it, and writing it back. The file holds API keys, so its
- * directory is kept at 0700 and the file at 0600 after every write.
+ * directory is kept at 0700 and the file at 0600 after every write; writes are serialised between
+ * processes and go through a symbolic link to the file it names.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readlink, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from './config-error.ts';
+import { LockError, type LockOptions, withFileLock } from './file-lock.ts';
 import { parseJsonc } from './jsonc.ts';
 import { errorCode } from '../support/errno.ts';
 import { type SantraConfig, validateConfig } from './schema.ts';
@@ -59,14 +61,33 @@ export async function readConfigFile(file: string): Promise<unknown> {
   );
 }
 
+export interface UpdateOptions {
+  /**
+   * Runs on the merged settings before anything is written, under the lock: a throw leaves the
+   * file as it was and reaches the caller as it is (setup checks that the key can be sent and the
+   * model is usable, as a prompt would).
+   */
+  check?: (merged: SantraConfig, file: string) => void;
+  lock?: LockOptions;
+}
+
 /**
  * Merges `patch` into the file and writes it atomically (temp file + rename). Objects merge field
  * by field, anything else replaces, and a field set to `undefined` is removed. The merged result
- * is validated first, so an invalid file is never written. The directory is created 0700 and the
- * file is 0600 after EVERY write — Node's `mode` option does not change an existing file, so both
- * are chmod-ed explicitly, which also tightens looser permissions left by someone else.
+ * is validated (and `check`ed) first, so an invalid file is never written.
+ *
+ * Read, merge and write happen under a lock file (config/file-lock.ts), so two processes updating
+ * the file at once both keep their change. A `config.json` that is a symbolic link (a dotfiles
+ * repository) stays one: the file it leads to is replaced, by a temp file in that file's own
+ * directory. The directory is created 0700 and the file is 0600 after EVERY write — Node's `mode`
+ * option does not change an existing file, so both are chmod-ed explicitly, which also tightens
+ * looser permissions left by someone else.
  */
-export async function updateConfigFile(env: NodeJS.ProcessEnv, patch: Partial<SantraConfig>): Promise<void> {
+export async function updateConfigFile(
+  env: NodeJS.ProcessEnv,
+  patch: Partial<SantraConfig>,
+  options: UpdateOptions = {},
+): Promise<void> {
   const dir = configDir(env);
   const file = join(dir, FILE_NAME);
   try {
@@ -78,22 +99,69 @@ export async function updateConfigFile(env: NodeJS.ProcessEnv, patch: Partial<Sa
       `Cannot create the config directory ${dir}: ${describeFsError(errorCode(error))}.`,
     );
   }
-  const current = (await readConfigFile(file)) ?? {};
-  // Never replace a file whose top level is not an object: say what is wrong with it instead.
-  if (!isPlainObject(current)) validateConfig(current, file);
-  const merged = merge(current, patch);
-  validateConfig(merged, file);
-  const temp = join(dir, `.${FILE_NAME}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const target = await linkTarget(file);
+  const where = target === file ? file : `${file} (a link to ${target})`;
+  const lockFile = join(dirname(target), `.${basename(target)}.lock`);
   try {
-    await writeFile(temp, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    await withFileLock(
+      lockFile,
+      async () => {
+        const current = (await readConfigFile(file)) ?? {};
+        // Never replace a file whose top level is not an object: say what is wrong with it instead.
+        if (!isPlainObject(current)) validateConfig(current, file);
+        const merged = merge(current, patch);
+        const settings = validateConfig(merged, file);
+        options.check?.(settings, file);
+        // The merged value itself is written, in the file's order (the parsed one is the schema's).
+        await replaceFile(target, `${JSON.stringify(merged, null, 2)}\n`, where);
+      },
+      options.lock,
+    );
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+    throw new ConfigError(
+      file,
+      error.fsCode === undefined
+        ? `Cannot update the config file ${where}: another process${error.pid === undefined ? '' : ` (pid ${error.pid})`} is updating it and holds its lock ${error.lockFile}. Try again; if no Santra is running, remove ${error.lockFile}.`
+        : `Cannot update the config file ${where}: its lock ${error.lockFile} cannot be created: ${describeFsError(error.fsCode)}.`,
+    );
+  }
+}
+
+/** Where `file` leads: itself, or the end of the chain of symbolic links it starts. */
+async function linkTarget(file: string): Promise<string> {
+  let current = file;
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      link = await readlink(current);
+    } catch (error) {
+      const code = errorCode(error);
+      // EINVAL: not a link; ENOENT: nothing there yet (the end of a dangling link, or no file).
+      if (code === 'EINVAL' || code === 'ENOENT') return current;
+      throw new ConfigError(file, `Cannot read the config file ${file}: ${describeFsError(code)}.`);
+    }
+    current = resolve(dirname(current), link);
+  }
+  throw new ConfigError(file, `Cannot write the config file ${file}: its symbolic links form a loop.`);
+}
+
+/** Replaces `target` by `text` atomically: a temp file in its directory, mode 0600, renamed onto it. */
+async function replaceFile(target: string, text: string, where: string): Promise<void> {
+  const temp = join(
+    dirname(target),
+    `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  try {
+    await writeFile(temp, text, { mode: 0o600, flag: 'wx' });
     await chmod(temp, 0o600);
-    await rename(temp, file);
-    await chmod(file, 0o600);
+    await rename(temp, target);
+    await chmod(target, 0o600);
   } catch (error) {
     await rm(temp, { force: true });
     throw new ConfigError(
-      file,
-      `Cannot write the config file ${file}: ${describeFsError(errorCode(error))}.`,
+      target,
+      `Cannot write the config file ${where}: ${describeFsError(errorCode(error))}.`,
     );
   }
 }

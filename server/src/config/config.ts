@@ -6,10 +6,19 @@
 import { resolveModel } from '../providers/catalog.ts';
 import { PRESETS } from '../providers/presets.ts';
 import type { Effort, ModelCompat, ModelSpec, ProviderEndpoint } from '../providers/types.ts';
+import { redactUrls } from '../support/url-redaction.ts';
+import type { KeySource } from './api-key.ts';
 import { ConfigError } from './config-error.ts';
 import { configFile, envValue, readConfigFile } from './config-file.ts';
 import { type SantraConfig, validateConfig } from './schema.ts';
 
+export {
+  type KeySource,
+  PLAIN_ASCII,
+  describeKeySource,
+  keyProblem,
+  unsendableCharacter,
+} from './api-key.ts';
 export { ConfigError } from './config-error.ts';
 export { configDir, updateConfigFile } from './config-file.ts';
 export type { SantraConfig } from './schema.ts';
@@ -25,6 +34,11 @@ export interface ResolvedConfig {
   model: string;
   /** Every preset plus custom providers, with apiKey/baseUrl resolved (apiKey undefined when not set). */
   providers: Record<string, ProviderEndpoint>;
+  /**
+   * Where each provider's key was read from (providers without a key are absent), so a message
+   * about a key names the setting to fix: `keyEnv` is only the variable it may come from.
+   */
+  keySources: Record<string, KeySource>;
   /** Compat overrides from the file (and for an `openai` redirected to another server). */
   providerCompat: Record<string, Partial<ModelCompat>>;
   /** Model ids listed per provider in the file: a bare id listed there is served by that provider. */
@@ -83,18 +97,35 @@ const DEFAULTS = {
 export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig> {
   const file = configFile(env);
   const raw = await readConfigFile(file);
-  const config: SantraConfig = raw === undefined ? {} : validateConfig(raw, file);
+  return resolveConfig(env, raw === undefined ? {} : validateConfig(raw, file), file);
+}
+
+/**
+ * The configuration in effect with `config` as the file's settings: what `loadConfig` returns once
+ * the file is read, and what a change to the file would give before it is written.
+ */
+export function resolveConfig(env: NodeJS.ProcessEnv, config: SantraConfig, file: string): ResolvedConfig {
   const fileProviders = config.providers ?? {};
   const get = (name: string) => envValue(env, name);
 
   const providers: Record<string, ProviderEndpoint> = {};
+  const keySources: Record<string, KeySource> = {};
+  /** The first of `names` set in the environment, else the file's apiKey, remembering which. */
+  const readKey = (id: string, names: Array<string | undefined>, fileKey: string | undefined) => {
+    for (const name of names) {
+      const value = name === undefined ? undefined : get(name);
+      if (name !== undefined && value !== undefined) {
+        keySources[id] = { env: name };
+        return value;
+      }
+    }
+    if (fileKey !== undefined) keySources[id] = { file, field: `providers.${id}.apiKey` };
+    return fileKey;
+  };
   for (const preset of PRESETS) {
     const entry = fileProviders[preset.id];
     const keyEnv = entry?.keyEnv ?? preset.keyEnv;
-    const apiKey =
-      (preset.keyEnv === undefined ? undefined : get(preset.keyEnv)) ??
-      (entry?.keyEnv === undefined ? undefined : get(entry.keyEnv)) ??
-      entry?.apiKey;
+    const apiKey = readKey(preset.id, [preset.keyEnv, entry?.keyEnv], entry?.apiKey);
     const baseUrlEnv = BASE_URL_ENV[preset.id];
     const baseUrl =
       (baseUrlEnv === undefined ? undefined : envUrl(env, baseUrlEnv, file)) ??
@@ -112,7 +143,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig
   }
   for (const [id, entry] of Object.entries(fileProviders)) {
     if (providers[id] !== undefined || entry.api === undefined || entry.baseUrl === undefined) continue;
-    const apiKey = (entry.keyEnv === undefined ? undefined : get(entry.keyEnv)) ?? entry.apiKey;
+    const apiKey = readKey(id, [entry.keyEnv], entry.apiKey);
     providers[id] = endpoint({
       id,
       name: entry.name ?? id,
@@ -144,6 +175,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig
     file,
     model: get('SANTRA_MODEL') ?? config.model ?? '',
     providers,
+    keySources,
     providerCompat,
     providerModels,
     agent: { ...DEFAULTS.agent, ...config.agent },
@@ -201,11 +233,12 @@ function envUrl(env: NodeJS.ProcessEnv, name: string, file: string): string | un
  */
 function endpointName(preset: { name: string; baseUrl: string }, baseUrl: string): string {
   if (baseUrl.replace(/\/+$/, '') === preset.baseUrl.replace(/\/+$/, '')) return preset.name;
-  let host = baseUrl;
+  // The host alone: never the user, password or query a URL may carry.
+  let host = redactUrls(baseUrl);
   try {
     host = new URL(baseUrl).host;
   } catch {
-    // envUrl and the config schema have checked it; keep the text as it is otherwise.
+    // envUrl and the config schema have checked it.
   }
   return `${preset.name}-compatible server at ${host}`;
 }
@@ -288,11 +321,21 @@ export function resolveConfiguredModel(
   });
 }
 
-/** A copy safe to log or show: every apiKey replaced by "…" plus its last 4 characters. */
+/**
+ * A copy safe to log or show: every apiKey replaced by "…" plus its last 4 characters, and every
+ * URL without the user, password or secret query values it may carry.
+ */
 export function redactConfig(config: ResolvedConfig): unknown {
   const copy = structuredClone(config);
   for (const provider of Object.values(copy.providers)) {
     if (provider.apiKey !== undefined) provider.apiKey = redactKey(provider.apiKey);
+    provider.baseUrl = redactUrls(provider.baseUrl);
+  }
+  if (copy.sessions.store !== undefined) copy.sessions.store = redactUrls(copy.sessions.store);
+  if (copy.tools.webSearch !== undefined) {
+    if ('apiKey' in copy.tools.webSearch)
+      copy.tools.webSearch.apiKey = redactKey(copy.tools.webSearch.apiKey);
+    else copy.tools.webSearch.url = redactUrls(copy.tools.webSearch.url);
   }
   return copy;
 }

@@ -3,6 +3,7 @@
  * says what to do, and how long the provider asked us to wait. Both SDKs throw the same shapes
  * (status, Headers, parsed error body), so one classifier serves both.
  */
+import { redactUrls } from '../support/url-redaction.ts';
 import type { FailureKind, ModelRequest, ProviderFailure } from './stream.ts';
 import type { ProviderEndpoint } from './types.ts';
 
@@ -93,7 +94,8 @@ export function classifyFailure(
     kind,
     provider: endpoint.id,
     retryable,
-    message: `${provider}: ${message}`,
+    // The base URL, and any URL an SDK quotes in its error, may carry a password or a key.
+    message: redactUrls(`${provider}: ${message}`),
     ...(error.status === undefined ? {} : { status: error.status }),
     ...extra,
   });
@@ -117,6 +119,9 @@ export function classifyFailure(
   const shouldRetry = error.headers?.get('x-should-retry');
   if (status === undefined) {
     if (error.name === 'APIConnectionTimeoutError') return fail('timeout', true, 'the request timed out.');
+    // A base URL with a user or password is refused before any connection: no retry can help.
+    if (causes(thrown).some((cause) => /includes credentials/i.test(cause.message)))
+      return fail('bad_request', false, connectionFailure(thrown, endpoint.baseUrl));
     if (
       error.name === 'APIConnectionError' ||
       /ECONNRESET|ECONNREFUSED|socket hang up|terminated|fetch failed|other side closed|^Connection error\.?$/i.test(
@@ -192,7 +197,9 @@ export function endOfStreamFailure(
     kind: 'incomplete',
     provider: endpoint.id,
     retryable: true,
-    message: `${endpoint.name}: the response stream ended without ${missing}; the answer is incomplete.`,
+    message: redactUrls(
+      `${endpoint.name}: the response stream ended without ${missing}; the answer is incomplete.`,
+    ),
   };
 }
 
@@ -212,10 +219,14 @@ function causes(error: unknown): Array<{ code?: string; message: string }> {
 }
 
 /**
- * Why a connection to `baseUrl` failed, in words, with what to check: which URL, and whether it was
- * refused, not found, a TLS problem or a timeout.
+ * Why a connection to `baseUrl` failed, in words, with what to check: which URL (without the
+ * credentials it may carry), and whether it was refused, not found, a TLS problem or a timeout.
  */
 export function connectionFailure(error: unknown, baseUrl: string): string {
+  return redactUrls(describeConnectionFailure(error, baseUrl));
+}
+
+function describeConnectionFailure(error: unknown, baseUrl: string): string {
   const chain = causes(error);
   const codes = chain.map((c) => c.code ?? '').join(' ');
   const text = chain.map((c) => c.message).join(' · ');
@@ -226,6 +237,9 @@ export function connectionFailure(error: unknown, baseUrl: string): string {
       return baseUrl;
     }
   })();
+  // fetch refuses a URL with a user or password before it connects anywhere.
+  if (/includes credentials/i.test(text))
+    return `could not connect to ${baseUrl}: a base URL cannot carry a user name or password (user:password@): fetch, which the providers' SDKs use, refuses to send them. Remove them from the URL; the provider's key goes in its apiKey or its key variable.`;
   if (/ECONNREFUSED/.test(codes) || /ECONNREFUSED/.test(text))
     return `could not connect to ${baseUrl}: the connection was refused (nothing listens at ${host}). Is the server running, and is the base URL right?`;
   if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME/.test(codes) || /ENOTFOUND|EAI_AGAIN/.test(text))

@@ -6,6 +6,7 @@
  */
 import { decodeHTML } from 'entities';
 import * as z from 'zod';
+import { redactUrls } from '../support/url-redaction.ts';
 import { defineTool, type ToolResult, type ToolSettings, toolError } from './types.ts';
 
 export interface WebSearchOptions {
@@ -144,7 +145,7 @@ async function parse(response: Response, backend: Backend): Promise<[unknown] | 
   const text = await response.text();
   const name =
     backend.provider === 'searxng'
-      ? `SearXNG at ${backend.url}`
+      ? `SearXNG at ${redactUrls(backend.url)}`
       : backend.provider === 'brave'
         ? 'Brave Search'
         : 'Tavily';
