@@ -49,6 +49,12 @@ export const ModelListResult = named(
       .string()
       .describe('The model a prompt would use now (`provider/model`), or "" when none is configured.'),
     models: z.array(ModelEntry),
+    configProblem: z
+      .string()
+      .optional()
+      .describe(
+        "What is wrong with the server's config file (the file, the line, the field, what to write instead), while it is: prompts are refused until it is fixed, and the server reads the file again on the next request after it changed. The rest (sessions, models, agents) works with what can be used of it. Since 0.3.0.",
+      ),
   }),
 );
 

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -46,10 +46,14 @@ const call = (id: string, name: string, args: unknown) => ({ toolCalls: [{ id, n
 async function startSantra(
   turns: FakeTurn[],
   again?: { home: string; workspace: string },
-  options: { withoutKey?: boolean } = {},
+  options: { withoutKey?: boolean; config?: string } = {},
 ) {
   const fake: FakeProvider = await startFakeProvider('anthropic', turns);
   const home = again?.home ?? tempDir('santra-tui-home-');
+  if (options.config !== undefined) {
+    mkdirSync(join(home, 'santra'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(home, 'santra', 'config.json'), options.config, { mode: 0o600 });
+  }
   const workspace = again?.workspace ?? tempDir('santra-tui-ws-');
   const files = { code: join(home, again === undefined ? 'exit-code' : 'exit-code-again') };
   const command = [
@@ -267,6 +271,22 @@ describe('santra, the interactive UI, in tmux', () => {
     term.type('C-c');
     term.type('C-c');
     assert.equal(await term.exitCode(), 0);
+  });
+
+  test('a typo in the config file: the UI says where and what, keeps working, and answers once it is fixed', async () => {
+    const broken = '{\n  // my settings\n  "agent": { "maxTurns": 5 }\n}\n';
+    const ui = await startSantra([{ text: 'Answered after the fix.' }], undefined, { config: broken });
+    await ui.waitFor(/agent\.maxTurns \(line 3\): unknown field, did you mean\s+"maxTurnsPerRun"\?/);
+    await ui.waitFor(/Ask santra/);
+    assert.doesNotMatch(ui.pane(), /not running|server stopped|failed/i);
+    await ui.say('/sessions');
+    await ui.waitFor(/No saved sessions|sessions? of this project/i);
+    await ui.say('hello');
+    await ui.waitFor(/Fix the file and try again/);
+    assert.equal(ui.fake.requests.length, 0, 'nothing was sent to the model with a broken config');
+    writeFileSync(join(ui.home, 'santra', 'config.json'), '{ "agent": { "maxTurnsPerRun": 5 } }\n');
+    await ui.say('hello again');
+    await ui.waitFor(/Answered after the fix\./);
   });
 
   test('resized while an answer streams: the scrollback holds the answer once, re-flowed, with no stale frame', async () => {

@@ -260,44 +260,46 @@ describe('bad config files', () => {
       name: 'a wrong type, with the field path',
       body: { agent: { maxTurnsPerRun: 'many' } },
       field: 'agent.maxTurnsPerRun',
-      message: /: agent\.maxTurnsPerRun: expected number, received string$/,
+      message: /: agent\.maxTurnsPerRun \(line \d+\): expected number, received string$/,
     },
     {
       name: 'an effort that is not a level',
       body: { agent: { effort: 'extreme' } },
       field: 'agent.effort',
-      message: /: agent\.effort: expected one of "low"\|"medium"\|"high"\|"xhigh"\|"max"/,
+      message: /: agent\.effort \(line \d+\): expected one of "low"\|"medium"\|"high"\|"xhigh"\|"max"/,
     },
     {
       name: 'an unknown field, with a suggestion',
       body: { modle: 'anthropic/claude-haiku-4-5' },
       field: 'modle',
-      message: /: modle: unknown field, did you mean "model"\?$/,
+      message: /: modle \(line \d+\): unknown field, did you mean "model"\?$/,
     },
     {
       name: 'an unknown nested field, with the allowed ones',
       body: { providers: { groq: { token: 'x' } } },
       field: 'providers.groq.token',
-      message: /providers\.groq\.token: unknown field \(expected one of: name, api, baseUrl, apiKey, keyEnv/,
+      message:
+        /providers\.groq\.token \(line \d+\): unknown field \(expected one of: name, api, baseUrl, apiKey, keyEnv/,
     },
     {
       name: 'a bad URL',
       body: { providers: { ollama: { baseUrl: 'localhost:11434' } } },
       field: 'providers.ollama.baseUrl',
-      message: /providers\.ollama\.baseUrl: expected an http\(s\) URL/,
+      message: /providers\.ollama\.baseUrl \(line \d+\): expected an http\(s\) URL/,
     },
     {
       name: 'a custom provider without api and baseUrl',
       body: { providers: { mybox: { models: ['m'] } } },
       field: 'providers.mybox.api',
       message:
-        / {2}- providers\.mybox\.api: is required for the custom provider mybox[^\n]*\n {2}- providers\.mybox\.baseUrl: is required/,
+        / {2}- providers\.mybox\.api \(line \d+\): is required for the custom provider mybox[^\n]*\n {2}- providers\.mybox\.baseUrl \(line \d+\): is required/,
     },
     {
       name: 'a built-in provider given another API',
       body: { providers: { groq: { api: 'anthropic' } } },
       field: 'providers.groq.api',
-      message: /providers\.groq\.api: expected "openai" or "openai-responses": groq is a built-in provider/,
+      message:
+        /providers\.groq\.api \(line \d+\): expected "openai" or "openai-responses": groq is a built-in provider/,
     },
     {
       name: 'a top level that is not an object',

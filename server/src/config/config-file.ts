@@ -42,6 +42,11 @@ export function configFile(env: NodeJS.ProcessEnv): string {
 
 /** The file's JSON value, undefined when there is no file; a ConfigError when it cannot be read or parsed. */
 export async function readConfigFile(file: string): Promise<unknown> {
+  return (await readConfigSource(file))?.value;
+}
+
+/** The file's JSON value and its text (for the line of a problem), undefined when there is no file. */
+export async function readConfigSource(file: string): Promise<{ value: unknown; text: string } | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -52,9 +57,9 @@ export async function readConfigFile(file: string): Promise<unknown> {
   }
   const body = text.replace(/^\uFEFF/, '');
   // An empty file (say, from `touch`) means "no settings", like a missing one.
-  if (body.trim() === '') return {};
+  if (body.trim() === '') return { value: {}, text: body };
   const parsed = parseJsonc(body);
-  if (parsed.ok) return parsed.value;
+  if (parsed.ok) return { value: parsed.value, text: body };
   throw new ConfigError(
     file,
     `The config file ${file} is not valid JSON: ${parsed.reason} at line ${parsed.line}, column ${parsed.column}. (Comments and trailing commas are allowed.)`,

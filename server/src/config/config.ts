@@ -9,8 +9,8 @@ import type { Effort, ModelCompat, ModelSpec, ProviderEndpoint } from '../provid
 import { redactUrls } from '../support/url-redaction.ts';
 import type { KeySource } from './api-key.ts';
 import { ConfigError } from './config-error.ts';
-import { configFile, envValue, readConfigFile } from './config-file.ts';
-import { type SantraConfig, validateConfig } from './schema.ts';
+import { configFile, envValue, readConfigSource } from './config-file.ts';
+import { salvageConfig, type SantraConfig, validateConfig } from './schema.ts';
 
 export {
   type KeySource,
@@ -96,8 +96,40 @@ const DEFAULTS = {
 /** Reads `config.json` (if any) and applies the environment: the configuration in effect. */
 export async function loadConfig(env: NodeJS.ProcessEnv): Promise<ResolvedConfig> {
   const file = configFile(env);
-  const raw = await readConfigFile(file);
-  return resolveConfig(env, raw === undefined ? {} : validateConfig(raw, file), file);
+  const source = await readConfigSource(file);
+  return resolveConfig(
+    env,
+    source === undefined ? {} : validateConfig(source.value, file, source.text),
+    file,
+  );
+}
+
+/**
+ * The configuration, and what is wrong with the file when it cannot be used as it is: then the
+ * configuration holds what can be used of it (salvageConfig) — enough to list sessions and models
+ * while the person fixes the file — and `problem` says what to fix (file, line, field).
+ */
+export async function loadConfigLenient(
+  env: NodeJS.ProcessEnv,
+): Promise<{ config: ResolvedConfig; problem?: ConfigError }> {
+  try {
+    return { config: await loadConfig(env) };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const file = configFile(env);
+    let salvaged: SantraConfig = {};
+    try {
+      salvaged = salvageConfig((await readConfigSource(file))?.value);
+    } catch {
+      // Unreadable or not JSON: nothing of it can be used.
+    }
+    try {
+      return { config: resolveConfig(env, salvaged, file), problem: error };
+    } catch {
+      // The environment itself is wrong (a bad base URL variable): only the defaults are left.
+      return { config: resolveConfig({}, {}, file), problem: error };
+    }
+  }
 }
 
 /**

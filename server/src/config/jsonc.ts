@@ -4,7 +4,7 @@
  * reported by position and reason only: a message must never quote the input, which in a config
  * file may be an API key.
  */
-import { type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
+import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from 'jsonc-parser';
 
 export type JsoncResult =
   | { ok: true; value: unknown }
@@ -62,4 +62,22 @@ export function parseJsonc(text: string): JsoncResult {
     line: before.split('\n').length,
     column: first.offset - before.lastIndexOf('\n'),
   };
+}
+
+/**
+ * The 1-based line of the property at `path` in `text` (its name, for a property; the nearest
+ * enclosing one that exists otherwise), or undefined when none can be found.
+ */
+export function lineOf(text: string, path: readonly PropertyKey[]): number | undefined {
+  const root = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  if (root === undefined) return undefined;
+  for (let depth = path.length; depth > 0; depth--) {
+    const segments = path.slice(0, depth).map((key) => (typeof key === 'number' ? key : String(key)));
+    const node = findNodeAtLocation(root, segments);
+    if (node === undefined) continue;
+    // A property's value node: its line is the line of the property's name.
+    const offset = node.parent?.type === 'property' ? node.parent.offset : node.offset;
+    return text.slice(0, offset).split('\n').length;
+  }
+  return undefined;
 }

@@ -4,6 +4,7 @@
  * the file holds API keys.
  */
 import * as z from 'zod';
+import { lineOf } from './jsonc.ts';
 import { findPreset } from '../providers/presets.ts';
 import { EFFORTS } from '../providers/types.ts';
 import { closest } from '../support/suggest.ts';
@@ -167,12 +168,21 @@ export const ConfigSchema = z
 /** The parsed config file. */
 export type SantraConfig = z.output<typeof ConfigSchema>;
 
-/** Validates a parsed JSON value as the config file; a failure is a ConfigError naming every field. */
-export function validateConfig(raw: unknown, file: string): SantraConfig {
+/**
+ * Validates a parsed JSON value as the config file; a failure is a ConfigError naming every field,
+ * with its line when the file's text (`source`) is given.
+ */
+export function validateConfig(raw: unknown, file: string, source?: string): SantraConfig {
   const parsed = ConfigSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.flatMap((issue) => describeIssue(issue));
-  const lines = problems.map(({ field, message }) => `${field === '' ? '(top level)' : field}: ${message}`);
+  const at = (path: readonly PropertyKey[]) => {
+    const line = source === undefined ? undefined : lineOf(source, path);
+    return line === undefined ? '' : ` (line ${line})`;
+  };
+  const lines = problems.map(
+    ({ field, message, path }) => `${field === '' ? '(top level)' : field}${at(path)}: ${message}`,
+  );
   const text =
     lines.length === 1
       ? `Invalid config file ${file}: ${lines[0] ?? ''}`
@@ -180,25 +190,50 @@ export function validateConfig(raw: unknown, file: string): SantraConfig {
   throw new ConfigError(file, scrubSecrets(text, raw), problems[0]?.field || undefined);
 }
 
+/**
+ * What of `raw` can be used while it fails validation: the top-level sections without a problem
+ * (a typo in `agent` leaves `sessions` and `providers` usable). Listing sessions and models goes on
+ * with them; prompts wait for the file to be fixed.
+ */
+export function salvageConfig(raw: unknown): SantraConfig {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  let kept: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  for (let round = 0; round < 4; round++) {
+    const parsed = ConfigSchema.safeParse(kept);
+    if (parsed.success) return parsed.data;
+    const broken = new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? '')));
+    // A problem at the top level itself (unknown sections) names them in its keys.
+    for (const issue of parsed.error.issues)
+      if (issue.code === 'unrecognized_keys' && issue.path.length === 0)
+        for (const key of issue.keys) broken.add(key);
+    if (broken.has('')) return {};
+    kept = Object.fromEntries(Object.entries(kept).filter(([key]) => !broken.has(key)));
+  }
+  return {};
+}
+
 interface Problem {
   field: string;
   message: string;
+  path: readonly PropertyKey[];
 }
 
 function describeIssue(issue: z.core.$ZodIssue): Problem[] {
   const field = fieldPath(issue.path);
+  const path = issue.path;
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
       field: fieldPath([...issue.path, key]),
       message: unknownFieldMessage(key, knownKeys(issue.path)),
+      path: [...issue.path, key],
     }));
   }
   if (issue.code === 'invalid_key')
-    return [{ field, message: issue.issues[0]?.message ?? 'invalid provider id' }];
+    return [{ field, message: issue.issues[0]?.message ?? 'invalid provider id', path }];
   if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
-    return [{ field, message: `is required (expected ${issue.expected})` }];
+    return [{ field, message: `is required (expected ${issue.expected})`, path }];
   }
-  return [{ field, message: issue.message.replace(/^Invalid (input|option): /, '') }];
+  return [{ field, message: issue.message.replace(/^Invalid (input|option): /, ''), path }];
 }
 
 function fieldPath(path: readonly PropertyKey[]): string {

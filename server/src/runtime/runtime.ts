@@ -2,6 +2,7 @@
  * The agent runtime behind the protocol: configuration, sessions, models and the prompt handler.
  * It knows nothing of JSON-RPC; the connection hands it typed params and an AbortSignal.
  */
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -24,7 +25,7 @@ import { replayConfig } from './replay-config.ts';
 import { sessionHandlers } from './session-handlers.ts';
 import { undoHandlers } from './undo.ts';
 import { compactHandler } from './compact.ts';
-import { ConfigError, configDir, loadConfig, type ResolvedConfig } from '../config/config.ts';
+import { configDir, loadConfig, loadConfigLenient, type ResolvedConfig } from '../config/config.ts';
 import { setupConfig } from './config-setup.ts';
 import type { Logger, Redactor } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
@@ -80,14 +81,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         config: ResolvedConfig;
         workspaceRoot: string;
         client: ClientChannel;
-        tooling: () => Promise<Tooling>;
         sessions: SessionStore;
         workspace: Workspace;
         capabilities: ClientCapabilities;
       }
     | undefined;
+  /** What is wrong with the config file, while it is broken: prompts are refused until it is fixed. */
   let configError: string | undefined;
+  /** The config file as last read (mtime, size, inode), to read it again when it changes. */
+  let configStamp = '';
   let defaultModel: string | undefined;
+  /** The tools, built from the config when first needed, and again after the config changed. */
+  let tooling: Promise<Tooling> | undefined;
+  let buildTooling: (() => Promise<Tooling>) | undefined;
+  const tools = () => {
+    if (buildTooling === undefined) throw new Error('runtime used before initialize');
+    return (tooling ??= buildTooling());
+  };
 
   /** A config as loaded, made ready for use: its secrets redacted everywhere, a --replay applied. */
   const prepared = (loaded: ResolvedConfig): ResolvedConfig => {
@@ -99,23 +109,56 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   const ready = () => {
-    if (configError !== undefined) throw new ProtocolFault('ModelUnavailable', configError);
     if (state === undefined) throw new Error('runtime used before initialize');
     return state;
+  };
+  /** The state, for what needs a config the person meant: refused while the file is broken. */
+  const configured = () => {
+    if (configError !== undefined)
+      throw new ProtocolFault(
+        'ModelUnavailable',
+        `${configError}\nFix the file and try again: Santra reads it again on the next request, no restart needed.`,
+      );
+    return ready();
+  };
+
+  /** Takes the config as loaded (or what could be used of a broken one) into use. */
+  const useConfig = (loaded: Awaited<ReturnType<typeof loadConfigLenient>>, file: string) => {
+    configStamp = stampOf(file);
+    configError = loaded.problem === undefined ? undefined : redactor.apply(loaded.problem.message);
+    if (configError !== undefined) log.error(configError);
+    return prepared(loaded.config);
+  };
+
+  /**
+   * Reads the config file again when it changed since it was read (a fix, an edit): the next
+   * request after a fix is served without a restart. The tools are built again with it; the
+   * session store and the workspace's allowed directories keep what the server started with.
+   */
+  const refresh = async () => {
+    if (state === undefined || stampOf(state.config.file) === configStamp) return;
+    const config = useConfig(await loadConfigLenient(options.env), state.config.file);
+    state = { ...state, config };
+    tooling = undefined;
+    log.info(
+      configError === undefined
+        ? `read ${config.file} again`
+        : `${config.file} changed and is still not usable`,
+    );
   };
 
   return {
     serverInfo: { name: 'santra-server', version: SANTRA_VERSION },
     sends: ['phase', 'approve', 'ask', 'fs/readTextFile', 'fs/writeTextFile', 'terminal/run'],
-    handlers: {
+    handlers: refreshing(refresh, {
       ...sessionHandlers(ready),
-      ...compactHandler(ready, stream, () => defaultModel),
+      ...compactHandler(configured, stream, () => defaultModel),
       ...undoHandlers(ready, { files, configDir: configDir(options.env) }),
       async prompt(params, { signal }) {
-        const { config, workspaceRoot, client, tooling, sessions } = ready();
+        const { config, workspaceRoot, client, sessions } = configured();
         // A shared store that cannot be reached refuses the prompt: its session would not be saved.
         await sessions.storage.ready?.();
-        const { toolContext, tools, every, warnings } = await tooling();
+        const { toolContext, tools: offered, every, warnings } = await tools();
         const run = runPrompt(
           {
             sessions,
@@ -140,7 +183,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               subAgentTimeoutMs: config.agent.subAgentTimeoutSeconds * 1000,
             },
             stream,
-            tools,
+            tools: offered,
             configWarnings: warnings,
             sendPhase: (phase) => client.phase(phase),
             coalesceMs: textBatchMs(config.stream.coalesceMs, ready().capabilities),
@@ -163,6 +206,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return {
           current: selection?.ok ? selection.ref : current,
           models: listModels(config),
+          ...(configError === undefined ? {} : { configProblem: configError }),
         };
       },
       'config/setup': (params) =>
@@ -177,9 +221,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           },
         }),
       async 'agents/list'() {
-        const { workspaceRoot, tooling } = ready();
+        const { workspaceRoot } = ready();
         const custom = await loadCustomAgents(workspaceRoot, {
-          tools: (await tooling()).every,
+          tools: (await tools()).every,
           builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
         });
         return {
@@ -195,7 +239,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
       },
       async 'model/set'(params) {
-        const { config, sessions } = ready();
+        const { config, sessions } = configured();
         const session =
           params.sessionId === undefined ? undefined : await openSession(sessions, params.sessionId);
         const selection = selectModel(config, params.model);
@@ -206,32 +250,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         } else defaultModel = selection.ref;
         return { model: selection.ref };
       },
-    },
+    }),
     async initialize(params: InitializeParams, client: ClientChannel) {
       await assertDirectory(params.workspaceRoot);
-      let config: ResolvedConfig;
-      try {
-        config = await loadConfig(options.env);
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        // The connection stays usable: the client learns of the broken file from every request
-        // that needs it, and can show it; nothing else is lost.
-        configError = redactor.apply(error.message);
-        log.error(configError);
-        return { phaseTypes: PHASE_TYPES, providers: [] };
-      }
-      config = prepared(config);
+      // A broken file does not stop the server: what can be used of it lists sessions and models,
+      // prompts say what to fix (model/list says it too), and a fixed file is read again.
+      const loaded = await loadConfigLenient(options.env);
+      const config = useConfig(loaded, loaded.config.file);
       const workspace = await Workspace.open(params.workspaceRoot, [
         ...config.workspace.allowedDirs,
         ...(options.allowedDirs ?? []),
       ]);
       // Loaded when first needed, or in the background shortly after `initialize` has been
-      // answered (not before: evaluating it would hold up the response).
-      let loading: Promise<Tooling> | undefined;
-      const tooling = () => (loading ??= loadTools());
-      setTimeout(() => void tooling().catch(() => {}), 25).unref();
-      const loadTools = () =>
+      // answered (not before: evaluating it would hold up the response). Built from the config in
+      // use at the time: after the file changed, built again.
+      buildTooling = () =>
         loadTooling().then(({ allTools, toolContexts, toolPolicyProblems }) => {
+          const config = ready().config;
           const every = allTools();
           const warnings = toolPolicyProblems(config.tools.policy, every, config.file);
           for (const warning of warnings) log.warn(warning);
@@ -269,11 +304,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         config,
         workspaceRoot: workspace.root,
         client,
-        tooling,
         sessions,
         workspace,
         capabilities: params.capabilities,
       };
+      setTimeout(() => void tools().catch(() => {}), 25).unref();
       if (params.model !== undefined) {
         const selection = selectModel(config, params.model);
         if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
@@ -288,6 +323,29 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       log.debug('runtime shut down');
     },
   };
+}
+
+/** The config file's identity as last changed: mtime, size and inode ('' when there is none). */
+function stampOf(file: string): string {
+  try {
+    const info = statSync(file);
+    return `${info.mtimeMs}:${info.size}:${info.ino}`;
+  } catch {
+    return '';
+  }
+}
+
+/** Every handler, run after `before` (the config read again when it changed). */
+function refreshing<T extends object>(before: () => Promise<void>, handlers: T): T {
+  return Object.fromEntries(
+    Object.entries(handlers).map(([method, handler]) => [
+      method,
+      async (...args: unknown[]) => {
+        await before();
+        return (handler as (...args: unknown[]) => unknown)(...args);
+      },
+    ]),
+  ) as T;
 }
 
 function providerInfos(config: ResolvedConfig): ProviderInfo[] {

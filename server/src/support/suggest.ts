@@ -14,7 +14,11 @@ export function closest(word: string, candidates: readonly string[]): string | u
       best = { name, distance };
     }
   }
-  return best?.name;
+  if (best !== undefined) return best.name;
+  // A shortened name ("maxTurns" for "maxTurnsPerRun"): the one candidate it starts, if only one.
+  const lower = word.toLowerCase();
+  const longer = candidates.filter((name) => lower.length >= 4 && name.toLowerCase().startsWith(lower));
+  return longer.length === 1 ? longer[0] : undefined;
 }
 
 /** Damerau–Levenshtein (optimal string alignment), so a swap like "modle" costs 1. */

@@ -46,6 +46,10 @@ export async function runList(options: ListOptions, environment: ListEnvironment
     await session.initialize();
     if (options.what === 'models') {
       const result = await session.models();
+      if (result.configProblem !== undefined)
+        stderr.write(
+          `santra: warning: ${result.configProblem}\nPrompts are refused until the file is fixed.\n`,
+        );
       stdout.write(options.json ? `${JSON.stringify(result)}\n` : modelTable(result));
     } else if (options.what === 'agents') {
       const result = await session.agents();

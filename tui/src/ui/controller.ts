@@ -251,6 +251,17 @@ export class Controller {
       this.#set({ commands: availableCommands(backend.methods) });
       const models = await backend.models();
       const current = models.models.find((model) => model.ref === models.current);
+      // A broken config file: say what to fix, and keep working — the server reads the file again
+      // at the next request, so the message after the fix is answered.
+      if (models.configProblem !== undefined) {
+        this.#note(
+          `${models.configProblem}\nFix the file and send your message again: no restart needed. Sessions and models work meanwhile.`,
+          'error',
+        );
+        this.#set({ connection: 'ready', model: models.current === '' ? undefined : models.current });
+        this.#sendQueued();
+        return;
+      }
       // The setup is the server's to save (config/setup): offered when the server has it.
       if ((current === undefined || !current.configured) && backend.methods?.has('config/setup') === true) {
         const providers = providersOf(models.models, models.current, backend.defaultModels);
