@@ -131,7 +131,7 @@ describe('first contact', () => {
       assert.equal(retried.stdout, 'answered\n');
       assert.match(
         retried.stderr,
-        /^! .*overloaded \(529\).* Retrying in \d+ s \(attempt 2 of 4; giving up within/m,
+        /^! Retrying in \d+ s \(attempt 2 of 4; giving up within .*\) — .*overloaded \(529\)/m,
       );
       const unknown = await run(['-p', 'hi', '--model', 'nosuchprov/foo']);
       assert.notEqual(unknown.code, 0);

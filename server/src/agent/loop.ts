@@ -305,7 +305,8 @@ async function streamTurn(
           type: 'status',
           level: 'warning',
           key: MODEL_CALL_KEY,
-          text: `${sentence(event.failure.message)} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}; giving up within ${formatDuration(event.giveUpWithinMs)} if it keeps failing).`,
+          // What happens next first: a client that shows one line cuts the end.
+          text: `Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt + 1} of ${event.maxAttempts}; giving up within ${formatDuration(event.giveUpWithinMs)} if it keeps failing) — ${sentence(event.failure.message)}`,
         });
         break;
       case 'error':
