@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
 import { jsonReport, junitReport, textReport } from './run/report.ts';
-import { conforms, runSuite } from './run/runner.ts';
+import { conforms, runSuite, unsettled } from './run/runner.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 import { loadRequirements, type Requirement } from './spec/requirements.ts';
 
@@ -101,7 +101,8 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(values.report === 'json' ? jsonReport(result) : textReport(result));
   if (values.json !== undefined) writeFileSync(values.json, jsonReport(result));
   if (values.junit !== undefined) writeFileSync(values.junit, junitReport(result));
-  return conforms(result) ? 0 : 1;
+  // A mandatory requirement left unchecked (MISS) shows nothing either way: not a pass.
+  return conforms(result) && unsettled(result) === 0 ? 0 : 1;
 }
 
 const argv = process.argv.slice(2);

@@ -1,7 +1,7 @@
 /** The suite's reports: text per section (with the wire transcript of failed scenarios), JSON, JUnit XML. */
 import type { TranscriptEntry } from '../wire/peer.ts';
 import { type JunitCase, junitXml } from './junit.ts';
-import { conforms, type RunResult, type Status, type Verdict } from './runner.ts';
+import { conforms, type RunResult, type Status, unsettled, type Verdict } from './runner.ts';
 
 const MARK: Record<Status, string> = {
   passed: 'PASS',
@@ -98,9 +98,11 @@ export function textReport(result: RunResult): string {
   lines.push(
     '',
     `${total.passed} passed, ${total.failed} failed, ${total['not applicable']} not applicable, ${total['not checkable']} not checkable, ${total['not checked']} not checked, ${total.client} client requirements (client mode)`,
-    conforms(result)
-      ? 'CONFORMS: no mandatory requirement failed.'
-      : 'DOES NOT CONFORM: a mandatory requirement failed.',
+    !conforms(result)
+      ? 'DOES NOT CONFORM: a mandatory requirement failed.'
+      : unsettled(result) > 0
+        ? `NOT SHOWN: no mandatory requirement failed, but ${unsettled(result)} mandatory requirement(s) were not checked (MISS above).`
+        : 'CONFORMS: no mandatory requirement failed.',
   );
   return `${lines.join('\n')}\n`;
 }
@@ -109,7 +111,7 @@ export function jsonReport(result: RunResult): string {
   return `${JSON.stringify(
     {
       command: result.command,
-      conforms: conforms(result),
+      conforms: conforms(result) && unsettled(result) === 0,
       counts: counts(result),
       requirements: result.verdicts.map((v) => ({ ...v.requirement, status: v.status, checks: v.checks })),
       scenarios: result.scenarios,

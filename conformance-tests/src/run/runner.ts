@@ -111,10 +111,10 @@ export async function runSuite(options: RunOptions): Promise<RunResult> {
       if (!byId.has(id))
         throw new Error(`scenario ${scenario.name} covers ${id}, which the spec does not have`);
   const validator = new MessageValidator();
-  // An id no scenario names is one watched on every message (run/invariants.ts): it is checked in
-  // the scenarios the other ids select, and alone it needs them all.
+  // An id no scenario names is one watched on every message (run/invariants.ts): any scenario may
+  // be the one that decides it, so selecting one runs them all.
   const named = new Set(options.scenarios.flatMap((s) => s.covers));
-  const everywhere = [...options.only].every((id) => !named.has(id));
+  const everywhere = [...options.only].some((id) => !named.has(id));
   const wanted = options.scenarios.filter(
     (s) => options.only.size === 0 || everywhere || s.covers.some((id) => options.only.has(id)),
   );
@@ -142,4 +142,10 @@ export function conforms(result: RunResult): boolean {
       v.status === 'failed' &&
       (v.requirement.tier === 'mandatory' || v.requirement.tier === 'capability-gated'),
   );
+}
+
+/** Mandatory requirements the run should have decided and did not (MISS): conformance is then not shown. */
+export function unsettled(result: RunResult): number {
+  return result.verdicts.filter((v) => v.status === 'not checked' && v.requirement.tier === 'mandatory')
+    .length;
 }
