@@ -46,7 +46,7 @@ const call = (id: string, name: string, args: unknown) => ({ toolCalls: [{ id, n
 async function startSantra(
   turns: FakeTurn[],
   again?: { home: string; workspace: string },
-  options: { withoutKey?: boolean; config?: string } = {},
+  options: { withoutKey?: boolean; config?: string; args?: string[] } = {},
 ) {
   const fake: FakeProvider = await startFakeProvider('anthropic', turns);
   const home = again?.home ?? tempDir('santra-tui-home-');
@@ -55,7 +55,7 @@ async function startSantra(
     writeFileSync(join(home, 'santra', 'config.json'), options.config, { mode: 0o600 });
   }
   const workspace = again?.workspace ?? tempDir('santra-tui-ws-');
-  const files = { code: join(home, again === undefined ? 'exit-code' : 'exit-code-again') };
+  const files = { code: join(home, again === undefined ? 'exit-code' : `exit-code-again-${++restarts}`) };
   const command = [
     'env',
     ...(options.withoutKey === true
@@ -70,6 +70,7 @@ async function startSantra(
     'TERM=xterm-256color',
     quote(process.execPath),
     quote(SANTRA),
+    ...(options.args ?? []).map(quote),
   ].join(' ');
   const exists = (name: string) => spawnSync('tmux', ['-L', socket, 'has-session', '-t', name]).status === 0;
   if (!exists('keeper')) {
@@ -127,6 +128,9 @@ async function startSantra(
     },
   };
 }
+
+/** Restarts so far, so each writes its exit code to a file of its own. */
+let restarts = 0;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -206,6 +210,8 @@ describe('santra, the interactive UI, in tmux', () => {
     await term.waitFor(/Press Ctrl\+C again to exit/);
     term.type('C-c');
     assert.equal(await term.exitCode(), 0);
+    // On the way out, how to come back.
+    assert.match(term.pane(), /Resume this session: santra --resume ses_\S+/);
 
     // The session just recorded, played in the replay viewer: no server, no key, no provider.
     const sessions = join(term.home, 'santra', 'sessions');
@@ -250,6 +256,16 @@ describe('santra, the interactive UI, in tmux', () => {
     restarted.type('C-c');
     restarted.type('C-c');
     assert.equal(await restarted.exitCode(), 0);
+
+    // `santra --continue` goes on with the latest session of the project at start.
+    const continued = await startSantra([{ text: 'Continued.' }], term, { args: ['--continue'] });
+    await continued.waitFor(/Resumed "hello"/);
+    await continued.say('and now?');
+    await continued.waitFor(/Continued\./);
+    assert.ok(JSON.stringify(continued.fake.requests[0]?.body).includes('Still here.'), 'the whole history');
+    continued.type('C-c');
+    continued.type('C-c');
+    assert.equal(await continued.exitCode(), 0);
   });
 
   test('typed before the UI is up: each line ended with Enter is sent, in order; the rest waits in the composer', async () => {
@@ -280,7 +296,7 @@ describe('santra, the interactive UI, in tmux', () => {
     await ui.waitFor(/Ask santra/);
     assert.doesNotMatch(ui.pane(), /not running|server stopped|failed/i);
     await ui.say('/sessions');
-    await ui.waitFor(/No saved sessions|sessions? of this project/i);
+    await ui.waitFor(/No saved session/);
     await ui.say('hello');
     await ui.waitFor(/Fix the file and try again/);
     assert.equal(ui.fake.requests.length, 0, 'nothing was sent to the model with a broken config');

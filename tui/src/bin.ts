@@ -9,21 +9,22 @@ import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '#protocol/version';
 import packageJson from '../../package.json' with { type: 'json' };
-import { EXIT, helpText, parseCommandLine } from './print/args.ts';
+import { type Command, EXIT, helpText, parseCommandLine } from './print/args.ts';
 import { findWorkplace } from './print/project-root.ts';
 import { serverArgs, serverPathFor, startServer } from './print/server-process.ts';
 import { holdTypedAhead } from './ui/typed-ahead.ts';
 
 // `santra` alone on a terminal is the interactive UI. (print/args.ts still answers help for no
 // arguments, which is what a pipe or a script gets.)
-const interactive =
-  process.argv.length === 2 && process.stdin.isTTY === true && process.stdout.isTTY === true;
-const command = interactive
-  ? ({ action: 'interactive' } as const)
-  : parseCommandLine(process.argv.slice(2), {
-      stdinIsTTY: process.stdin.isTTY === true,
-      cwd: process.cwd(),
-    });
+const terminal = process.stdin.isTTY === true && process.stdout.isTTY === true;
+const command: Command =
+  terminal && process.argv.length === 2
+    ? { action: 'interactive' }
+    : parseCommandLine(process.argv.slice(2), {
+        stdinIsTTY: process.stdin.isTTY === true,
+        cwd: process.cwd(),
+        terminal,
+      });
 switch (command.action) {
   case 'interactive': {
     // Raw mode first: what is typed while santra starts is held for the UI, Enter included.
@@ -40,6 +41,7 @@ switch (command.action) {
       serverPath,
       clientVersion: packageJson.version,
       typedAhead,
+      ...(command.resume === undefined ? {} : { resume: command.resume }),
       ...(server === undefined ? {} : { server }),
     });
     process.stdout.write('', () => process.exit(code));

@@ -165,4 +165,25 @@ describe('santra command line', () => {
       message: '--json works with santra models, santra agents and santra sessions',
     });
   });
+
+  test('on a terminal, santra alone is the UI; --continue and --resume <id> go on with a session', () => {
+    const terminal = { ...base, terminal: true };
+    assert.deepEqual(parse([], terminal), { action: 'interactive' });
+    assert.deepEqual(parse(['--continue'], terminal), { action: 'interactive', resume: { latest: true } });
+    assert.deepEqual(parse(['-c'], terminal), { action: 'interactive', resume: { latest: true } });
+    assert.deepEqual(parse(['--resume', ' ses_1 '], terminal), {
+      action: 'interactive',
+      resume: { id: 'ses_1' },
+    });
+    assert.equal(parse(['--resume', 'a', '--continue'], terminal).action, 'usage_error');
+    assert.deepEqual(parse(['--model', 'x'], terminal), {
+      action: 'usage_error',
+      message: '--model only works with -p/--print',
+    });
+    // Without a terminal there is no UI: the session options belong to -p.
+    assert.deepEqual(parse(['--continue']), {
+      action: 'usage_error',
+      message: '--continue only works with -p/--print',
+    });
+  });
 });

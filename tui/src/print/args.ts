@@ -69,20 +69,28 @@ export type Command =
   /** `santra replay <file>`: a recorded session played in the terminal UI (ui/replay-main.ts). */
   | { action: 'replay'; file: string }
   /** `santra lsp|acp [options]`: the server speaking an editor protocol; it checks the options. */
-  | { action: 'adapter'; mode: 'lsp' | 'acp'; args: string[] };
+  | { action: 'adapter'; mode: 'lsp' | 'acp'; args: string[] }
+  /**
+   * `santra` on a terminal: the interactive UI, going on with a saved session when asked
+   * (`--continue`: the latest of this project; `--resume <id>`).
+   */
+  | { action: 'interactive'; resume?: { latest: true } | { id: string } };
 
 export interface ParseContext {
   /** Whether stdin is a terminal: `-p` without text reads the prompt from stdin only when it is not. */
   stdinIsTTY: boolean;
   /** The directory relative `--cwd` values are resolved against. */
   cwd: string;
+  /** Whether stdin and stdout are both a terminal: `santra` alone is then the interactive UI. */
+  terminal?: boolean;
 }
 
 /** The help text. */
 export function helpText(version: string): string {
   return `santra ${version} — an AI coding assistant for the terminal (protocol ${PROTOCOL_VERSION})
 
-Usage: santra [options]
+Usage: santra [options]                   the interactive UI (on a terminal)
+       santra --continue | --resume <id>   the UI, going on with the latest session or that one
        santra -p [options] "prompt"        answer one prompt without the UI, then exit
        echo "prompt" | santra -p [options]
        santra -p --replay <file> [options]  execute a recorded session again (docs/sessions.md)
@@ -207,6 +215,20 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
   }
   if (values.json !== undefined)
     return usageError('--json works with santra models, santra agents and santra sessions');
+  if (!values.print && positionals.length === 0 && context.terminal === true) {
+    // The interactive UI takes a session to go on with, as -p does; nothing else of -p's.
+    const misplaced = PRINT_ONLY.find(
+      (name) => name !== 'resume' && name !== 'continue' && values[name] !== undefined,
+    );
+    if (misplaced !== undefined) return usageError(`--${misplaced} only works with -p/--print`);
+    if (values.resume !== undefined && values.continue === true)
+      return usageError('--resume and --continue both name a session: give one of them');
+    if (values.resume !== undefined && values.resume.trim() === '')
+      return usageError('--resume needs a session id (santra sessions lists them), e.g. --resume ses_…');
+    if (values.resume !== undefined) return { action: 'interactive', resume: { id: values.resume.trim() } };
+    if (values.continue === true) return { action: 'interactive', resume: { latest: true } };
+    return { action: 'interactive' };
+  }
   if (!values.print) {
     const misplaced = PRINT_ONLY.find((name) => values[name] !== undefined);
     if (misplaced !== undefined) return usageError(`--${misplaced} only works with -p/--print`);

@@ -620,6 +620,28 @@ export class Controller {
    * afterSeq 0 sends every saved phase again before it answers. Phases carry no user text, so the
    * prompts come from `session/export` (json) when the server offers it, one per run.
    */
+  /**
+   * `santra --continue` / `--resume <id>`: once the server is ready, go on with that session (the
+   * latest of the project for --continue), as /resume would.
+   */
+  async continueSession(resume: { latest: true } | { id: string }): Promise<void> {
+    if (this.#state.connection !== 'ready') return;
+    try {
+      let id = 'id' in resume ? resume.id : undefined;
+      if (id === undefined) {
+        const { sessions } = await this.#server().sessions(1);
+        id = sessions[0]?.sessionId;
+        if (id === undefined) {
+          this.#note('No saved session of this project to continue: this is a new one.');
+          return;
+        }
+      }
+      await this.#resume(id);
+    } catch (error) {
+      this.#note(messageOf(error), 'error');
+    }
+  }
+
   async #resume(sessionId: string): Promise<void> {
     const backend = this.#server();
     if (this.#state.transcript.running) {

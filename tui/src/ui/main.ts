@@ -21,6 +21,8 @@ export interface InteractiveEnvironment {
   server?: ChildProcessWithoutNullStreams;
   /** What was typed while santra started: given to the composer as it is drawn. */
   typedAhead?: HeldInput;
+  /** A saved session to go on with (`--continue`, `--resume <id>`). */
+  resume?: { latest: true } | { id: string };
 }
 
 /** Runs the UI until the user leaves; resolves with the exit code. */
@@ -63,6 +65,10 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
     },
     onExit: () => {
       instance.unmount();
+      // How to come back: the session is saved, and this is the command that goes on with it.
+      const sessionId = controller.getState().sessionId;
+      if (sessionId !== undefined)
+        process.stdout.write(`Resume this session: santra --resume ${sessionId}\n`);
       done(0);
     },
   });
@@ -80,6 +86,7 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
     incrementalRendering: true,
   });
   void loadMarkdown();
-  void controller.start();
+  const resume = environment.resume;
+  void controller.start().then(() => (resume === undefined ? undefined : controller.continueSession(resume)));
   return finished;
 }

@@ -13,6 +13,9 @@ import { EMPTY_STREAM, endMarkdown, feedMarkdown, type MarkdownStream } from './
 
 export type ToolStatus = 'ok' | 'error' | 'rejected' | 'cancelled';
 
+/** Tools whose argument is the agent's answer (shown as the answer when the run completes). */
+const ANSWER_TOOLS: ReadonlySet<string> = new Set(['task_completed', 'set_output']);
+
 /** The most rows of a paragraph being written in one entry. */
 export const ROWS_PER_ENTRY = 100;
 export type Tone = 'info' | 'warning' | 'error';
@@ -304,7 +307,12 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
         agentId: phase.agentId,
         depth: agent.depth,
         toolName: phase.toolName,
-        summary: phase.summary ?? phase.toolName,
+        // The run's answer given as a tool's argument is shown whole as the answer at the end: its
+        // row need not repeat the start of it.
+        summary:
+          phase.parentAgentId === undefined && ANSWER_TOOLS.has(phase.toolName)
+            ? phase.toolName
+            : (phase.summary ?? phase.toolName),
       });
       return { ...withAgent(answered(state), cleared(agent)), tools };
     }
