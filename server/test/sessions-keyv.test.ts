@@ -127,7 +127,7 @@ describe('sessions.store in the config', () => {
         assert.ok(error instanceof ConfigError);
         assert.match(
           error.message,
-          /sessions\.store: expected the URL of a shared session store such as "redis:/,
+          /sessions\.store(?: \(line \d+\))?: expected the URL of a shared session store such as "redis:/,
         );
         assert.match(error.message, /remove it to keep sessions in files/);
         assert.ok(!error.message.includes('pw-in-the-url'));
@@ -136,7 +136,7 @@ describe('sessions.store in the config', () => {
     }
     await assert.rejects(
       load({ sessions: { stor: 'redis://x' } }),
-      /sessions\.stor: unknown field, did you mean "store"\?/,
+      /sessions\.stor(?: \(line \d+\))?: unknown field, did you mean "store"\?/,
     );
   });
 });
