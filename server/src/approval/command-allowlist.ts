@@ -124,6 +124,34 @@ export function splitCommand(command: string): string[][] | undefined {
   return parseCommandLine(command)?.map((words) => words.map((word) => word.value));
 }
 
+// Programs that only print, for the protected-location check: whatever their arguments, they
+// write no file (a redirection is judged apart).
+const PRINTING = [
+  'echo', 'printf', 'true', 'false', 'test', '[', '[[', 'sleep', 'which', 'type', 'basename', 'dirname',
+  'realpath', 'readlink', 'stat', 'date', 'uname', 'whoami', 'id', 'exit', 'return', ':', 'wait',
+]; // prettier-ignore
+const ONLY_READS = [...DEFAULT_READ_ONLY, ...PRINTING].map((entry) => entry.split(' '));
+
+/**
+ * True when a simple command only reads or prints, whatever the allowlist the user configured:
+ * a default read-only program or one that prints, with none of its flags that write or run
+ * another program. A word is undefined where an expansion decides it; that is fine for a
+ * program without dangerous flags (`echo $x`), not for one with them (`git log $x` could be
+ * `--output=…`). Used by protected-paths.ts, which never asks about a command that only reads.
+ */
+export function onlyReads(words: ReadonlyArray<{ value: string | undefined; glob: boolean }>): boolean {
+  const argv = words.map((word) => word.value);
+  const program = argv[0];
+  if (program === undefined) return false;
+  const base = program.slice(program.lastIndexOf('/') + 1);
+  if (NEVER.has(program) || NEVER.has(base)) return false;
+  if (!ONLY_READS.some((entry) => entry.every((word, index) => argv[index] === word))) return false;
+  const rules = DANGEROUS_FLAGS.get(base);
+  if (rules === undefined) return true;
+  if (rules.noGlobs === true && words.some((word) => word.glob)) return false;
+  return argv.slice(1).every((arg) => arg !== undefined && !isDangerousFlag(arg, rules));
+}
+
 function isAllowedCommand(words: readonly ShellWord[], entries: readonly string[][]): boolean {
   const argv = words.map((word) => word.value);
   const program = argv[0] ?? '';

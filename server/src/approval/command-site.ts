@@ -6,15 +6,19 @@
  * lists every reason the command may not run unasked. read_file's confinement rule applies: a
  * path whose real location is outside the workspace (and its allowed directories) is asked about.
  *
+ * It also says whether the line may write a protected location (command-reach.ts), which the
+ * gate asks about even after allow-all.
+ *
  * run_command hands the inspection to the approval gate with the command, and the policy uses it
  * only for exactly the string inspected. Without one, nothing runs unasked.
  */
 import { constants } from 'node:fs';
-import { access, readdir, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { access, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { protectedReach } from './command-reach.ts';
 import { inspectRepository } from './git-hazards.ts';
+import { expandGlob, pathCandidates, realLocation } from './shell-paths.ts';
 import { parseCommandLine, type ShellWord } from './shell-words.ts';
-import { errorCode } from '../support/errno.ts';
 
 export interface CommandSite {
   /** Real path of the directory the command runs in. */
@@ -35,6 +39,12 @@ export interface CommandInspection {
    * allowlist; run_command then runs it with git's program-running settings overridden.
    */
   allowedUnasked: boolean;
+  /**
+   * Why the command needs a person even under allow-all: it may write where git runs code from,
+   * a shell start-up file or another protected location, seen through quotes, globs, `cd` and
+   * symlinks (command-reach.ts). The gate uses it for exactly this string.
+   */
+  protection?: string;
 }
 
 // A glob in a big tree could take long to expand; past this it is simply asked about.
@@ -61,7 +71,8 @@ export async function inspectCommand(command: string, site: CommandSite): Promis
   }
   if ((commands ?? []).some((words) => basename(words[0]?.value ?? '') === 'git'))
     findings.push(...(await repositoryFindings(site)));
-  return { command, findings, allowedUnasked: false };
+  const protection = await protectedReach(command, site);
+  return { command, findings, allowedUnasked: false, ...(protection === undefined ? {} : { protection }) };
 }
 
 async function argumentFindings(
@@ -85,42 +96,6 @@ async function argumentFindings(
     else if (!site.contains(real)) findings.push(`${candidate} leads to ${real}, outside the workspace`);
   }
   return findings;
-}
-
-/**
- * What in a word could be a path: the word, the value of `--flag=value`, and each tail of a short
- * option cluster (`-fpatterns` reads the file `patterns`). Checking too much only asks more.
- */
-function pathCandidates(word: string): string[] {
-  const candidates = [word];
-  if (word.startsWith('--')) {
-    const equals = word.indexOf('=');
-    if (equals !== -1) candidates.push(word.slice(equals + 1));
-  } else if (word.startsWith('-')) {
-    for (let i = 2; i < word.length; i++) candidates.push(word.slice(i));
-  }
-  return candidates.filter((candidate) => candidate !== '' && candidate !== '-' && candidate !== '--');
-}
-
-/**
- * The real location of `absolute`: the real path of its longest existing prefix joined with the
- * rest; undefined when it cannot be resolved (a loop, no permission).
- */
-async function realLocation(absolute: string): Promise<string | undefined> {
-  const missing: string[] = [];
-  let path = absolute;
-  for (;;) {
-    try {
-      return join(await realpath(path), ...missing);
-    } catch (error) {
-      const code = errorCode(error);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') return undefined;
-      const parent = dirname(path);
-      if (parent === path) return absolute;
-      missing.unshift(basename(path));
-      path = parent;
-    }
-  }
 }
 
 /** The file `/bin/sh` runs for `program` (by its path, or the first match on PATH), if any. */
@@ -157,61 +132,4 @@ async function repositoryFindings(site: CommandSite): Promise<string[]> {
   if (topLevel !== undefined && !site.contains(topLevel))
     findings.push(`the repository's work tree ${topLevel} reaches outside the workspace`);
   return findings;
-}
-
-/**
- * The names the shell could put in place of `pattern`, relative to `cwd`; `[pattern]` when it
- * matches nothing (the shell then passes it as it is), undefined past the budget. A superset of
- * the shell's expansion: quoted glob characters, brackets and dot files are matched loosely,
- * which can only check more names.
- */
-export async function expandGlob(
-  pattern: string,
-  cwd: string,
-  budget: { left: number },
-): Promise<string[] | undefined> {
-  const absolute = pattern.startsWith('/');
-  let prefixes = [absolute ? '/' : ''];
-  const segments = pattern.split('/').slice(absolute ? 1 : 0);
-  for (const segment of segments) {
-    const join = (prefix: string) => (prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`);
-    if (!/[*?[]/.test(segment)) {
-      prefixes = prefixes.map((prefix) => join(prefix) + segment);
-      continue;
-    }
-    const matcher = segmentPattern(segment);
-    const next: string[] = [];
-    for (const prefix of prefixes) {
-      const names = await readdir(prefix === '' ? cwd : resolve(cwd, prefix)).catch(() => []);
-      for (const name of names) {
-        if (!matcher.test(name)) continue;
-        if (--budget.left < 0) return undefined;
-        next.push(join(prefix) + name);
-      }
-    }
-    prefixes = next;
-  }
-  return prefixes.length === 0 ? [pattern] : prefixes;
-}
-
-/** One path segment of a glob as a regular expression; a bracket expression matches any one character. */
-function segmentPattern(segment: string): RegExp {
-  let source = '';
-  for (let i = 0; i < segment.length; i++) {
-    const char = segment.charAt(i);
-    if (char === '*') source += '.*';
-    else if (char === '?') source += '.';
-    else if (char === '[') {
-      let end = i + 1;
-      if (segment.charAt(end) === '!' || segment.charAt(end) === '^') end++;
-      if (segment.charAt(end) === ']') end++;
-      const close = segment.indexOf(']', end);
-      if (close === -1) source += '\\[';
-      else {
-        source += '.';
-        i = close;
-      }
-    } else source += char.replace(/[\\^$.*+?()[\]{}|/]/, '\\$&');
-  }
-  return new RegExp(`^${source}$`, 'su');
 }

@@ -81,7 +81,10 @@ export interface GateOptions {
   policy: ToolPolicy;
   /** Why a change to this path always needs a person, even under allow-all (protected-paths.ts). */
   isProtected(absolute: string): string | undefined;
-  /** Why a command that is not read-only always needs a person; undefined for most. */
+  /**
+   * Why a command that is not read-only always needs a person, from its words; undefined for
+   * most. run_command's inspection adds what the file system shows (`protection`).
+   */
   isProtectedCommand?(command: string): string | undefined;
   sessionId: string;
   runId: string;
@@ -213,9 +216,14 @@ export function createGate(options: GateOptions): ApprovalGate {
     command(request) {
       const command = visibleControlChars(request.command);
       const verdict = options.policy.forCommand(request.command, request.inspection);
-      // Read-only commands may look at protected locations; anything else that names one is asked.
+      // Commands allowed as read-only may look at protected locations; anything else that may
+      // write one is asked, a tool-level allow included. What run_command's inspection saw (the
+      // words as the shell makes them, where they lead) counts for exactly the string inspected.
+      const inspected = request.inspection?.command === request.command ? request.inspection : undefined;
       const protection =
-        verdict.decision === 'allow' ? undefined : options.isProtectedCommand?.(request.command);
+        inspected?.allowedUnasked === true
+          ? undefined
+          : (inspected?.protection ?? options.isProtectedCommand?.(request.command));
       return decide(verdict, protection, `running \`${command}\``, () =>
         Promise.resolve({ kind: 'command', ...ids, command, cwd: request.cwd }),
       );

@@ -19,7 +19,7 @@ export interface ShellWord {
 // Printable ASCII, tab and newline; beyond ASCII only letters, marks, digits, punctuation and
 // symbols. Everything else — controls, CR, NUL, non-ASCII spaces, zero-width and bidi format
 // characters — is refused, so the line cannot look different from what the shell runs.
-const ACCEPTED = /^[\t\n\x20-\x7e\p{L}\p{M}\p{N}\p{P}\p{S}]*$/u;
+export const ACCEPTED = /^[\t\n\x20-\x7e\p{L}\p{M}\p{N}\p{P}\p{S}]*$/u;
 
 // Unquoted, these start an expansion, a substitution, a redirection, a subshell or a group.
 const REFUSED_UNQUOTED = new Set(['$', '`', '<', '>', '(', ')', '{', '}']);

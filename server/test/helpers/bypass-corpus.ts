@@ -7,7 +7,8 @@
  * policy lets through runs for real in a temp workspace, and a marker file, a created or deleted
  * file, or the text of a file outside the workspace in its output proves it did more than read
  * the workspace. Used by the security-corpus test and by
- * `npm run security:corpus`, which writes the counts into docs/security.md.
+ * `npm run security:corpus`, which writes the counts into docs/security.md, with those of the
+ * protected part (bypass-corpus-protected.ts: what still asks after "allow all").
  */
 import { existsSync, rmSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
@@ -416,16 +417,32 @@ async function buildWorkspace(lab: string): Promise<string> {
 const BEGIN = '<!-- BEGIN GENERATED: bypass-corpus -->';
 const END = '<!-- END GENERATED: bypass-corpus -->';
 
-/** The counts as the Markdown block between the markers of docs/security.md. */
-export function renderCounts(report: CorpusReport): string {
+/**
+ * The counts as the Markdown block between the markers of docs/security.md: the allowlist's
+ * table, then the protected locations' (bypass-corpus-protected.ts), run after allow-all.
+ */
+export function renderCounts(report: CorpusReport, protectedReport: CorpusReport): string {
   const row = (name: string, c: FamilyCounts) =>
     `| ${name} | ${c.tried} | ${c.autoAllowed} | ${c.asked} | ${c.executedUnasked} |`;
+  const table = (header: string, counts: CorpusReport) => [
+    header,
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...[...counts.families].map(([name, family]) => row(name, family)),
+    row('**all**', counts.total),
+  ];
   return [
     BEGIN,
-    '| family | variants tried | allowed unasked (and run) | asked | ran unasked and did more than read the workspace |',
-    '| --- | ---: | ---: | ---: | ---: |',
-    ...[...report.families].map(([name, counts]) => row(name, counts)),
-    row('**all**', report.total),
+    ...table(
+      '| family | variants tried | allowed unasked (and run) | asked | ran unasked and did more than read the workspace |',
+      report,
+    ),
+    '',
+    'After "allow all" (protected locations):',
+    '',
+    ...table(
+      '| family | variants tried | ran unasked | asked (protected) | ran unasked and changed where git runs code |',
+      protectedReport,
+    ),
     END,
   ].join('\n');
 }
