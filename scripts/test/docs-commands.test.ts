@@ -12,7 +12,7 @@
  * A block without a marker fails, so a new example is run unless someone says why not.
  *
  * A runnable block runs in one bash process (so `export` carries to the next line), in a fresh temp
- * workspace holding copies of the docs and package.json and links to dist/ and node_modules/ (so
+ * workspace holding copies of the docs and package.json and links to dist/, scripts/ and node_modules/ (so
  * `npm start` and `node dist/…` work as from the repository root). HOME, SANTRA_HOME and TMPDIR
  * are temp directories; PATH finds `santra`, `santra-server` and `santra-conformance` (links to the built
  * dist/ bins) and this Node first. Models are fake providers on 127.0.0.1: ANTHROPIC_BASE_URL and
@@ -248,7 +248,7 @@ describe('shell examples in the docs', () => {
     if (temp !== '') await rm(temp, { recursive: true, force: true });
   });
 
-  /** A fresh workspace: the pages and package.json copied, dist/ and node_modules/ linked. */
+  /** A fresh workspace: the pages and package.json copied, dist/, scripts/ and node_modules/ linked. */
   async function workspace(): Promise<string> {
     const dir = join(temp, `workspace-${++blockNumber}`);
     await mkdir(dir);
@@ -259,6 +259,8 @@ describe('shell examples in the docs', () => {
     await cp(join(root, 'package.json'), join(dir, 'package.json'));
     await symlink(dist, join(dir, 'dist'));
     await symlink(join(root, 'node_modules'), join(dir, 'node_modules'));
+    // `npm start` runs scripts/start.js, which checks the Node and the build before santra.
+    await symlink(join(root, 'scripts'), join(dir, 'scripts'));
     return dir;
   }
 

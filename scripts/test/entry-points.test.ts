@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,6 +135,38 @@ describe('entry points', () => {
     });
     assertRefused(build, 'the build (scripts/build.js)', version);
     assert.equal(existsSync(untouched), false, 'the build did not start');
+    // npm start after an install that failed on that Node: the same sentence, no stack trace.
+    assertRefused(
+      spawnSync(node, ['scripts/start.js', '--version'], { cwd: root, encoding: 'utf8' }),
+      'npm start',
+      version,
+    );
+  });
+
+  test('npm start before a build says to build, in one sentence; after it, it runs santra', () => {
+    // A copy of the repository's start script and what it reads, with no dist/ beside it.
+    const repo = tempDir();
+    for (const file of ['package.json', 'scripts/start.js', 'scripts/node-version.js']) {
+      const target = join(repo, file);
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(join(root, file), target);
+    }
+    const unbuilt = spawnSync(process.execPath, [join(repo, 'scripts/start.js'), '--version'], {
+      encoding: 'utf8',
+    });
+    assert.equal(unbuilt.status, 1);
+    assert.equal(unbuilt.stdout, '');
+    assert.match(
+      unbuilt.stderr,
+      /^santra is not built yet \(.*dist\/santra\.js is missing\): run npm install \(or npm run build\)[^\n]*\n$/,
+    );
+    assert.doesNotMatch(unbuilt.stderr, /Error|\n\s+at /);
+    const built = spawnSync(process.execPath, ['scripts/start.js', '--version'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    assert.equal(built.status, 0, built.stderr);
+    assert.match(built.stdout, /^santra \d+\.\d+\.\d+ \(protocol/);
   });
 
   test('the check compares major, minor and patch against the engines range', () => {

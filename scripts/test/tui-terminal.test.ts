@@ -292,7 +292,10 @@ describe('santra, the interactive UI, in tmux', () => {
   test('a typo in the config file: the UI says where and what, keeps working, and answers once it is fixed', async () => {
     const broken = '{\n  // my settings\n  "agent": { "maxTurns": 5 }\n}\n';
     const ui = await startSantra([{ text: 'Answered after the fix.' }], undefined, { config: broken });
-    await ui.waitFor(/agent\.maxTurns \(line 3\): unknown field, did you mean\s+"maxTurnsPerRun"\?/);
+    // Whitespace may be a line break: the pane wraps at 120 columns, wherever the path ends.
+    await ui.waitFor(
+      /agent\.maxTurns\s+\(line\s+3\):\s+unknown\s+field,\s+did\s+you\s+mean\s+"maxTurnsPerRun"\?/,
+    );
     await ui.waitFor(/Ask santra/);
     assert.doesNotMatch(ui.pane(), /not running|server stopped|failed/i);
     await ui.say('/sessions');
