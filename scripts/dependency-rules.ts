@@ -10,6 +10,7 @@
  * imports only what its allow-list names.
  */
 import { readdir, readFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
@@ -49,7 +50,25 @@ export const RULES: Rule[] = [
     except: ['server/src/connection/'],
     why: 'only server/src/connection/ touches the transport; handlers get typed params',
   },
+  // Each SDK is spoken in the one layer that speaks its protocol (STYLE.md).
+  ...sdkRule('openai', 'server/src/providers/', 'the model SDKs live in the provider layer'),
+  ...sdkRule('@anthropic-ai/sdk', 'server/src/providers/', 'the model SDKs live in the provider layer'),
+  ...sdkRule('@agentclientprotocol/sdk', 'server/src/connection/acp/', 'only the ACP adapter speaks ACP'),
+  ...sdkRule('vscode-languageserver', 'server/src/connection/lsp/', 'only the LSP adapter speaks LSP'),
+  ...sdkRule(
+    'vscode-languageserver-protocol',
+    'server/src/connection/',
+    'only the connection speaks JSON-RPC and LSP',
+  ),
 ];
+
+/** An SDK confined to `home`: forbidden to the rest of server/src and to the clients. */
+function sdkRule(sdk: string, home: string, why: string): Rule[] {
+  return [
+    { from: 'server/src/', forbidden: sdk, except: [home], why },
+    { from: 'tui/src/', forbidden: sdk, why: `${why}; a client speaks the Santra protocol` },
+  ];
+}
 
 /** Where the layers live. */
 export const LAYERED = 'server/src/';
@@ -370,19 +389,73 @@ export interface Checks {
   rules?: Rule[];
   /** The layers of server/src; not checked when absent. */
   layers?: Layer[];
+  /** Packages imported without being declared in package.json (checked in these folders). */
+  packages?: string[];
+}
+
+/** The folders whose package imports must be declared. */
+export const PACKAGE_FOLDERS = ['protocol-spec', 'server', 'tui', 'conformance-tests', 'scripts'];
+
+/** The package a bare specifier names (`@scope/name/sub` → `@scope/name`), or undefined for a path. */
+export function packageOf(specifier: string): string | undefined {
+  if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('#')) return undefined;
+  if (specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] as string))
+    return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/**
+ * Imports of packages package.json does not declare: they work only while another package pulls
+ * them in, and break on the next install that stops doing so.
+ */
+function checkPackages(sources: Source[], declared: ReadonlySet<string>): Violation[] {
+  const violations: Violation[] = [];
+  for (const { file, imports } of sources)
+    for (const { specifier, line, typeOnly } of imports) {
+      const name = packageOf(specifier);
+      if (name === undefined || declared.has(name) || declared.has(`@types/${name}`)) continue;
+      violations.push({
+        file,
+        line,
+        specifier,
+        target: name,
+        typeOnly,
+        rule: 'package.json',
+        why: `${name} is not declared in package.json: add it to dependencies (or devDependencies for tests and scripts)`,
+      });
+    }
+  return violations;
 }
 
 /** Every import of the checkout at `root` that breaks a rule or a layer (all of both by default). */
 export async function findViolations(
   root: string,
-  checks: Checks = { rules: RULES, layers: LAYERS },
+  checks: Checks = { rules: RULES, layers: LAYERS, packages: PACKAGE_FOLDERS },
 ): Promise<Violation[]> {
   const folders = new Set((checks.rules ?? []).map((rule) => rule.from.split('/')[0] as string));
   if (checks.layers !== undefined) folders.add(LAYERED.slice(0, -1));
+  for (const folder of checks.packages ?? []) folders.add(folder);
   const sources = await loadSources(root, [...folders]);
+  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  const declared = new Set([
+    ...Object.keys(pkg.dependencies ?? {}),
+    ...Object.keys(pkg.devDependencies ?? {}),
+  ]);
+  const inPackages = (file: string) =>
+    (checks.packages ?? []).some((folder) => file.startsWith(`${folder}/`));
   return [
     ...(checks.rules === undefined ? [] : checkRules(sources, checks.rules)),
     ...(checks.layers === undefined ? [] : checkLayers(sources, checks.layers)),
+    ...(checks.packages === undefined
+      ? []
+      : checkPackages(
+          sources.filter((s) => inPackages(s.file)),
+          declared,
+        )),
   ];
 }
 

@@ -8,6 +8,9 @@
  *   node scripts/import-graph.ts --into FILE --section NAME
  *       write the report between `<!-- BEGIN GENERATED: import-graph NAME -->` and
  *       `<!-- END GENERATED: import-graph NAME -->` in FILE instead (docs/architecture.md)
+ *   node scripts/import-graph.ts --current [--check]
+ *       the "current" section of docs/architecture.md: this checkout's graph, without a commit id
+ *       (`npm run generate` writes it; `npm run check` fails when it is stale)
  *
  * A folder is the first folder under server/src (tools/files/ counts as tools/); files directly in
  * server/src are the folder "(top level)". Imports within a folder are counted, not drawn.
@@ -242,12 +245,39 @@ export function splice(page: string, name: string, body: string): string {
   return `${page.slice(0, start + begin.length)}\n${body}${page.slice(stop)}`;
 }
 
+/** The page whose "current" section is this checkout's graph, kept up to date by the check. */
+export const ARCHITECTURE_PAGE = 'docs/architecture.md';
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { root: { type: 'string' }, into: { type: 'string' }, section: { type: 'string' } },
+    options: {
+      root: { type: 'string' },
+      into: { type: 'string' },
+      section: { type: 'string' },
+      current: { type: 'boolean' },
+      check: { type: 'boolean' },
+    },
   });
   const root = resolve(values.root ?? fileURLToPath(new URL('..', import.meta.url)));
-  const report = renderGraph(importGraph(await loadSources(root, [LAYERED.slice(0, -1)])), revisionOf(root));
+  const graph = importGraph(await loadSources(root, [LAYERED.slice(0, -1)]));
+  if (values.current === true) {
+    // No commit id: the section must read the same in every checkout of the same tree.
+    const page = resolve(root, ARCHITECTURE_PAGE);
+    const before = await readFile(page, 'utf8');
+    const after = splice(before, 'current', renderGraph(graph));
+    if (values.check !== true) {
+      if (after !== before) await writeFile(page, after);
+      return;
+    }
+    if (after !== before) {
+      process.stderr.write(
+        `${ARCHITECTURE_PAGE}: the import graph of server/src has changed since its "current" section was written; run npm run generate\n`,
+      );
+      process.exitCode = 1;
+    }
+    return;
+  }
+  const report = renderGraph(graph, revisionOf(root));
   if (values.into === undefined) {
     process.stdout.write(report);
     return;

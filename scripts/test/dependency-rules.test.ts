@@ -3,7 +3,14 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { findViolations, formatViolation, LAYERS, readImports, RULES } from '../dependency-rules.ts';
+import {
+  findViolations,
+  formatViolation,
+  LAYERS,
+  packageOf,
+  readImports,
+  RULES,
+} from '../dependency-rules.ts';
 import { tempDir } from '../temp-dirs.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -52,6 +59,55 @@ describe('dependency rules', () => {
   // The layers of server/src are checked on the repository by `npm run check` (scripts/check-deps.ts).
   test('the repository follows the rules between its parts', async () => {
     assert.deepEqual(await findViolations(root, { rules: RULES }), []);
+  });
+
+  test('a package imported but not declared in package.json is a violation; declared, built in or local ones are not', async () => {
+    const dir = await tree({
+      'package.json': JSON.stringify({
+        dependencies: { zod: '^4' },
+        devDependencies: { '@types/node': '*' },
+      }),
+      'server/src/a.ts': [
+        "import * as z from 'zod';",
+        "import { readFile } from 'node:fs/promises';",
+        "import { join } from 'path';",
+        "import type { X } from './x.ts';",
+        "import { helper } from 'left-pad';",
+        "import type { Y } from '@scope/pkg/sub';",
+      ].join('\n'),
+    });
+    const found = await findViolations(dir, { packages: ['server'] });
+    assert.deepEqual(
+      found.map((v) => [v.line, v.target]),
+      [
+        [5, 'left-pad'],
+        [6, '@scope/pkg'],
+      ],
+    );
+    assert.match(
+      formatViolation(found[0] as (typeof found)[number]),
+      /left-pad is not declared in package\.json/,
+    );
+    assert.deepEqual(
+      ['./a.ts', '#protocol', 'node:fs', 'fs/promises', 'ink/build/x.js', '@a/b/c'].map(packageOf),
+      [undefined, undefined, undefined, undefined, 'ink', '@a/b'],
+    );
+  });
+
+  test('the model, ACP and LSP SDKs are confined to the layer that speaks them', async () => {
+    const dir = await tree({
+      'server/src/agent/loop.ts': "import OpenAI from 'openai';",
+      'server/src/providers/openai.ts': "import OpenAI from 'openai';",
+      'server/src/runtime/runtime.ts': "import type { Agent } from '@agentclientprotocol/sdk';",
+      'server/src/connection/acp/acp-agent.ts': "import type { Agent } from '@agentclientprotocol/sdk';",
+      'tui/src/print/session.ts': "import Anthropic from '@anthropic-ai/sdk/resources';",
+    });
+    const found = (await findViolations(dir, { rules: RULES })).map((v) => `${v.file} -> ${v.target}`);
+    assert.deepEqual(found.sort(), [
+      'server/src/agent/loop.ts -> openai',
+      'server/src/runtime/runtime.ts -> @agentclientprotocol/sdk',
+      'tui/src/print/session.ts -> @anthropic-ai/sdk/resources',
+    ]);
   });
 
   test('reads every form of import, and nothing that only looks like one', () => {

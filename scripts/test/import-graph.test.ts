@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { loadSources } from '../dependency-rules.ts';
 import { importGraph, renderGraph, splice } from '../import-graph.ts';
 import { tempDir } from '../temp-dirs.ts';
+
+const SCRIPT = fileURLToPath(new URL('../import-graph.ts', import.meta.url));
 
 async function graphOf(files: Record<string, string>): Promise<ReturnType<typeof importGraph>> {
   const dir = tempDir('santra-graph-');
@@ -95,5 +99,31 @@ describe('import graph', () => {
     ].join('\n');
     assert.equal(splice(page, 'after', 'new\n'), page.replace('old after\n', 'new\n'));
     assert.throws(() => splice(page, 'during', 'x\n'), /no block/);
+  });
+
+  test('--current --check fails on a stale architecture page, and passes once --current rewrote it', async () => {
+    const dir = tempDir('santra-graph-');
+    const files = {
+      'package.json': '{}',
+      'server/src/support/log.ts': 'export const log = 1;\n',
+      'server/src/tools/read.ts': "import { log } from '../support/log.ts';\nexport const read = log;\n",
+      'docs/architecture.md':
+        '# Map\n<!-- BEGIN GENERATED: import-graph current -->\nstale\n<!-- END GENERATED: import-graph current -->\n',
+    };
+    for (const [path, content] of Object.entries(files)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), content);
+    }
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [SCRIPT, '--root', dir, '--current', ...args], { encoding: 'utf8' });
+    const stale = run('--check');
+    assert.equal(stale.status, 1);
+    assert.match(stale.stderr, /has changed since its "current" section was written; run npm run generate/);
+    assert.equal(run().status, 0);
+    assert.match(
+      await readFile(join(dir, 'docs/architecture.md'), 'utf8'),
+      /server\/src: 2 files in 2 folders/,
+    );
+    assert.equal(run('--check').status, 0);
   });
 });
