@@ -102,6 +102,12 @@ export const ProviderInfo = named(
     id: z.string().describe('Provider id, e.g. "anthropic", "openai", "groq".'),
     name: z.string().describe('Display name.'),
     configured: z.boolean().describe('Whether a key or base URL is configured, so prompts can use it.'),
+    needsKey: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether the provider needs an API key (a local server such as Ollama does not): a first-run setup asks for one only then. Since 0.3.0.',
+      ),
     defaultModel: z
       .string()
       .optional()

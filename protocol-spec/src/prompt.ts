@@ -85,6 +85,41 @@ export const PromptResult = named(
 );
 export type PromptResult = z.infer<typeof PromptResult>;
 
+/** What a tool does, which decides how it is asked about and drawn (§7.2). */
+export const ToolKind = named(
+  'ToolKind',
+  "What a tool does: `read` and `search` only read the workspace (never asked about); `edit`, `delete` and `move` change files and `execute` runs a command (asked about, unless allowed); `fetch` reads the web; `agent` starts or ends an agent's work (spawn_agent, task_completed); `interact` puts something to the user (ask_user, the plan); `think` is the model's own reasoning. A client draws a call by its kind (an icon, a diff for an edit), without a table of Santra's tool names. Since 0.3.0.",
+  z.enum(['read', 'search', 'edit', 'delete', 'move', 'execute', 'fetch', 'agent', 'interact', 'think']),
+);
+export type ToolKind = z.infer<typeof ToolKind>;
+
+/** Why a run stopped with an error (§5, the `error` phase). */
+export const RunErrorCode = named(
+  'RunErrorCode',
+  "The machine-readable kind of an `error` phase. From the model's provider: `rate_limit` (429), `overloaded`, `server` (5xx), `network` (no connection), `timeout`, `incomplete` (the stream ended early), `stream_error` (an error inside the stream), `auth` (a missing or rejected key), `permission` (403), `not_found` (the model or endpoint), `bad_request`, `billing` (a spent quota), `output_limit` (an answer past any sensible size), `unreadable` (an event of an unknown shape), `replay_divergence` (a replay asked for a call its recording lacks), `cancelled`. From the run: `max_turns` (its turn limit), `model_unavailable` (no model can be used). Since 0.3.0; a later minor version may add codes.",
+  z.enum([
+    'rate_limit',
+    'overloaded',
+    'server',
+    'network',
+    'timeout',
+    'incomplete',
+    'stream_error',
+    'auth',
+    'permission',
+    'not_found',
+    'bad_request',
+    'billing',
+    'output_limit',
+    'unreadable',
+    'replay_divergence',
+    'cancelled',
+    'max_turns',
+    'model_unavailable',
+  ]),
+);
+export type RunErrorCode = z.infer<typeof RunErrorCode>;
+
 /** Every phase type, in the order a client typically meets them. */
 export const PhaseType = named(
   'PhaseType',
@@ -134,6 +169,9 @@ export const Phase = named(
     phase('tool_call', {
       toolCallId: z.string(),
       toolName: z.string(),
+      kind: ToolKind.optional().describe(
+        'What the tool does (ToolKind); absent for a tool the server does not know (a misspelt name the model called). Since 0.3.0.',
+      ),
       args: z
         .record(z.string(), z.unknown())
         .describe('The arguments as the model sent them, after validation.'),
@@ -153,7 +191,9 @@ export const Phase = named(
     }),
     phase('error', {
       message: z.string().describe('What went wrong and what to do about it.'),
-      code: z.string().optional().describe('Machine-readable kind, e.g. "rate_limited", "auth", "timeout".'),
+      code: RunErrorCode.optional().describe(
+        'Machine-readable kind (RunErrorCode), e.g. "rate_limit", "auth", "timeout".',
+      ),
       provider: z.string().optional(),
       httpStatus: z.number().int().optional(),
       retryable: z.boolean(),

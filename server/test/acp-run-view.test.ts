@@ -76,6 +76,7 @@ describe('RunView', () => {
         type: 'tool_call',
         toolCallId: 't1',
         toolName: 'read_file',
+        kind: 'read',
         args: { path: 'src/a.ts', startLine: 10 },
         summary: 'read_file src/a.ts',
       }),
@@ -108,7 +109,13 @@ describe('RunView', () => {
       rawOutput: { status: 'ok', summary: '1 line' },
     });
     view.phase(
-      phase({ type: 'tool_call', toolCallId: 't2', toolName: 'run_command', args: { command: 'false' } }),
+      phase({
+        type: 'tool_call',
+        toolCallId: 't2',
+        toolName: 'run_command',
+        kind: 'execute',
+        args: { command: 'false' },
+      }),
     );
     const [failed] = view.phase(
       phase({
@@ -132,6 +139,7 @@ describe('RunView', () => {
         type: 'tool_call',
         toolCallId: 'toolu_03',
         toolName: 'str_replace',
+        kind: 'edit',
         args: { path: 'src/greet.ts', oldStr: 'a', newStr: 'b' },
         summary: 'str_replace src/greet.ts',
       }),
@@ -203,7 +211,13 @@ describe('RunView', () => {
   test("a command run in the editor's terminal shows it on its row, and keeps it when it ends", () => {
     const view = new RunView({ root: ROOT });
     view.phase(
-      phase({ type: 'tool_call', toolCallId: 't1', toolName: 'run_command', args: { command: 'ls' } }),
+      phase({
+        type: 'tool_call',
+        toolCallId: 't1',
+        toolName: 'run_command',
+        kind: 'execute',
+        args: { command: 'ls' },
+      }),
     );
     assert.deepEqual(view.terminal('run_1', 't1', 'term_7'), {
       toolCallId: 'run_1/t1',
@@ -226,7 +240,13 @@ describe('RunView', () => {
     ]);
 
     view.phase(
-      phase({ type: 'tool_call', toolCallId: 't2', toolName: 'run_command', args: { command: 'false' } }),
+      phase({
+        type: 'tool_call',
+        toolCallId: 't2',
+        toolName: 'run_command',
+        kind: 'execute',
+        args: { command: 'false' },
+      }),
     );
     view.terminal('run_1', 't2', 'term_9');
     const [failed] = view.phase(

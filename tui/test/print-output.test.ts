@@ -115,12 +115,12 @@ describe('stderr lines', () => {
       message: 'Rate limited;\nretry in 20 s.',
       provider: 'anthropic',
       httpStatus: 429,
-      code: 'rate_limited',
+      code: 'rate_limit',
       retryable: true,
     });
     assert.equal(
       errorLine(error as Extract<Phase, { type: 'error' }>),
-      'santra: error: Rate limited; retry in 20 s. (anthropic 429 rate_limited)',
+      'santra: error: Rate limited; retry in 20 s. (anthropic 429 rate_limit)',
     );
   });
 

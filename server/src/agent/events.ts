@@ -1,4 +1,4 @@
-import type { AnswerStop, RunStatus, Usage } from '#protocol';
+import type { AnswerStop, RunErrorCode, RunStatus, ToolKind, Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../providers/messages.ts';
 import type { ProviderFailure, StopReason } from '../providers/stream.ts';
 
@@ -19,6 +19,7 @@ export type AgentEvent =
       type: 'tool_call';
       toolCallId: string;
       toolName: string;
+      kind?: ToolKind;
       args: Record<string, unknown>;
       summary: string;
     }
@@ -33,7 +34,7 @@ export type AgentEvent =
   | {
       type: 'error';
       message: string;
-      code?: string;
+      code?: RunErrorCode;
       provider?: string;
       httpStatus?: number;
       retryable: boolean;

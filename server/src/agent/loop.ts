@@ -409,7 +409,14 @@ async function executeCall(
   const summary = `${call.name} ${summarizeArgs(call.args)}`.trim();
   const listed = tool === undefined || !UNLISTED_KINDS.has(tool.kind);
   if (listed)
-    run.emit({ type: 'tool_call', toolCallId: call.id, toolName: call.name, args: call.args, summary });
+    run.emit({
+      type: 'tool_call',
+      toolCallId: call.id,
+      toolName: call.name,
+      ...(tool === undefined ? {} : { kind: tool.kind }),
+      args: call.args,
+      summary,
+    });
   const result = await resultOf(run, tool, call, key, toolCalls);
   if (listed) {
     run.emit({

@@ -1,4 +1,4 @@
-import type { Usage } from '#protocol';
+import type { RunErrorCode, Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from './messages.ts';
 import type { Effort, ModelSpec, ProviderEndpoint } from './types.ts';
 
@@ -41,29 +41,11 @@ export interface ModelCaller {
  */
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
 
-export type FailureKind =
-  | 'rate_limit'
-  | 'overloaded'
-  | 'server'
-  | 'network'
-  | 'timeout'
-  | 'incomplete'
-  | 'stream_error'
-  | 'auth'
-  | 'permission'
-  | 'not_found'
-  | 'bad_request'
-  | 'billing'
-  /** The response grew past what its requested size can hold (output-bound.ts). */
-  | 'output_limit'
-  /**
-   * The provider sent an event Santra could not read (a shape no API documents). Reading it again
-   * gives the same result, so it is never retried.
-   */
-  | 'unreadable'
-  /** A replay was asked for a model call its recording does not have (sessions/replay.ts). */
-  | 'replay_divergence'
-  | 'cancelled';
+/**
+ * Why a model call failed: the protocol's error codes that come from a provider (the others,
+ * `max_turns` and `model_unavailable`, come from the run).
+ */
+export type FailureKind = Exclude<RunErrorCode, 'max_turns' | 'model_unavailable'>;
 
 /** A failed model call, described for the user and for the retry policy. */
 export interface ProviderFailure {

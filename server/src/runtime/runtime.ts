@@ -353,6 +353,7 @@ function providerInfos(config: ResolvedConfig): ProviderInfo[] {
     id: endpoint.id,
     name: endpoint.name,
     configured: isConfigured(endpoint),
+    needsKey: endpoint.needsKey,
     ...defaultModelOf(config, endpoint.id),
     models: CATALOG.filter((spec) => spec.provider === endpoint.id).map((spec) => ({
       id: spec.id,

@@ -15,7 +15,7 @@ import { errorCode } from '../support/errno.ts';
 export function deleteFileTool() {
   return defineTool({
     name: 'delete_file',
-    kind: 'edit',
+    kind: 'delete',
     description:
       'Delete one file (the user approves it, seeing the content that goes). Does not remove directories or symbolic links: use run_command for those.',
     parameters: z.object({ path: z.string().describe('File path, relative to the workspace root.') }),

@@ -21,7 +21,7 @@ import { errorCode } from '../support/errno.ts';
 export function moveFileTool() {
   return defineTool({
     name: 'move_file',
-    kind: 'edit',
+    kind: 'move',
     description:
       'Move or rename one file (the user approves it). Never overwrites: fails if `to` exists. Creates missing parent directories of `to`. ' +
       'Does not move directories or symbolic links: use run_command (mv, git mv) for those.',

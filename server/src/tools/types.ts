@@ -17,12 +17,14 @@ import type { ApprovalGate, GateDecision, SessionApprovals } from '../approval/g
  * derives the policy defaults from this, the loop the parallelism and what is shown, custom-agents.ts
  * an agent's default tools, scripts/tool-docs.ts the approval column of docs/tools.md.)
  */
-export type ToolKind = 'read' | 'edit' | 'execute' | 'search' | 'fetch' | 'agent' | 'interact' | 'think';
+/** What a tool does: the protocol's ToolKind, which clients draw by (protocol-spec/src/prompt.ts). */
+import type { ToolKind } from '#protocol';
+export type { ToolKind };
 
 /** Kinds that only read the workspace: never asked about. */
 export const READ_ONLY_KINDS: ReadonlySet<ToolKind> = new Set(['read', 'search']);
 /** Kinds that may put a request to the user through the approval gate. */
-export const GATED_KINDS: ReadonlySet<ToolKind> = new Set(['edit', 'execute']);
+export const GATED_KINDS: ReadonlySet<ToolKind> = new Set(['edit', 'delete', 'move', 'execute']);
 /** Kinds whose calls in one response may run at once: they change nothing. */
 export const PARALLEL_KINDS: ReadonlySet<ToolKind> = new Set(['read', 'search', 'fetch']);
 /** Kinds whose calls are not shown as tool calls: what they show (thinking) is the call. */

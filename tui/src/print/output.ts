@@ -101,8 +101,6 @@ export function cliHint(phase: Extract<Phase, { type: 'error' }>): string | unde
   switch (phase.code) {
     case 'model_unavailable':
       return 'santra: `santra models` lists the models you can use (`--model provider/model`).';
-    case 'unknown_agent':
-      return 'santra: `santra agents` lists the agents you can use (`--agent id`).';
     case 'max_turns':
       return 'santra: santra -p cannot continue a run yet; run it again with a narrower task, or raise agent.maxTurnsPerRun in the config.';
     case undefined:

@@ -190,9 +190,9 @@ export class RunView {
         sessionUpdate: 'tool_call',
         toolCallId,
         title: phase.parentAgentId === undefined ? title : `${phase.agentId}: ${title}`,
-        kind: toolKind(phase.toolName),
+        kind: toolKind(phase.kind),
         // An edit or a command may wait for the user's approval before it starts.
-        status: GATED.has(toolKind(phase.toolName)) ? 'pending' : 'in_progress',
+        status: GATED.has(toolKind(phase.kind)) ? 'pending' : 'in_progress',
         rawInput: phase.args,
         content: diffs,
         locations: toolLocations(phase.toolName, phase.args, this.#root),

@@ -1,28 +1,27 @@
 /**
  * How Santra's tools look in an ACP client: the ACP tool kind (which picks the icon and how the
- * row is drawn), whether the call is a row at all, and the files it touches (ACP locations, for
- * the editor's follow-along). Tools not listed here (custom or newer ones) are `other`.
+ * row is drawn), from the kind the server sends with each call; whether the call is a row at all;
+ * and the files it touches (ACP locations, for the editor's follow-along).
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
+import type { ToolKind as SantraToolKind } from '#protocol';
 
-const KINDS: Readonly<Record<string, ToolKind>> = {
-  read_file: 'read',
-  get_file_info: 'read',
-  list_dir: 'read',
-  git_diff: 'read',
-  git_status: 'read',
-  find_file: 'search',
-  grep_search: 'search',
-  write_file: 'edit',
-  str_replace: 'edit',
-  multi_edit: 'edit',
-  delete_file: 'delete',
-  move_file: 'move',
-  run_command: 'execute',
-  web_fetch: 'fetch',
-  web_search: 'fetch',
+/**
+ * The ACP kind of a Santra tool kind (the protocol's ToolKind, on every tool_call phase): ACP has
+ * no kind for starting an agent or asking the user, which are `other`.
+ */
+const ACP_KINDS: Readonly<Record<SantraToolKind, ToolKind>> = {
+  read: 'read',
+  search: 'search',
+  edit: 'edit',
+  delete: 'delete',
+  move: 'move',
+  execute: 'execute',
+  fetch: 'fetch',
   think: 'think',
+  agent: 'other',
+  interact: 'other',
 };
 
 /**
@@ -31,8 +30,9 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
  */
 const NOT_ROWS = new Set(['todo_write', 'task_completed', 'set_output', 'set_messages']);
 
-export function toolKind(toolName: string): ToolKind {
-  return KINDS[toolName] ?? 'other';
+/** How a call is drawn, from the kind the server sent with it (none: a tool it does not know). */
+export function toolKind(kind: SantraToolKind | undefined): ToolKind {
+  return kind === undefined ? 'other' : ACP_KINDS[kind];
 }
 
 export function isToolRow(toolName: string): boolean {
