@@ -2,7 +2,10 @@
  * Cuts streamed answer text into finished Markdown blocks as it arrives, so that each block is
  * parsed and highlighted once, when it is complete, and goes into the transcript's scrollback,
  * while only the unfinished tail is redrawn. Pure, and linear in the text: each delta is scanned
- * once, line by line, from where the previous scan stopped.
+ * once, line by line, from where the previous scan stopped, and a line still being written is not
+ * read again for each delta (not even a character of it: V8 would copy the line, which grows by
+ * concatenation, into one string again each time), so a 200 KB line without a break streams in
+ * time proportional to its length.
  *
  * A block ends before a line that follows a blank line and is not indented (an indented line after
  * a blank one continues a list item or an indented code block) nor an ordered list item, never
@@ -42,6 +45,11 @@ export interface MarkdownStream {
   readonly lines: number;
   /** The block holds an ordered list that a later item may continue. */
   readonly list: boolean;
+  /**
+   * `text` is the first line of a paragraph that can give no rows (see plainRows) whatever follows
+   * it: it is not looked at again while it grows.
+   */
+  readonly rowless: boolean;
 }
 
 export const EMPTY_STREAM: MarkdownStream = {
@@ -51,6 +59,7 @@ export const EMPTY_STREAM: MarkdownStream = {
   afterBlank: false,
   lines: 0,
   list: false,
+  rowless: false,
 };
 
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
@@ -69,6 +78,9 @@ export function feedMarkdown(
   const blocks: string[] = [];
   let text = stream.text + delta;
   let pos = stream.scanned;
+  // The text after `scanned` holds no line break (the last scan stopped there): only the delta is
+  // searched for one, so a long line arriving in many deltas is not scanned again for each.
+  const from = delta.includes('\n') ? Math.max(pos, stream.text.length) : -1;
   let fence = stream.fence === undefined ? undefined : { ...stream.fence };
   let afterBlank = stream.afterBlank;
   let lines = stream.lines;
@@ -76,7 +88,7 @@ export function feedMarkdown(
   const emit = (block: string) => {
     if (block.trim() !== '') blocks.push(block);
   };
-  for (let nl = text.indexOf('\n', pos); nl !== -1; nl = text.indexOf('\n', pos)) {
+  for (let nl = from === -1 ? -1 : text.indexOf('\n', from); nl !== -1; nl = text.indexOf('\n', pos)) {
     const line = text.slice(pos, nl);
     const next = nl + 1;
     if (fence !== undefined) {
@@ -119,8 +131,10 @@ export function feedMarkdown(
   }
   // The first character of a line after a blank one already tells whether a block ended (unless
   // it may be a list's next item): the finished block need not wait for the line's end.
-  const first = text[pos];
-  if (fence === undefined && afterBlank && first !== undefined && first !== ' ' && first !== '\t') {
+  // (Read only after a blank line: a character of a long line being written would make V8 copy the
+  // whole line, which grows by a delta at a time, into one string again for every delta.)
+  const first = fence === undefined && afterBlank ? text[pos] : undefined;
+  if (first !== undefined && first !== ' ' && first !== '\t') {
     if (!(list && /\d/.test(first))) {
       emit(text.slice(0, pos));
       text = text.slice(pos);
@@ -130,18 +144,32 @@ export function feedMarkdown(
       list = false;
     }
   }
-  let rows: string[] = [];
+  const rows: string[] = [];
   let rowsSource = '';
-  if (rowWidth !== undefined && fence === undefined && pos === 0 && !afterBlank) {
-    const plain = plainRows(text, rowWidth);
-    if (plain !== undefined) {
-      rows = plain.rows;
-      rowsSource = text.slice(0, plain.end);
-      text = text.slice(plain.end);
+  // A line that can give no rows is not looked at again while it only grows.
+  let rowless = stream.rowless && text.length === stream.text.length + delta.length;
+  if (rowWidth !== undefined && fence === undefined && pos === 0 && !afterBlank && !rowless) {
+    for (
+      let found = paragraphRows(text, rowWidth);
+      found !== 'later';
+      found = paragraphRows(text, rowWidth)
+    ) {
+      if (found === 'never') {
+        rowless = true;
+        break;
+      }
+      rows.push(...found.rows);
+      rowsSource += text.slice(0, found.end);
+      text = text.slice(found.end);
       list = false;
     }
   }
-  return { stream: { text, scanned: pos, fence, afterBlank, lines, list }, blocks, rows, rowsSource };
+  return {
+    stream: { text, scanned: pos, fence, afterBlank, lines, list, rowless },
+    blocks,
+    rows,
+    rowsSource,
+  };
 }
 
 /** Characters Markdown prints as written, in a paragraph: no inline syntax, entity, link or HTML. */
@@ -149,6 +177,11 @@ const PLAIN_PREFIX = /^[A-Za-z0-9 ,.;?'"()-]*/;
 const STARTS_PARAGRAPH = /^[A-Za-z0-9]/;
 /** Rows are handed out only while at least this many are finished (few, so short lines stay whole). */
 const MIN_ROWS = 2;
+/**
+ * How much of a paragraph's first line is looked at for rows at a time (rows of the width): a
+ * longer line gives its rows over several looks, each of them bounded.
+ */
+const SCAN_ROWS = 16;
 /** The most rows a paragraph being written keeps live: MIN_ROWS finished ones and the one filling. */
 export const PARAGRAPH_LIVE_ROWS = MIN_ROWS + 1;
 
@@ -158,12 +191,28 @@ export const PARAGRAPH_LIVE_ROWS = MIN_ROWS + 1;
  * text (PLAIN_PREFIX: printed the same whether Markdown renders them or not) made of complete
  * words (a space after the row's last word and after the next one) are finished, and the rest must
  * still read as a paragraph (it starts with a letter or a digit, and not as an ordered list item).
- * Undefined when fewer than MIN_ROWS are finished or the line does not start a paragraph.
+ * Undefined when fewer than MIN_ROWS are finished or the line does not start a paragraph. Only the
+ * first SCAN_ROWS rows' worth of the line is looked at: call it again on the rest for more.
  */
 export function plainRows(line: string, width: number): { rows: string[]; end: number } | undefined {
-  if (width < 20 || line.length < width * (MIN_ROWS + 1) || !STARTS_PARAGRAPH.test(line)) return undefined;
-  if (ORDERED_ITEM.test(line)) return undefined;
-  const plain = (PLAIN_PREFIX.exec(line) as RegExpExecArray)[0];
+  const found = paragraphRows(line, width);
+  return typeof found === 'string' ? undefined : found;
+}
+
+/**
+ * plainRows, saying why there are none: `later` when more text may give some, `never` when no text
+ * added to the end of `line` can (what decides it, the start of the line, is all there).
+ */
+function paragraphRows(line: string, width: number): { rows: string[]; end: number } | 'later' | 'never' {
+  if (width < 20) return 'never';
+  if (line.length < width * (MIN_ROWS + 1)) return 'later';
+  if (!STARTS_PARAGRAPH.test(line) || ORDERED_ITEM.test(line)) return 'never';
+  const window = width * SCAN_ROWS;
+  const scan = line.length > window ? line.slice(0, window) : line;
+  const plain = (PLAIN_PREFIX.exec(scan) as RegExpExecArray)[0];
+  // The rows below depend on the plain text only: once a character that is not plain, or the end
+  // of what is looked at, is followed by enough of the line, more text changes nothing.
+  const settled = plain.length < line.length && line.length > plain.length + 12;
   // Only complete words: the text up to the last space, and GFM's autolinks ("www.") left out.
   const www = plain.search(/www\./i);
   const usable = plain.slice(0, Math.max(0, plain.lastIndexOf(' ', www === -1 ? plain.length : www)));
@@ -174,8 +223,10 @@ export function plainRows(line: string, width: number): { rows: string[]; end: n
     if (usable.length - start <= width) break; // the last row may still grow
     const space = usable.lastIndexOf(' ', start + width);
     const cut = space > start ? space : start + width;
-    rows.push(usable.slice(start, cut));
-    start = space > start ? cut + 1 : cut;
+    rows.push(usable.slice(start, cut).trimEnd());
+    // The next row starts at its first word, whatever number of spaces came before it.
+    start = cut;
+    while (usable[start] === ' ') start++;
     ends.push(start);
   }
   // The rest must start a paragraph too, and Markdown must not see a list item there.
@@ -185,7 +236,7 @@ export function plainRows(line: string, width: number): { rows: string[]; end: n
     rows.pop();
     ends.pop();
   }
-  if (rows.length < MIN_ROWS) return undefined;
+  if (rows.length < MIN_ROWS) return settled ? 'never' : 'later';
   return { rows, end: ends[ends.length - 1] as number };
 }
 

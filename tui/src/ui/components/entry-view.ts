@@ -2,9 +2,9 @@
  * One finished transcript entry, as <Static> prints it once into the scrollback. Markdown is
  * rendered here, the one time the entry is drawn.
  */
-import { Box, Text } from 'ink';
+import { Box, Text, useWindowSize } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
-import { visibleText } from '../live-text.ts';
+import { visibleText, wrapStyled } from '../live-text.ts';
 import { formatCost, formatTokens } from '../command-text.ts';
 import { type Entry, runEnd, type ToolStatus } from '../transcript.ts';
 
@@ -41,11 +41,7 @@ export function EntryView({ entry }: { entry: Entry }): ReactNode {
     case 'markdown':
       // Rows of a paragraph still being written: plain text, already cut to the width.
       if (entry.rows === true) return indented(entry.depth, h(Text, null, entry.text));
-      return h(
-        Box,
-        { paddingLeft: entry.depth * 2, marginBottom: 1 },
-        h(Text, null, renderMarkdown?.(entry.text) ?? visibleText(entry.text.replace(/\s+$/, ''))),
-      );
+      return h(MarkdownBlock, { depth: entry.depth, text: entry.text });
     case 'thinking': {
       const lines = visibleText(entry.text.trim()).split('\n');
       const more = lines.length > THINKING_LINES ? `\n… ${lines.length - THINKING_LINES} more lines` : '';
@@ -117,6 +113,21 @@ export function EntryView({ entry }: { entry: Entry }): ReactNode {
       throw new Error(`unknown entry ${JSON.stringify(exhaustive)}`);
     }
   }
+}
+
+/**
+ * A finished block of answer text, rendered and wrapped here rather than by Ink, whose wrapping
+ * starts a row with the space it cut at and a wrapped list item at the row's start. <Static> lays
+ * it out at the terminal's width, which is the window's.
+ */
+function MarkdownBlock({ depth, text }: { depth: number; text: string }): ReactNode {
+  const { columns } = useWindowSize();
+  const rendered = renderMarkdown?.(text) ?? visibleText(text.replace(/\s+$/, ''));
+  return h(
+    Box,
+    { paddingLeft: depth * 2, marginBottom: 1 },
+    h(Text, null, wrapStyled(rendered, (columns > 0 ? columns : 80) - depth * 2)),
+  );
 }
 
 /** The colour of a line of unified diff text. */
