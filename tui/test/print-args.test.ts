@@ -130,6 +130,35 @@ describe('santra command line', () => {
     });
   });
 
+  test('santra sessions --latest --path: the newest session, as its file; with santra sessions only', () => {
+    assert.deepEqual(parse(['sessions', '--latest', '--path']), {
+      action: 'list',
+      options: {
+        what: 'sessions',
+        json: false,
+        latest: true,
+        path: true,
+        cwd: '/home/ada/project',
+        cwdGiven: false,
+      },
+    });
+    assert.deepEqual(parse(['sessions', '--latest', '--json']), {
+      action: 'list',
+      options: { what: 'sessions', json: true, latest: true, cwd: '/home/ada/project', cwdGiven: false },
+    });
+    const errors: Array<[string[], string]> = [
+      [['models', '--latest'], '--latest works with santra sessions, not santra models'],
+      [['agents', '--path'], '--path works with santra sessions, not santra agents'],
+      [
+        ['sessions', '--path', '--json'],
+        '--path prints file paths, --json the list as data: give one of them',
+      ],
+      [['-p', 'hi', '--latest'], '--latest works with santra sessions'],
+      [['replay', 'a.jsonl', '--path'], 'santra replay takes no options, got --path'],
+    ];
+    for (const [argv, message] of errors) assert.deepEqual(parse(argv), { action: 'usage_error', message });
+  });
+
   test('santra replay FILE: the file, resolved; nothing else', () => {
     assert.deepEqual(parse(['replay', 'sessions/ses_1.jsonl']), {
       action: 'replay',

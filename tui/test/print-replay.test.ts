@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+import { Approvals, QuestionWithdrawn } from '../src/print/approvals.ts';
 import { parseCommandLine } from '../src/print/args.ts';
+import { type ReplayClient, readReplayScript, RecordedAnswers, replayRuns } from '../src/print/replay.ts';
 import { serverArgs } from '../src/print/server-process.ts';
 
 const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
@@ -202,3 +204,230 @@ describe('--replay on the command line', () => {
     assert.deepEqual(serverArgs({ approveAll: true }), ['--auto-approve']);
   });
 });
+
+describe('what the person did between runs', () => {
+  const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
+  const answer = (text: string) => ({ role: 'assistant', content: [{ type: 'text', text }] });
+  const prompt = (runId: string) => ({ type: 'prompt', runId, at: AT, text: runId, model: MODEL });
+  const end = (runId: string, status = 'completed') => ({
+    type: 'run_end',
+    runId,
+    status,
+    model: MODEL,
+    usage: USAGE,
+    costUsd: 0,
+    at: AT,
+  });
+  const phase = (runId: string, type = 'status') => ({
+    type: 'phase',
+    phase: { type, runId, sessionId: 'ses_recorded', seq: 1, agentId: 'assistant', text: 'Route: …' },
+  });
+  const compaction = (kept: object[]) => ({
+    type: 'compaction',
+    summary: user('[Summary of the earlier conversation …]'),
+    kept,
+    usage: USAGE,
+    costUsd: 0,
+    at: AT,
+  });
+  const change = (runId: string, changeId: string) => ({
+    type: 'file_change',
+    runId,
+    changeId,
+    toolCallId: 't',
+    path: `${changeId}.txt`,
+    operation: 'create',
+    before: null,
+    after: 'x',
+    at: AT,
+  });
+  const undo = (...changeIds: string[]) => ({ type: 'undo', changeIds, at: AT });
+  const toolTurn = [
+    user('P2'),
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_call', id: 'c', name: 'read_file', args: {}, argsText: '{}' }],
+    },
+    {
+      role: 'user',
+      content: [{ type: 'tool_result', toolCallId: 'c', toolName: 'read_file', output: 'x', isError: false }],
+    },
+    answer('A2'),
+  ];
+
+  test('a compaction between runs, an undo of one change or of a run: steps in the recorded order', () => {
+    const script = readReplayScript(
+      recording([
+        RECORDS[0] as object,
+        // A compaction before any run: nothing to act on yet.
+        compaction([]),
+        prompt('run_1'),
+        phase('run_1'),
+        change('run_1', 'c1'),
+        change('run_1', 'c2'),
+        end('run_1'),
+        // session/compact keeping one turn (its tool results are not turns) and a note (one).
+        compaction([...toolTurn, user('[The user stopped this request before you answered it.]')]),
+        // The compaction the server does before a prompt near the context window: its phases come first.
+        phase('run_2'),
+        compaction([]),
+        prompt('run_2'),
+        end('run_2'),
+        // The last change, then the one before it: each the last one left.
+        undo('c2'),
+        undo('c1'),
+        prompt('run_3'),
+        change('run_3', 'c3'),
+        change('run_3', 'c4'),
+        end('run_3'),
+        undo('c3', 'c4'),
+      ]),
+    );
+    assert.deepEqual(
+      script.steps.map((step) => (step.action === 'prompt' ? step.run.text : step)),
+      [
+        'run_1',
+        { action: 'compact', keepTurns: 2 },
+        'run_2',
+        { action: 'undo', scope: 'change' },
+        { action: 'undo', scope: 'change' },
+        'run_3',
+        { action: 'undo', scope: 'run' },
+      ],
+    );
+    assert.deepEqual(
+      script.runs.map((run) => run.text),
+      ['run_1', 'run_2', 'run_3'],
+    );
+  });
+
+  test('a prompt refused before it ran leaves no run behind: a later compaction is still the person’s', () => {
+    const script = readReplayScript(
+      recording([
+        prompt('run_1'),
+        end('run_1'),
+        phase('run_x'),
+        phase('run_x', 'complete'),
+        compaction([user('P1'), answer('A1')]),
+        prompt('run_2'),
+        end('run_2'),
+      ]),
+    );
+    assert.deepEqual(
+      script.steps.map((step) => step.action),
+      ['prompt', 'compact', 'prompt'],
+    );
+  });
+
+  test('the steps are sent in order in the session; a compaction the server does not do stops the replay', async () => {
+    const script = readReplayScript(
+      recording([
+        prompt('run_1'),
+        end('run_1'),
+        compaction([user('P1'), answer('A1')]),
+        prompt('run_2'),
+        undo('c9'),
+      ]),
+    );
+    const sent: string[] = [];
+    const said: string[] = [];
+    let compacted = true;
+    const client: ReplayClient = {
+      prompt: (params) => {
+        sent.push(`prompt ${params.text} ${params.sessionId ?? '(new)'}`);
+        return Promise.resolve({
+          runId: 'r',
+          sessionId: 'ses_live',
+          status: 'completed',
+          output: '',
+          usage: USAGE,
+          costUsd: 0,
+          sessionUsage: USAGE,
+          sessionCostUsd: 0,
+        });
+      },
+      cancel: () => sent.push('cancel'),
+      compact: (params) => {
+        sent.push(`compact ${params.sessionId} ${params.keepTurns}`);
+        return Promise.resolve({ compacted, messagesBefore: 5, messagesAfter: 3, usage: USAGE, costUsd: 0 });
+      },
+      undo: (params) => {
+        sent.push(`undo ${params.sessionId} ${params.scope}`);
+        return Promise.resolve({ changes: [{ path: 'c9.txt', operation: 'create', outcome: 'restored' }] });
+      },
+    };
+    const answers = new RecordedAnswers(
+      new Approvals({ policy: 'reject', write: () => {}, color: false }),
+      () => {},
+    );
+    const replay = () =>
+      replayRuns(
+        script,
+        answers,
+        client,
+        (line) => said.push(line),
+        () => false,
+      );
+    assert.equal(await replay(), true);
+    assert.deepEqual(sent, [
+      'prompt run_1 (new)',
+      'compact ses_live 1',
+      'prompt run_2 ses_live',
+      'undo ses_live run',
+    ]);
+    assert.match(said.join('\n'), /compacted the conversation, as recorded: 5 messages became 3/);
+    assert.match(said.join('\n'), /undid the last run's changes, as recorded: restored c9\.txt/);
+
+    compacted = false;
+    sent.length = 0;
+    assert.equal(await replay(), false);
+    assert.deepEqual(sent, ['prompt run_1 (new)', 'compact ses_live 1']);
+    assert.match(
+      said.at(-1) ?? '',
+      /the recording compacted the conversation here, this session\/compact did not/,
+    );
+  });
+
+  test('an approval the person left unanswered when they stopped the run: the replay stops the run there', async () => {
+    const request = (RECORDS[4] as { request: object }).request;
+    const script = readReplayScript(
+      recording([
+        prompt('run_1'),
+        { type: 'approval', runId: 'run_1', request, at: AT },
+        end('run_1', 'cancelled'),
+        prompt('run_2'),
+        { type: 'approval', runId: 'run_2', request, at: AT },
+        end('run_2', 'error'),
+      ]),
+    );
+    const said: string[] = [];
+    const answers = new RecordedAnswers(
+      new Approvals({ policy: 'reject', write: () => {}, color: false }),
+      (line) => said.push(line),
+    );
+    const [stoppedRun, failedRun] = script.runs;
+    assert.ok(stoppedRun !== undefined && failedRun !== undefined);
+    let stopped = 0;
+    answers.startRun(stoppedRun, () => stopped++);
+    const server = new AbortController();
+    const asked = answers.approve({ ...(request as ApproveRequest), runId: 'run_live' }, server.signal);
+    assert.equal(stopped, 1, 'the run is cancelled, as the person cancelled it');
+    server.abort();
+    await assert.rejects(asked, QuestionWithdrawn);
+    assert.match(
+      said.join('\n'),
+      /the recorded run was stopped at create hello\.txt \(\+1 −0\); stopping it there/,
+    );
+
+    // In a run that was not stopped, an approval without an answer was not allowed.
+    answers.startRun(failedRun, () => stopped++);
+    const rejected = await answers.approve(
+      { ...(request as ApproveRequest), runId: 'run_live' },
+      new AbortController().signal,
+    );
+    assert.deepEqual(rejected, { decision: 'reject' });
+    assert.equal(stopped, 1);
+  });
+});
+
+type ApproveRequest = Parameters<RecordedAnswers['approve']>[0];

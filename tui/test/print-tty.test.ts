@@ -22,8 +22,16 @@ after(() => {
   if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
 });
 
-/** Starts santra in a fresh tmux session; returns a handle to read the pane and type into it. */
-function startInTerminal(scenario: string, args: string[] = []) {
+/**
+ * Starts santra in a fresh tmux session; returns a handle to read the pane and type into it.
+ * `answerOnPane`: stdout stays on the terminal too (else it goes to a file); `noInput`: stdin is
+ * /dev/null, so approvals are rejected without asking.
+ */
+function startInTerminal(
+  scenario: string,
+  args: string[] = [],
+  { answerOnPane = false, noInput = false }: { answerOnPane?: boolean; noInput?: boolean } = {},
+) {
   const dir = tempDir('santra-tty-');
   const name = `s${++sessions}`;
   const files = { stdout: join(dir, 'stdout'), code: join(dir, 'code'), log: join(dir, 'fake.log') };
@@ -55,7 +63,7 @@ function startInTerminal(scenario: string, args: string[] = []) {
     '150',
     '-y',
     '50',
-    `${command} > ${quote(files.stdout)}; echo $? > ${quote(files.code)}`,
+    `${command}${noInput ? ' < /dev/null' : ''}${answerOnPane ? '' : ` > ${quote(files.stdout)}`}; echo $? > ${quote(files.code)}`,
   );
   const pane = () => tmux('capture-pane', '-p', '-t', name, '-S', '-100');
   return {
@@ -71,7 +79,8 @@ function startInTerminal(scenario: string, args: string[] = []) {
         () => existsSync(files.code) && readFileSync(files.code, 'utf8').endsWith('\n'),
         () => `pane:\n${pane()}`,
       );
-      return { code: Number(readFileSync(files.code, 'utf8')), stdout: readFileSync(files.stdout, 'utf8') };
+      const stdout = existsSync(files.stdout) ? readFileSync(files.stdout, 'utf8') : '';
+      return { code: Number(readFileSync(files.code, 'utf8')), stdout };
     },
   };
 }
@@ -113,6 +122,20 @@ describe('santra -p on a terminal', () => {
     const { code, stdout } = await term.finished();
     assert.equal(code, 0);
     assert.equal(stdout, 'file_change: feedback (use tabs, not spaces)\ncommand: reject\n');
+  });
+
+  test('stdout and stderr on one terminal: a line on stderr never continues the unfinished answer line', async () => {
+    // --verbose: the server's log comes through too.
+    const term = startInTerminal('text-then-approve', ['--verbose'], { answerOnPane: true, noInput: true });
+    const { code } = await term.finished();
+    assert.equal(code, 0);
+    const pane = term.pane();
+    assert.match(pane, /^Let me look\.\nfake-server: a log line$/m);
+    assert.match(
+      pane,
+      /^ Now the change\.\nsantra: rejected modify src\/greet\.ts \(\+1 −1\): stdin is not a terminal/m,
+    );
+    assert.match(pane, /^ It was: reject\.\nsantra: 10 in, 5 out tokens/m);
   });
 
   test('an ask shows numbered options; a number picks one', async () => {

@@ -8,6 +8,8 @@ import { afterEach, describe, test } from 'node:test';
 import { cleanup } from 'ink-testing-library';
 import type { ModelEntry } from '#protocol';
 import type { SetupChoice } from '../src/ui/components/setup-flow.ts';
+import { PrintError } from '../src/print/print-error.ts';
+import { HELP, KEYS } from '../src/ui/keybindings.ts';
 import { PRINT_CHARS } from '../src/ui/ui-state.ts';
 import { MODELS, scripted, settle, start } from './helpers/ui-backend.ts';
 
@@ -341,6 +343,203 @@ describe('the interactive UI', () => {
     assert.deepEqual(choices, [
       { provider: 'anthropic', apiKey: 'sk-ant-fast', model: 'anthropic/claude-sonnet-4-5' },
     ]);
+  });
+
+  test('the model picker filters as you type: every word must match; Backspace and Esc undo it', async () => {
+    const ui = await start(scripted({ models: [...MODELS, ...manyModels(3)] }));
+    await ui.type('/model');
+    await ui.type('\r');
+    await settle();
+    assert.match(ui.frame(), /claude-sonnet-4-5/);
+    // The picker, without the ChromeBar (which names the current model).
+    const picker = () => ui.frame().split('\nproject · ')[0] ?? '';
+    await ui.type('gpt');
+    let frame = picker();
+    assert.match(frame, /filter: gpt/);
+    assert.match(frame, /› gpt-5 /);
+    assert.doesNotMatch(frame, /claude-sonnet|model-1/);
+    assert.match(frame, /1 of 1 \(of 5\)/);
+    await ui.type('\u007f\u007f\u007f'); // Backspace three times: the whole list again
+    assert.match(ui.frame(), /model-1/);
+    await ui.type('model 3');
+    frame = picker();
+    assert.match(frame, /› model-3 /);
+    assert.doesNotMatch(frame, /model-1|model-2/);
+    await ui.type('x');
+    assert.match(ui.frame(), /nothing matches "model 3x"/);
+    await ui.type(ESC); // clears the filter; the picker stays
+    assert.match(ui.frame(), /Choose the model/);
+    assert.doesNotMatch(ui.frame(), /filter:/);
+    await ui.type('model 2\r'); // typed fast: the letters and their Enter in one chunk
+    assert.match(ui.frame(), /Model: anthropic\/model-2/);
+  });
+
+  test('Ctrl+O prints the last tool output whole; pressed again, the one before; an allowed diff with its output', async () => {
+    const ui = await start();
+    await ui.type('fix it');
+    await ui.type('\r');
+    ui.server.phase({
+      type: 'tool_call',
+      toolCallId: 'c1',
+      toolName: 'run_command',
+      args: {},
+      summary: 'npm test',
+    });
+    ui.server.phase({
+      type: 'tool_result',
+      toolCallId: 'c1',
+      toolName: 'run_command',
+      status: 'error',
+      summary: 'exit 1',
+      output: 'FIRST OUTPUT\n1 failing',
+    });
+    ui.server.phase({
+      type: 'tool_call',
+      toolCallId: 'c2',
+      toolName: 'str_replace',
+      args: {},
+      summary: 'str_replace src/a.ts',
+    });
+    await settle();
+    const answer = ui.server.approve({
+      kind: 'file_change',
+      agentId: 'orchestrator',
+      toolCallId: 'c2',
+      toolName: 'str_replace',
+      path: 'src/a.ts',
+      operation: 'modify',
+      diff: {
+        added: 1,
+        removed: 1,
+        replacement: false,
+        hunks: [],
+        unifiedDiff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-const a = 1;\n+const a = 2;',
+      },
+    });
+    await settle();
+    await ui.type('y');
+    assert.deepEqual(await answer, { decision: 'allow' });
+    ui.server.phase({
+      type: 'tool_result',
+      toolCallId: 'c2',
+      toolName: 'str_replace',
+      status: 'ok',
+      summary: 'replaced line 1',
+      output: 'SECOND OUTPUT: the edited part now reads …',
+    });
+    await settle();
+    await ui.type('\u000f'); // Ctrl+O
+    let frame = ui.frame();
+    assert.match(frame, /str_replace src\/a\.ts: the change as applied/);
+    assert.match(frame, /\+const a = 2;/);
+    assert.match(frame, /str_replace src\/a\.ts \(output 2 of 2; Ctrl\+O again: the one before\)/);
+    assert.match(frame, /SECOND OUTPUT/);
+    assert.doesNotMatch(frame, /FIRST OUTPUT/);
+    await ui.type('\u000f');
+    frame = ui.frame();
+    assert.match(frame, /npm test \(output 1 of 2\)/);
+    assert.match(frame, /FIRST OUTPUT +│\n│ 1 failing/);
+    await ui.type('\u000f');
+    assert.match(ui.frame(), /That was the oldest output kept \(2\)/);
+  });
+
+  test('the feedback typed when rejecting is shown with the tool row', async () => {
+    const ui = await start();
+    await ui.type('fix it');
+    await ui.type('\r');
+    ui.server.phase({
+      type: 'tool_call',
+      toolCallId: 'c1',
+      toolName: 'run_command',
+      args: {},
+      summary: 'rm -rf build',
+    });
+    await settle();
+    const answer = ui.server.approve({
+      kind: 'command',
+      agentId: 'orchestrator',
+      toolCallId: 'c1',
+      toolName: 'run_command',
+      command: 'rm -rf build',
+      cwd: '/home/ada/project',
+    });
+    await settle();
+    await ui.type('f');
+    await ui.type('keep the build, run make clean');
+    await ui.type('\r');
+    assert.deepEqual(await answer, { decision: 'feedback', feedback: 'keep the build, run make clean' });
+    ui.server.phase({
+      type: 'tool_result',
+      toolCallId: 'c1',
+      toolName: 'run_command',
+      status: 'rejected',
+      summary: 'rejected by the user',
+      output: 'The user rejected this (running rm -rf build) with feedback: keep the build, run make clean',
+    });
+    ui.server.end();
+    await settle();
+    assert.match(
+      ui.frame(),
+      /⊘ rm -rf build — rejected by the user\n {2}↳ your feedback: keep the build, run make clean/,
+    );
+  });
+
+  test("the router's reason is said once, under the prompt, not on the spinner for the whole run", async () => {
+    const ui = await start();
+    await ui.type('where is the parser?');
+    await ui.type('\r');
+    ui.server.phase({ type: 'status', text: 'Route: agent_task (may refer to your project ("the parser"))' });
+    ui.server.phase({
+      type: 'tool_call',
+      toolCallId: 'c1',
+      toolName: 'grep_search',
+      args: {},
+      summary: 'grep parser',
+    });
+    await settle();
+    const frame = ui.frame();
+    assert.equal(frame.match(/Route: agent_task/g)?.length, 1);
+    assert.match(frame, /› where is the parser\?\nRoute: agent_task/);
+    assert.match(frame, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Working…/);
+  });
+
+  test('/help lists every key binding, place by place, from keybindings.ts', async () => {
+    const ui = await start();
+    ui.controller.submit('/help');
+    await settle();
+    const help = ui.controller
+      .getState()
+      .printed.items.map((entry) => ('text' in entry ? entry.text : ''))
+      .join('\n');
+    for (const { where, names } of HELP) {
+      assert.match(help, new RegExp(`^${where.replace(/[()]/g, '\\$&')}:$`, 'm'));
+      for (const name of names)
+        assert.ok(help.includes(`  ${KEYS[name].keys}  `) || help.includes(`  ${KEYS[name].keys} `), name);
+    }
+  });
+
+  test('first run: a setup the server refuses shows its reason, not the method that was refused', async () => {
+    const unconfigured = MODELS.map((model) => ({ ...model, configured: false }));
+    const ui = await start(
+      scripted({
+        models: unconfigured,
+        initial: '',
+        methods: ['config/setup'],
+        answers: {
+          'config/setup': () => {
+            throw new PrintError(
+              'santra: santra-server refused config/setup: Anthropic: the API key was rejected (401).',
+            );
+          },
+        },
+      }),
+    );
+    await ui.type('\r');
+    await ui.type('sk-ant-wrong\r');
+    await ui.type('\r');
+    await settle();
+    assert.match(ui.frame(), /^Anthropic: the API key was rejected \(401\)\.$/m);
+    assert.doesNotMatch(ui.frame(), /refused|config\/setup/);
   });
 });
 

@@ -18,7 +18,7 @@ const ESC = '\u001b';
 const UP = '\u001b[A';
 const DOWN = '\u001b[B';
 
-function fileChange(lines: number): ApproveParams {
+function fileChange(lines: number): Extract<ApproveParams, { kind: 'file_change' }> {
   const added = Array.from({ length: lines }, (_, i) => ({
     type: 'added' as const,
     text: `line ${i + 1}`,
@@ -237,6 +237,39 @@ describe('the approval overlay', () => {
     assert.match(frame, /\$ rm -rf \.git\/hooks/);
     assert.match(frame, /in \/home\/ada\/project/);
     assert.doesNotMatch(frame, /\[e\] whole diff/);
+  });
+
+  test('a protected location offers no "allow all": it is asked every time', async () => {
+    const view = approval({
+      ...fileChange(1),
+      path: '.git/hooks/pre-commit',
+      protected: true,
+      protectedReason: 'git hooks run code',
+    });
+    view.later(GUARD_MS);
+    await settle();
+    const frame = view.lastFrame() ?? '';
+    assert.match(frame, /\[y\] allow {2}\[r\/n\] reject {2}\[f\] feedback/);
+    assert.doesNotMatch(frame, /allow all|\[a\]/);
+    await view.press('a');
+    assert.deepEqual(view.answers, []);
+    await view.press('y');
+    assert.deepEqual(view.answers, [{ decision: 'allow' }]);
+  });
+
+  test("an undo's question says what it asks, offers no feedback, and names no protocol method", async () => {
+    const view = approval({ ...fileChange(1), agentId: 'undo', toolName: 'session/undo' });
+    view.later(GUARD_MS);
+    await settle();
+    const frame = view.lastFrame() ?? '';
+    assert.match(frame, /Undo · this file changed since the agent wrote it: put it back anyway\?/);
+    assert.doesNotMatch(frame, /session\/undo|Approval ·|feedback|\[f\]/);
+    assert.match(frame, /\[y\] allow {2}\[a\] allow all {2}\[r\/n\] reject {2}\[e\] whole diff/);
+    await view.press('f');
+    assert.doesNotMatch(view.lastFrame() ?? '', /Feedback for the agent/);
+    assert.deepEqual(view.answers, []);
+    await view.press('n');
+    assert.deepEqual(view.answers, [{ decision: 'reject' }]);
   });
 });
 

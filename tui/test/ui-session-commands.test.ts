@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { cleanup } from 'ink-testing-library';
 import { tempDir } from '../../scripts/temp-dirs.ts';
+import { PrintError } from '../src/print/print-error.ts';
+import { undoText } from '../src/ui/command-text.ts';
 import { scripted, settle, start } from './helpers/ui-backend.ts';
 
 afterEach(() => cleanup());
@@ -89,6 +91,71 @@ describe('session commands', () => {
     assert.equal(server.prompts[1]?.model, undefined);
   });
 
+  test('/model with a model Santra does not list: said at once, and its warning shown once, not every run', async () => {
+    const server = scripted({
+      methods: ALL,
+      answers: { 'model/set': (params) => ({ model: (params as { model: string }).model }) },
+    });
+    const ui = await afterOneRun(server);
+    await ui.type('/model anthropic/claude-nosuch');
+    await ui.type('\r');
+    await settle();
+    assert.match(ui.frame(), /Model: anthropic\/claude-nosuch \(not in Santra's model list\)/);
+    const warning =
+      "anthropic/claude-nosuch is not in Santra's model list: it is sent to Anthropic as is, with a guessed context window (128,000 tokens) and no prices, so costs show as $0.";
+    for (const text of ['one', 'two']) {
+      await ui.type(text);
+      await ui.type('\r');
+      server.phase({ type: 'status', level: 'warning', text: warning });
+      server.end();
+      await settle();
+    }
+    assert.equal(ui.frame().match(/is not in Santra's model list: it is sent/g)?.length, 1);
+    // A new session: its first run says it again.
+    await ui.type('/clear');
+    await ui.type('\r');
+    await ui.type('three');
+    await ui.type('\r');
+    server.phase({ type: 'status', level: 'warning', text: warning });
+    server.end();
+    await settle();
+    // (The test's terminal keeps what /clear would clear: the first session's warning, and this one.)
+    assert.equal(ui.frame().match(/is not in Santra's model list: it is sent/g)?.length, 2);
+  });
+
+  test('a model the server refuses: its reason, once, without the protocol method', async () => {
+    const server = scripted({
+      methods: ALL,
+      answers: {
+        'model/set': () => {
+          throw new PrintError(
+            'santra: santra-server refused model/set: Unknown provider "nosuch" in "nosuch/foo". Known providers: anthropic, openai.',
+          );
+        },
+      },
+    });
+    const ui = await afterOneRun(server);
+    await ui.type('/model nosuch/foo');
+    await ui.type('\r');
+    await settle();
+    const frame = ui.frame();
+    assert.equal(frame.match(/Unknown provider "nosuch"/g)?.length, 1);
+    assert.match(
+      frame,
+      /^Unknown provider "nosuch" in "nosuch\/foo"\. Known providers: anthropic, openai\.$/m,
+    );
+    assert.doesNotMatch(frame, /refused|model\/set/);
+    assert.match(frame, /project · anthropic\/claude-sonnet-4-5 ·/);
+  });
+
+  test('/status says whether the server runs, in words, not how many methods it lists', async () => {
+    const ui = await start(scripted({ methods: ALL }));
+    await ui.type('/status');
+    await ui.type('\r');
+    assert.match(ui.frame(), /^Server: {2}running$/m);
+    assert.doesNotMatch(ui.frame(), /methods/);
+  });
+
   test('/compact and /undo are not offered when the server does not list their methods', async () => {
     const ui = await afterOneRun(scripted({ methods: ['model/set'] }));
     await ui.type('/');
@@ -118,6 +185,11 @@ describe('session commands', () => {
       { method: 'session/compact', params: { sessionId: 'ses_12345678abc' } },
     ]);
     assert.match(ui.frame(), /Compacted: 12 messages → 4 \(summary \$0\.0123\)\./);
+    // The summary is paid for now: /cost and the ChromeBar count it at once, not after the next run.
+    await ui.type('/cost');
+    await ui.type('\r');
+    assert.match(ui.frame(), /Tokens: {2}1210 in, 39 out, 0 cache read, 0 cache write; cost \$0\.0165/);
+    assert.match(ui.frame(), /1\.2k in \/ 39 out · \$0\.0165/);
   });
 
   test('/undo undoes the last change, /undo run the last run; restored and kept are told apart', async () => {
@@ -155,7 +227,33 @@ describe('session commands', () => {
     );
     assert.match(
       ui.frame(),
-      /Undone:\n +restored +modify src\/a\.ts\n +kept +create notes\.md: changed since; left as is/,
+      /Undone:\n {2}restored {4}src\/a\.ts\n {2}left as is {2}notes\.md \(the change had created it\): changed since; left as is/,
+    );
+  });
+
+  test('/undo says what happened to each file: a created one deleted, a moved one moved back', () => {
+    assert.equal(
+      undoText([
+        { path: 'new.ts', operation: 'create', outcome: 'restored' },
+        { path: 'old.ts', operation: 'move', destination: 'lib/old.ts', outcome: 'restored' },
+        { path: 'gone.ts', operation: 'delete', outcome: 'restored' },
+        { path: 'a.ts', operation: 'modify', outcome: 'restored' },
+        {
+          path: 'b.ts',
+          operation: 'move',
+          destination: 'c.ts',
+          outcome: 'kept',
+          reason: 'c.ts changed since',
+        },
+      ]),
+      [
+        'Undone:',
+        '  deleted     new.ts',
+        '  moved back  lib/old.ts → old.ts',
+        '  restored    gone.ts (it had been deleted)',
+        '  restored    a.ts',
+        '  left as is  b.ts → c.ts (the change had moved it): c.ts changed since',
+      ].join('\n'),
     );
   });
 

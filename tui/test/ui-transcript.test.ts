@@ -16,6 +16,7 @@ import {
 import {
   EMPTY_TRANSCRIPT,
   type Entry,
+  KEPT_OUTPUTS,
   reflowEntries,
   runEnd,
   stepAll,
@@ -372,7 +373,7 @@ describe('the transcript reducer', () => {
       },
     ]);
     assert.equal(state.tools.size, 0);
-    assert.deepEqual(state.lastOutput, { title: 'read_file a.ts', text: 'a\nb\nc' });
+    assert.deepEqual(state.outputs, [{ title: 'read_file a.ts', text: 'a\nb\nc' }]);
   });
 
   test('the agent tree: sub-agents are indented under their parent, two levels deep', () => {
@@ -439,6 +440,52 @@ describe('the transcript reducer', () => {
         ['run_end', 'cancelled'],
       ],
     );
+  });
+
+  test('Ctrl+O keeps the last KEPT_OUTPUTS outputs, with the diff of an allowed change; a warning every run repeats is printed once', () => {
+    const events: TranscriptEvent[] = [{ type: 'run_start', at: 0 }];
+    for (let call = 1; call <= KEPT_OUTPUTS + 5; call++) {
+      events.push(
+        phase({
+          type: 'tool_call',
+          toolCallId: `c${call}`,
+          toolName: 'read_file',
+          args: {},
+          summary: `read ${call}`,
+        }),
+      );
+      if (call === KEPT_OUTPUTS + 5)
+        events.push({ type: 'approval', toolCallId: `c${call}`, diff: ['-a', '+b'] });
+      events.push(
+        phase({
+          type: 'tool_result',
+          toolCallId: `c${call}`,
+          toolName: 'read_file',
+          status: 'ok',
+          summary: 'ok',
+          output: `output ${call}`,
+        }),
+      );
+    }
+    const warning = phase({ type: 'status', level: 'warning', text: 'Skipped .agents/bad.json: not JSON' });
+    events.push(
+      warning,
+      { type: 'run_end', at: 1, status: 'completed' },
+      { type: 'run_start', at: 2 },
+      warning,
+    );
+    const { state, entries } = stepAll(EMPTY_TRANSCRIPT, events);
+    assert.equal(state.outputs.length, KEPT_OUTPUTS);
+    assert.equal(state.outputCount, KEPT_OUTPUTS + 5);
+    assert.equal(state.outputs[0]?.text, 'output 6');
+    assert.deepEqual(state.outputs.at(-1), {
+      title: `read ${KEPT_OUTPUTS + 5}`,
+      text: `output ${KEPT_OUTPUTS + 5}`,
+      diff: ['-a', '+b'],
+    });
+    assert.equal(entries.filter((entry) => entry.kind === 'status').length, 1);
+    const again = stepAll(state, [{ type: 'new_session' }, warning]);
+    assert.equal(again.entries.filter((entry) => entry.kind === 'status').length, 1);
   });
 
   test('the state holds only what is live, however long the transcript', () => {

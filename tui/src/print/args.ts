@@ -56,6 +56,10 @@ export interface PrintOptions {
 export interface ListOptions {
   what: 'models' | 'agents' | 'sessions';
   json: boolean;
+  /** `santra sessions --latest`: only the newest session of this project. */
+  latest?: boolean;
+  /** `santra sessions --path`: the session files' paths, one a line, instead of the table. */
+  path?: boolean;
   cwd: string;
   cwdGiven: boolean;
 }
@@ -97,6 +101,9 @@ Usage: santra [options]                   the interactive UI (on a terminal)
        santra models [--json]              the models you can use with --model
        santra agents [--json]              the agents you can use with --agent
        santra sessions [--json]            the saved sessions of this project, newest first
+       santra sessions --latest --path     the newest one only (--latest), as its session file's
+                                           path (--path): santra -p --replay "$(santra sessions
+                                           --latest --path)" replays it
        santra lsp [server options]         Santra as a language server for Helix and other LSP
                                            editors (docs/editors/helix.md)
        santra acp [server options]         Santra as an Agent Client Protocol agent for Zed,
@@ -157,6 +164,8 @@ const OPTIONS = {
   continue: { type: 'boolean', short: 'c' },
   replay: { type: 'string' },
   json: { type: 'boolean' },
+  latest: { type: 'boolean' },
+  path: { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -173,6 +182,9 @@ const PRINT_ONLY = [
   'continue',
   'replay',
 ] as const;
+
+/** Options of `santra sessions` alone. */
+const SESSIONS_ONLY = ['latest', 'path'] as const;
 
 /** Parses the arguments after `santra` (process.argv.slice(2)). */
 export function parseCommandLine(argv: readonly string[], context: ParseContext): Command {
@@ -195,18 +207,27 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
     if (positionals.length > 1)
       return usageError(`santra ${word} takes no arguments, got "${positionals[1]}"`);
     if (values.cwd !== undefined && values.cwd === '') return usageError('--cwd needs a directory');
+    const sessionsOnly = SESSIONS_ONLY.find((name) => values[name] !== undefined);
+    if (sessionsOnly !== undefined && word !== 'sessions')
+      return usageError(`--${sessionsOnly} works with santra sessions, not santra ${word}`);
+    if (values.path === true && values.json === true)
+      return usageError('--path prints file paths, --json the list as data: give one of them');
     return {
       action: 'list',
       options: {
         what: word,
         json: values.json ?? false,
+        ...(values.latest === true ? { latest: true } : {}),
+        ...(values.path === true ? { path: true } : {}),
         cwd: resolve(context.cwd, values.cwd ?? '.'),
         cwdGiven: values.cwd !== undefined,
       },
     };
   }
   if (!values.print && word === 'replay') {
-    const misplaced = [...PRINT_ONLY, 'json' as const].find((name) => values[name] !== undefined);
+    const misplaced = [...PRINT_ONLY, 'json' as const, ...SESSIONS_ONLY].find(
+      (name) => values[name] !== undefined,
+    );
     if (misplaced !== undefined) return usageError(`santra replay takes no options, got --${misplaced}`);
     const file = positionals[1];
     if (file === undefined || file === '' || positionals.length > 2)
@@ -215,6 +236,8 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
   }
   if (values.json !== undefined)
     return usageError('--json works with santra models, santra agents and santra sessions');
+  const sessionsOnly = SESSIONS_ONLY.find((name) => values[name] !== undefined);
+  if (sessionsOnly !== undefined) return usageError(`--${sessionsOnly} works with santra sessions`);
   if (!values.print && positionals.length === 0 && context.terminal === true) {
     // The interactive UI takes a session to go on with, as -p does; nothing else of -p's.
     const misplaced = PRINT_ONLY.find(

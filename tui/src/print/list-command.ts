@@ -1,7 +1,8 @@
 /**
  * `santra models`, `santra agents` and `santra sessions`: what a command-line user can name with
  * `--model`, `--agent` and `--resume`, from the server (model/list, agents/list, session/list),
- * as a table or, with `--json`, as the protocol's result.
+ * as a table or, with `--json`, as the protocol's result. `santra sessions --latest` keeps the
+ * newest session only; `--path` prints the session files instead (session-files.ts).
  */
 import type { ResultOf } from '#protocol';
 
@@ -14,6 +15,7 @@ import { formatUsd } from './output.ts';
 import { findWorkplace } from './project-root.ts';
 import { isDirectory, serverPathFor, startServer } from './server-process.ts';
 import { PrintError, ServerSession } from './session.ts';
+import { sessionFile, sessionsDir } from './session-files.ts';
 
 export interface ListEnvironment {
   serverPath: string;
@@ -55,8 +57,17 @@ export async function runList(options: ListOptions, environment: ListEnvironment
       const result = await session.agents();
       stdout.write(options.json ? `${JSON.stringify(result)}\n` : agentTable(result));
     } else {
-      const result = await session.sessions(200);
-      for (const warning of result.warnings) stderr.write(`santra: ${warning}\n`);
+      const listed = await session.sessions(options.latest === true ? 1 : 200);
+      for (const warning of listed.warnings) stderr.write(`santra: ${warning}\n`);
+      const { nextCursor: _more, ...whole } = listed;
+      const result = options.latest === true ? { ...whole, sessions: listed.sessions.slice(0, 1) } : listed;
+      if (options.path === true) {
+        const { paths, problem } = sessionPaths(result.sessions, sessionsDir(process.env));
+        stdout.write(paths.map((path) => `${path}\n`).join(''));
+        if (problem === undefined) return EXIT.ok;
+        stderr.write(`santra: ${problem}\n`);
+        return EXIT.failure;
+      }
       stdout.write(options.json ? `${JSON.stringify(result)}\n` : sessionTable(result));
     }
     return EXIT.ok;
@@ -66,6 +77,32 @@ export async function runList(options: ListOptions, environment: ListEnvironment
   } finally {
     await session.close();
   }
+}
+
+/**
+ * `--path`: each session's file under `dir` (`<config dir>/sessions`), one a line, and what went
+ * wrong: no session at all, or sessions without a file (kept in a shared store), which make the
+ * exit code 1.
+ */
+export function sessionPaths(
+  sessions: SessionListResult['sessions'],
+  dir: string,
+): { paths: string[]; problem?: string } {
+  if (sessions.length === 0)
+    return { paths: [], problem: 'no saved sessions in this project yet: santra -p "…" starts one' };
+  const paths: string[] = [];
+  const missing: string[] = [];
+  for (const info of sessions) {
+    const path = sessionFile(dir, info.sessionId);
+    if (path === undefined) missing.push(info.sessionId);
+    else paths.push(path);
+  }
+  if (missing.length === 0) return { paths };
+  const which = missing.length === 1 ? `${missing[0]} has` : `${missing.length} sessions have`;
+  return {
+    paths,
+    problem: `${which} no session file under ${dir}: a session kept in a shared store (sessions.store: Redis, PostgreSQL) is not a file. To replay one, write it to a file with session/export and "format": "json" (docs/sessions.md)`,
+  };
 }
 
 /** Models grouped by provider: usable ones first, with context size and prices. */

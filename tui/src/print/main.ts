@@ -4,6 +4,7 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { type ParamsOf, type Phase, type PromptResult } from '#protocol';
 import { Approvals, type ApprovalPolicy } from './approvals.ts';
 import { EXIT, type PrintOptions } from './args.ts';
@@ -11,7 +12,7 @@ import { cliHint, createOutput, errorLine, statusLine, usageLine, verboseLine } 
 import { isDirectory, serverArgs, serverPathFor, startServer } from './server-process.ts';
 import { findWorkplace, promptCwd } from './project-root.ts';
 import { PrintError, ServerSession } from './session.ts';
-import { readReplayScript, RecordedAnswers, replayRuns, type ReplayScript } from './replay.ts';
+import { readReplayScript, RecordedAnswers, replayClient, replayRuns, type ReplayScript } from './replay.ts';
 import { terminalInput } from './terminal.ts';
 
 export interface PrintEnvironment {
@@ -38,13 +39,15 @@ export async function runPrint(options: PrintOptions, environment: PrintEnvironm
 
 async function run(options: PrintOptions, environment: PrintEnvironment): Promise<number> {
   const { stdin, stdout, stderr } = process;
-  // On one terminal, a line on stderr must not continue the answer's line on stdout.
+  // On one terminal, nothing on stderr may continue the answer's line on stdout: every write to
+  // stderr (our lines, the approval prompts, the server's log under --verbose) goes through here.
   const shared = stdout.isTTY === true && stderr.isTTY === true;
   let breakLine = () => {};
-  const say = (line: string) => {
+  const toStderr = (text: string | Uint8Array) => {
     if (shared) breakLine();
-    stderr.write(`${line}\n`);
+    return stderr.write(text);
   };
+  const say = (line: string) => void toStderr(`${line}\n`);
   stdout.on('error', () => {}); // A reader that went away (| head) must not crash the run.
 
   let script: ReplayScript | undefined;
@@ -94,6 +97,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
   const output = createOutput(options.outputFormat, (text) => stdout.write(text));
   breakLine = () => output.breakLine();
   let sawErrorPhase = false;
+  const warned = new Set<string>();
   // What stderr shows beside the answer: errors and warnings (retries, skipped files) always; on a
   // terminal also a line per tool call and sub-agent, and the cost at the end; --verbose shows all.
   const progress = stderr.isTTY === true;
@@ -113,13 +117,20 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
       (progress && (phase.type === 'tool_call' || phase.type === 'section'));
     if (!shown) return;
     const line = verboseLine(phase);
-    if (line !== undefined) say(line);
+    if (line === undefined) return;
+    // The same warning at every run of a replay (a model Santra does not list, a skipped agent
+    // file) is said once.
+    if (phase.type === 'status' && phase.level === 'warning' && phase.key === undefined) {
+      if (warned.has(line)) return;
+      warned.add(line);
+    }
+    say(line);
   };
 
   const approvals = new Approvals({
     policy,
     ...(interactive ? { reader: terminalInput(stdin, stderr) } : {}),
-    write: (text) => stderr.write(text),
+    write: (text) => void toStderr(text),
     color,
   });
   const recorded = script === undefined ? undefined : new RecordedAnswers(approvals, say);
@@ -136,7 +147,7 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     },
     approvals: recorded ?? approvals,
     verbose: options.verbose,
-    stderr,
+    stderr: lineBreaking(toStderr),
     onPhase,
   });
 
@@ -183,7 +194,8 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
       return result;
     };
     if (script !== undefined && recorded !== undefined) {
-      const asRecorded = await replayRuns(script, recorded, send, say, () => interrupted);
+      const client = replayClient(session, send);
+      const asRecorded = await replayRuns(script, recorded, client, say, () => interrupted);
       code = interrupted ? EXIT.interrupted : asRecorded ? EXIT.ok : EXIT.failure;
     } else {
       const result = await send({
@@ -206,6 +218,16 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     process.off('SIGINT', onSigint);
   }
   return code;
+}
+
+/** A stream whose writes go through `write` (which first ends the answer's line on a shared terminal). */
+function lineBreaking(write: (chunk: Uint8Array) => boolean): NodeJS.WritableStream {
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      write(chunk);
+      callback();
+    },
+  });
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

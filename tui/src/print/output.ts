@@ -98,15 +98,12 @@ export function errorLine(phase: Extract<Phase, { type: 'error' }>): string {
  * the commands that list models and agents, and what to do when the run hit its turn limit.
  */
 export function cliHint(phase: Extract<Phase, { type: 'error' }>): string | undefined {
-  switch (phase.code) {
-    case 'model_unavailable':
-      return 'santra: `santra models` lists the models you can use (`--model provider/model`).';
-    case 'max_turns':
-      return 'santra: santra -p cannot continue a run yet; run it again with a narrower task, or raise agent.maxTurnsPerRun in the config.';
-    case undefined:
-    default:
-      return undefined;
-  }
+  if (phase.code === 'model_unavailable')
+    return 'santra: `santra models` lists the models you can use (`--model provider/model`).';
+  if (phase.code === 'max_turns')
+    return 'santra: santra -p cannot continue a run yet; run it again with a narrower task, or raise agent.maxTurnsPerRun in the config.';
+  // The other codes' messages say what to do already.
+  return undefined;
 }
 
 /** A one-line summary of a phase for --verbose, or undefined for phases that are not summarised. */

@@ -6,16 +6,30 @@
  * one never was). What the recording cannot answer — and every protected approval, which only a
  * person may allow — goes to the usual policy: the terminal, or `--approve-all`, or a rejection.
  *
+ * What the person did between runs is done again in its place: a `session/compact` (a compaction
+ * the server did not start itself before a prompt), a `session/undo`; and a run they stopped at
+ * an approval is stopped there again. A run stopped while the model answered needs nothing: the
+ * recorded answer ends as cancelled, and the server adds the same note to the conversation.
+ *
  * The session file is read here directly, as JSON: only the records a client needs (`session`,
- * `prompt`, `approval`, `ask`, `run_end`), and any other record or damaged line is passed over,
- * so this client does not depend on the server's code (nor on records it does not know).
+ * `prompt`, `phase`, `approval`, `ask`, `run_end`, `compaction`, `file_change`, `undo`), and any
+ * other record or damaged line is passed over, so this client does not depend on the server's
+ * code (nor on records it does not know).
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import type { ApproveParams, ApproveResult, AskParams, AskResult, ParamsOf, PromptResult } from '#protocol';
-import { type Approvals, describeAction } from './approvals.ts';
+import type {
+  ApproveParams,
+  ApproveResult,
+  AskParams,
+  AskResult,
+  ParamsOf,
+  PromptResult,
+  ResultOf,
+} from '#protocol';
+import { type Approvals, describeAction, QuestionWithdrawn } from './approvals.ts';
 import { oneLine } from './output.ts';
-import { PrintError } from './session.ts';
+import { PrintError, type ServerSession } from './session.ts';
 
 interface RecordedApproval {
   request: ApproveParams;
@@ -44,8 +58,19 @@ export interface ReplayRun {
   questions: RecordedQuestion[];
 }
 
+/** Something the person did outside a run, done again by the replay at the same point. */
+export type UserAction =
+  /** `session/compact`, keeping as many turns as the recorded compaction kept. */
+  | { action: 'compact'; keepTurns: number }
+  /** `session/undo` of the last change, or of every change of the last run that made one. */
+  | { action: 'undo'; scope: 'change' | 'run' };
+
+export type ReplayStep = { action: 'prompt'; run: ReplayRun } | UserAction;
+
 export interface ReplayScript {
   runs: ReplayRun[];
+  /** The runs and what the person did between them, in the recorded order. */
+  steps: ReplayStep[];
 }
 
 type Json = Record<string, unknown>;
@@ -64,7 +89,15 @@ export function readReplayScript(path: string): ReplayScript {
   const records = text.trimStart().startsWith('[') ? exported(text) : lines(text);
   let workspaceRoot: string | undefined;
   const runs: ReplayRun[] = [];
+  const steps: ReplayStep[] = [];
   const byId = new Map<string, ReplayRun>();
+  /**
+   * A run whose phases have begun but whose prompt is not recorded yet: a compaction then is the
+   * one the server does before a prompt near the context window, which the replay does by itself.
+   */
+  let starting: string | undefined;
+  /** File changes not undone, in order: what an undo picks from. */
+  let changes: Array<{ changeId: string; runId: string }> = [];
   for (const record of records) {
     const runId = typeof record.runId === 'string' ? record.runId : undefined;
     const run = runId === undefined ? undefined : byId.get(runId);
@@ -72,6 +105,32 @@ export function readReplayScript(path: string): ReplayScript {
       case 'session':
         if (typeof record.workspaceRoot === 'string') workspaceRoot ??= record.workspaceRoot;
         break;
+      case 'phase': {
+        const phase = typeof record.phase === 'object' && record.phase !== null ? (record.phase as Json) : {};
+        if (typeof phase.runId !== 'string' || byId.has(phase.runId)) break;
+        // A prompt refused before it ran (an unusable model) ends without a prompt record.
+        starting = phase.type === 'complete' ? undefined : phase.runId;
+        break;
+      }
+      case 'compaction':
+        if (starting === undefined && runs.length > 0 && Array.isArray(record.kept)) {
+          const kept: unknown[] = record.kept;
+          steps.push({ action: 'compact', keepTurns: Math.min(50, Math.max(1, userTurns(kept))) });
+        }
+        break;
+      case 'file_change':
+        if (runId !== undefined && typeof record.changeId === 'string')
+          changes.push({ changeId: record.changeId, runId });
+        break;
+      case 'undo': {
+        const ids: unknown[] = Array.isArray(record.changeIds) ? record.changeIds : [];
+        if (ids.length === 0 || runs.length === 0) break;
+        // One change undone that was the last one: the default scope; otherwise the whole last run.
+        const scope = ids.length === 1 && ids[0] === changes.at(-1)?.changeId ? 'change' : 'run';
+        steps.push({ action: 'undo', scope });
+        changes = changes.filter((change) => !ids.includes(change.changeId));
+        break;
+      }
       case 'prompt': {
         if (runId === undefined || typeof record.text !== 'string' || typeof record.model !== 'string') break;
         const cwd = startDir(record.cwd, workspaceRoot);
@@ -85,7 +144,9 @@ export function readReplayScript(path: string): ReplayScript {
           questions: [],
         };
         runs.push(next);
+        steps.push({ action: 'prompt', run: next });
         byId.set(runId, next);
+        if (starting === runId) starting = undefined;
         break;
       }
       case 'approval':
@@ -121,7 +182,7 @@ export function readReplayScript(path: string): ReplayScript {
       `santra: --replay ${path}: no prompts to replay; a recording is a session file (or session/export's JSON)`,
     );
   }
-  return { runs };
+  return { runs, steps };
 }
 
 /** The params of a run's prompt: the recorded text, agent, mode and model, in `sessionId`. */
@@ -136,35 +197,114 @@ export function replayPrompt(run: ReplayRun, sessionId: string | undefined): Par
   };
 }
 
+/** What a replay needs of the server: its prompts run and reported, and the person's actions. */
+export interface ReplayClient {
+  /** Runs a prompt and reports it (output, status line); undefined when the server would not stop. */
+  prompt(params: ParamsOf<'prompt'>): Promise<PromptResult | undefined>;
+  /** Asks the server to stop the running prompt, as the person did. */
+  cancel(): void;
+  /** `session/compact` and `session/undo`; they reject with a PrintError. */
+  compact(params: ParamsOf<'session/compact'>): Promise<ResultOf<'session/compact'>>;
+  undo(params: ParamsOf<'session/undo'>): Promise<ResultOf<'session/undo'>>;
+}
+
+/** The replay's client on a server session; `prompt` is the caller's (it reports the run). */
+export function replayClient(
+  session: Pick<ServerSession, 'request' | 'cancelPrompt'>,
+  prompt: ReplayClient['prompt'],
+): ReplayClient {
+  return {
+    prompt,
+    cancel: () => session.cancelPrompt(),
+    compact: (params) => session.request('session/compact', params),
+    undo: (params) => session.request('session/undo', params),
+  };
+}
+
 /**
- * Sends the recording's prompts in order, in one session, each answered from its run; stops at the
- * first run that does not end as recorded (a divergence ends it with status error). True when
- * every run ended as recorded. `send` reports the run (output, status line) and resolves with its
- * result, or undefined when the server would not stop.
+ * Sends the recording's prompts in order, in one session, each answered from its run, with what
+ * the person did between them; stops at the first run that does not end as recorded (a divergence
+ * ends it with status error), or a compaction or undo the server refuses. True when every run
+ * ended as recorded.
  */
 export async function replayRuns(
   script: ReplayScript,
   answers: RecordedAnswers,
-  send: (params: ParamsOf<'prompt'>) => Promise<PromptResult | undefined>,
+  client: ReplayClient,
   say: (line: string) => void,
   interrupted: () => boolean,
 ): Promise<boolean> {
   let sessionId: string | undefined;
   const total = script.runs.length;
-  for (const [index, run] of script.runs.entries()) {
-    answers.startRun(run);
-    const result = await send(replayPrompt(run, sessionId));
+  let index = 0;
+  for (const step of script.steps) {
+    if (step.action !== 'prompt') {
+      // Nothing to act on before the first prompt has made the session.
+      if (sessionId === undefined) continue;
+      if (!(await userAction(step, sessionId, client, say))) return false;
+      if (interrupted()) return false;
+      continue;
+    }
+    const { run } = step;
+    index++;
+    answers.startRun(run, () => client.cancel());
+    const result = await client.prompt(replayPrompt(run, sessionId));
     if (result === undefined || interrupted()) return false;
     sessionId ??= result.sessionId;
     const recorded = run.status ?? 'completed';
     if (result.status !== recorded) {
       say(
-        `santra: replay: run ${index + 1} of ${total} ended ${result.status}, the recorded one ${recorded}; stopped there`,
+        `santra: replay: run ${index} of ${total} ended ${result.status}, the recorded one ${recorded}; stopped there`,
       );
       return false;
     }
   }
   return true;
+}
+
+/** Does what the person did between runs again; false (said why) when the server would not. */
+async function userAction(
+  step: UserAction,
+  sessionId: string,
+  client: ReplayClient,
+  say: (line: string) => void,
+): Promise<boolean> {
+  try {
+    switch (step.action) {
+      case 'compact': {
+        const result = await client.compact({ sessionId, keepTurns: step.keepTurns });
+        if (!result.compacted) {
+          say(
+            `santra: replay: the recording compacted the conversation here, this session/compact did not (nothing before the last ${step.keepTurns} turns to summarise); stopped there`,
+          );
+          return false;
+        }
+        say(
+          `santra: replay: compacted the conversation, as recorded: ${result.messagesBefore} messages became ${result.messagesAfter}`,
+        );
+        return true;
+      }
+      case 'undo': {
+        const { changes } = await client.undo({ sessionId, scope: step.scope });
+        const restored = changes
+          .filter((change) => change.outcome === 'restored')
+          .map((change) => change.path);
+        say(
+          `santra: replay: undid ${step.scope === 'run' ? "the last run's changes" : 'the last change'}, as recorded: ${restored.length === 0 ? 'nothing restored' : `restored ${restored.join(', ')}`}`,
+        );
+        return true;
+      }
+      default: {
+        const exhaustive: never = step;
+        throw new Error(`unknown step ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  } catch (error) {
+    say(
+      `${error instanceof Error ? error.message : String(error)}\nsantra: replay: the recording's session/${step.action} could not be done again; stopped there`,
+    );
+    return false;
+  }
 }
 
 /**
@@ -175,15 +315,17 @@ export class RecordedAnswers {
   readonly #fallback: Approvals;
   readonly #say: (line: string) => void;
   #run: ReplayRun | undefined;
+  #stop: (() => void) | undefined;
 
   constructor(fallback: Approvals, say: (line: string) => void) {
     this.#fallback = fallback;
     this.#say = say;
   }
 
-  /** The run whose answers are used from now on. */
-  startRun(run: ReplayRun): void {
+  /** The run whose answers are used from now on; `stop` cancels it, as the person did. */
+  startRun(run: ReplayRun, stop?: () => void): void {
     this.#run = run;
+    this.#stop = stop;
   }
 
   approve(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult> {
@@ -200,6 +342,14 @@ export class RecordedAnswers {
       return this.#fallback.approve(params, signal);
     }
     recorded.used = true;
+    if (recorded.answer === undefined && this.#run?.status === 'cancelled' && this.#stop !== undefined) {
+      // The person stopped the run while this was asked: stop it here too; the server withdraws it.
+      this.#say(
+        `santra: replay: the recorded run was stopped at ${describeAction(params)}; stopping it there`,
+      );
+      this.#stop();
+      return withdrawal(signal);
+    }
     // An approval whose request failed was not allowed.
     const answer: ApproveResult = recorded.answer ?? { decision: 'reject' };
     this.#say(`santra: replay: ${answer.decision} ${describeAction(params)}, as recorded`);
@@ -234,6 +384,31 @@ export class RecordedAnswers {
       open.find(same)
     );
   }
+}
+
+/** Rejects once the server withdraws the request (it cancels it with the run). */
+function withdrawal(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const withdrawn = () => reject(new QuestionWithdrawn('the run was stopped, as recorded'));
+    if (signal.aborted) withdrawn();
+    else signal.addEventListener('abort', withdrawn, { once: true });
+  });
+}
+
+/**
+ * The user turns among a compaction's kept messages, as the server counts them: user messages of
+ * text only (tool results are not turns; a note the server added is one).
+ */
+function userTurns(messages: unknown[]): number {
+  return messages.filter((message) => {
+    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+    return (
+      role === 'user' &&
+      Array.isArray(content) &&
+      content.length > 0 &&
+      content.every((block: unknown) => (block as { type?: unknown } | null)?.type === 'text')
+    );
+  }).length;
 }
 
 function lines(text: string): Json[] {

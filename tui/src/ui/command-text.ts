@@ -1,9 +1,10 @@
 /**
- * What the slash commands print and offer: /help, /models, /cost, /status, the model and session
- * pickers, and the user's prompts of a session's records (for /resume). Pure text from protocol
- * data; the controller carries the commands out.
+ * What the slash commands and Ctrl+O print and offer: /help, /models, /cost, /status, the model and
+ * session pickers, a tool call's output, and the user's prompts of a session's records (for
+ * /resume). Pure text from protocol data; the controller carries the commands out.
  */
 import type { ModelEntry, ResultOf, SessionInfo, UndoneChange, Usage } from '#protocol';
+import type { NewEntry, ToolOutput } from './transcript.ts';
 import type { PickerState, SetupState, UiState } from './ui-state.ts';
 import { keyHelp } from './keybindings.ts';
 import { commandHelp, type SlashCommand } from './slash-commands.ts';
@@ -44,23 +45,7 @@ export function providersOf(
 }
 
 export function helpText(commands: readonly SlashCommand[]): string {
-  return [
-    'Commands:',
-    ...commandHelp(commands),
-    'Keys:',
-    ...keyHelp([
-      'submit',
-      'newline',
-      'historyPrevious',
-      'complete',
-      'abort',
-      'exit',
-      'clearScreen',
-      'expandOutput',
-    ]),
-    'Approvals:',
-    ...keyHelp(['allow', 'allowAll', 'reject', 'feedback', 'expandDiff', 'pageUp', 'pageDown']),
-  ].join('\n');
+  return ['Commands:', ...commandHelp(commands), ...keyHelp()].join('\n');
 }
 
 export function formatTokens(count: number): string {
@@ -140,17 +125,23 @@ export function sessionPicker(sessions: readonly SessionInfo[]): PickerState {
   };
 }
 
-/** What /status prints: project, model, session, the server (with how many methods it lists) and the cost. */
+const SERVER_STATE: Record<UiState['connection'], string> = {
+  starting: 'starting',
+  setup: 'running, waiting for the setup',
+  ready: 'running',
+  failed: 'not running (it failed to start)',
+};
+
+/** What /status prints: project, model, session, whether the server runs, and the cost. */
 export function statusText(
   state: Pick<UiState, 'model' | 'sessionId' | 'connection' | 'sessionUsage' | 'sessionCostUsd'>,
   workspaceRoot: string,
-  methodCount: number | undefined,
 ): string {
   return [
     `Project: ${workspaceRoot}`,
     `Model:   ${state.model ?? '(none)'}`,
     `Session: ${state.sessionId ?? '(new; saved with the first message)'}`,
-    `Server:  ${state.connection}${methodCount === undefined ? '' : `, ${methodCount} methods`}`,
+    `Server:  ${SERVER_STATE[state.connection]}`,
     costText(state.sessionUsage, state.sessionCostUsd),
   ].join('\n');
 }
@@ -173,14 +164,71 @@ export function promptTexts(json: string): Map<string, string> {
   return texts;
 }
 
-/** What /undo did: each change restored or kept (with why), newest first. */
+/**
+ * What /undo did, newest first, in the words of what happened to each file: a file the change
+ * created was deleted, a moved one moved back, a changed or deleted one restored; one left as it
+ * is says why.
+ */
 export function undoText(changes: readonly UndoneChange[]): string {
   if (changes.length === 0) return 'Nothing left to undo.';
   const lines = changes.map((change) => {
-    const what = `${change.operation} ${change.path}${change.destination === undefined ? '' : ` → ${change.destination}`}`;
-    return change.outcome === 'restored'
-      ? `  restored  ${what}`
-      : `  kept      ${what}${change.reason === undefined ? '' : `: ${change.reason}`}`;
+    if (change.outcome === 'restored') {
+      const [done, what] = undone(change);
+      return `  ${done.padEnd(10)}  ${what}`;
+    }
+    const where = `${change.path}${change.destination === undefined ? '' : ` → ${change.destination}`}`;
+    const why = change.reason === undefined ? '' : `: ${change.reason}`;
+    return `  ${'left as is'.padEnd(10)}  ${where} (${KEPT[change.operation]})${why}`;
   });
   return ['Undone:', ...lines].join('\n');
+}
+
+/** What the change had done, said of a file an undo left as it is. */
+const KEPT: Record<UndoneChange['operation'], string> = {
+  create: 'the change had created it',
+  modify: 'the change had edited it',
+  delete: 'the change had deleted it',
+  move: 'the change had moved it',
+};
+
+/** The verb of an undone change and the file(s) it concerns. */
+function undone(change: UndoneChange): [string, string] {
+  switch (change.operation) {
+    case 'create':
+      return ['deleted', change.path];
+    case 'modify':
+      return ['restored', change.path];
+    case 'delete':
+      return ['restored', `${change.path} (it had been deleted)`];
+    case 'move':
+      // The file went from `path` to `destination`; the undo brought it back.
+      return ['moved back', `${change.destination ?? '?'} → ${change.path}`];
+    default: {
+      const exhaustive: never = change.operation;
+      throw new Error(`unknown operation ${String(exhaustive)}`);
+    }
+  }
+}
+
+/**
+ * What Ctrl+O prints of a tool call: the diff of the change the user allowed, then what the model
+ * read. `position` of `total`: which of the kept outputs it is (1 the oldest).
+ */
+export function outputEntries(output: ToolOutput, position: number, total: number): NewEntry[] {
+  const entries: NewEntry[] = [];
+  if (output.diff !== undefined)
+    entries.push({
+      kind: 'block',
+      title: `${output.title}: the change as applied`,
+      lines: output.diff,
+      diff: true,
+    });
+  const older = position > 1 ? '; Ctrl+O again: the one before' : '';
+  entries.push({
+    kind: 'block',
+    title: `${output.title} (output ${position} of ${total}${older})`,
+    lines: output.text === '' ? ['(no output)'] : output.text.split('\n'),
+    diff: false,
+  });
+  return entries;
 }

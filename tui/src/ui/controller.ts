@@ -9,7 +9,7 @@
  * per delta. Finished entries are printed PRINT_CHARS at most a frame, the rest in the next frames.
  */
 import { basename } from 'node:path';
-import type { Phase, PromptResult } from '#protocol';
+import type { Phase, PromptResult, Usage } from '#protocol';
 import { PrintError } from '../print/print-error.ts';
 import type { Backend } from './backend.ts';
 import {
@@ -18,6 +18,7 @@ import {
   helpText,
   modelPicker,
   modelsText,
+  outputEntries,
   providersOf,
   sessionsText,
   sessionPicker,
@@ -26,7 +27,7 @@ import {
 import { entryMarkdown } from './export-markdown.ts';
 import { FrameClock } from './frame-clock.ts';
 import type { FrameDrawer } from './frames.ts';
-import { type Interaction, Interactions } from './interactions.ts';
+import { type Answered, type Interaction, Interactions } from './interactions.ts';
 import {
   chooseModel,
   compactSession,
@@ -101,13 +102,18 @@ export class Controller {
   #exiting = false;
   /** The queue is being carried out (a queued command is awaited). */
   #draining = false;
+  /** Ctrl+O pressed again: how many outputs back it went, while no new output came. */
+  #outputBack: { count: number; outputs: number } | undefined;
   /** While /resume replays a session: the user's text of each run, and the run shown last. */
   #replaying: { prompts: ReadonlyMap<string, string>; runId: string | undefined } | undefined;
 
   constructor(options: ControllerOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
-    this.#interactions = new Interactions((queue) => this.#set({ interactions: queue }));
+    this.#interactions = new Interactions(
+      (queue) => this.#set({ interactions: queue }),
+      (answered) => this.#approved(answered),
+    );
     this.#clock = new FrameClock({
       now: this.#now,
       frame: () => this.flush(),
@@ -453,16 +459,40 @@ export class Controller {
     this.#set({ epoch: this.#state.epoch + 1 });
   }
 
-  /** Ctrl+O: prints the whole output of the last tool call. */
+  /**
+   * Ctrl+O: prints what the model saw of the last tool call, whole: its output, after the diff of
+   * a change the user allowed. Pressed again (no new output meanwhile), the one before, and so on.
+   */
   expandOutput(): void {
-    const last = this.#state.transcript.lastOutput;
-    if (last === undefined) {
-      this.#note('No tool output yet.');
+    this.flush();
+    const { outputs, outputCount } = this.#state.transcript;
+    const back =
+      this.#outputBack === undefined || this.#outputBack.outputs !== outputCount
+        ? 0
+        : this.#outputBack.count + 1;
+    const output = outputs[outputs.length - 1 - back];
+    if (output === undefined) {
+      this.#outputBack = undefined;
+      this.#note(
+        outputs.length === 0
+          ? 'No tool output yet.'
+          : `That was the oldest output kept (${outputs.length}). Ctrl+O again starts from the last.`,
+      );
       return;
     }
+    this.#outputBack = { count: back, outputs: outputCount };
+    for (const entry of outputEntries(output, outputs.length - back, outputs.length))
+      this.dispatch({ type: 'entry', entry });
+  }
+
+  /** An approval answered: its feedback is shown with the tool's row, an allowed diff kept for Ctrl+O. */
+  #approved({ params, result }: Answered): void {
+    const allowed = result.decision === 'allow' || result.decision === 'allow_all';
     this.dispatch({
-      type: 'entry',
-      entry: { kind: 'block', title: last.title, lines: last.text.split('\n'), diff: false },
+      type: 'approval',
+      toolCallId: params.toolCallId,
+      ...(result.decision === 'feedback' ? { feedback: result.feedback } : {}),
+      ...(allowed && params.kind === 'file_change' ? { diff: params.diff.unifiedDiff.split('\n') } : {}),
     });
   }
 
@@ -536,6 +566,7 @@ export class Controller {
         return;
       case 'clear':
         this.#exported = [];
+        this.dispatch({ type: 'new_session' });
         this.#set({ sessionId: undefined, sessionUsage: undefined, sessionCostUsd: 0 });
         this.clearScreen();
         this.#note('New session.');
@@ -544,7 +575,7 @@ export class Controller {
         await this.exit();
         return;
       case 'status':
-        this.#note(statusText(this.#state, this.#options.workspaceRoot, this.#backend?.methods?.size));
+        this.#note(statusText(this.#state, this.#options.workspaceRoot));
         return;
       case 'cost':
         this.#note(costText(this.#state.sessionUsage, this.#state.sessionCostUsd));
@@ -593,12 +624,20 @@ export class Controller {
           this.#note(`Nothing to ${command.name} yet: this session has no run.`);
           return;
         }
-        if (command.name === 'compact') this.#note('Compacting…');
-        const note =
-          command.name === 'compact'
-            ? await compactSession(this.#server(), sessionId)
-            : await undoInSession(this.#server(), sessionId, arg);
-        this.#note(note.text, note.tone);
+        if (command.name === 'undo') {
+          const note = await undoInSession(this.#server(), sessionId, arg);
+          this.#note(note.text, note.tone);
+          return;
+        }
+        this.#note('Compacting…');
+        const compacted = await compactSession(this.#server(), sessionId);
+        // The summary's tokens and cost are the session's (the server adds them): /cost and the
+        // ChromeBar count them now, not from the next run on.
+        this.#set({
+          sessionUsage: addUsage(this.#state.sessionUsage, compacted.usage),
+          sessionCostUsd: this.#state.sessionCostUsd + compacted.costUsd,
+        });
+        this.#note(compacted.text, compacted.tone);
         return;
       }
       default: {
@@ -612,7 +651,8 @@ export class Controller {
     const chosen = await chooseModel(this.#server(), model, this.#state.sessionId);
     this.#selectedModel = chosen.perPrompt ? chosen.model : undefined;
     this.#set({ model: chosen.model });
-    this.#note(`Model: ${chosen.model}`);
+    // A model Santra does not list: the server's warning at the next run says what that means.
+    this.#note(`Model: ${chosen.model}${chosen.listed ? '' : " (not in Santra's model list)"}`);
   }
 
   /**
@@ -667,9 +707,25 @@ export class Controller {
   }
 }
 
-function messageOf(error: unknown): string {
-  if (error instanceof PrintError) return error.message.replace(/^santra: /, '');
+/**
+ * An error's message for the screen: the server's own words, without the "santra: " of the
+ * command line or the name of the protocol method it refused (print/session.ts words both).
+ */
+export function messageOf(error: unknown): string {
+  if (error instanceof PrintError)
+    return error.message.replace(/^santra: /, '').replace(/^santra-server refused [\w/]+: /, '');
   return error instanceof Error ? error.message : String(error);
+}
+
+function addUsage(usage: Usage | undefined, more: Usage): Usage {
+  if (usage === undefined) return more;
+  return {
+    inputTokens: usage.inputTokens + more.inputTokens,
+    outputTokens: usage.outputTokens + more.outputTokens,
+    cacheReadTokens: usage.cacheReadTokens + more.cacheReadTokens,
+    cacheWriteTokens: usage.cacheWriteTokens + more.cacheWriteTokens,
+    ...(usage.estimated === true || more.estimated === true ? { estimated: true } : {}),
+  };
 }
 
 /** A delta of an answer or of thinking being streamed: it only grows what is on screen. */

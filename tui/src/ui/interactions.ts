@@ -11,14 +11,20 @@ export type Interaction =
   | { id: number; kind: 'approve'; params: ApproveParams; answer: (result: ApproveResult) => void }
   | { id: number; kind: 'ask'; params: AskParams; answer: (result: AskResult) => void };
 
+/** An approval the user answered: what was asked, and the answer. */
+export type Answered = { params: ApproveParams; result: ApproveResult };
+
 export class Interactions {
   #queue: Interaction[] = [];
   #nextId = 1;
   #withdraw = new Map<number, () => void>();
   readonly #onChange: (queue: readonly Interaction[]) => void;
+  readonly #onApproved: ((answered: Answered) => void) | undefined;
 
-  constructor(onChange: (queue: readonly Interaction[]) => void) {
+  /** `onApproved`: each approval the user answers, as it is answered (the transcript shows it). */
+  constructor(onChange: (queue: readonly Interaction[]) => void, onApproved?: (answered: Answered) => void) {
     this.#onChange = onChange;
+    this.#onApproved = onApproved;
   }
 
   get queue(): readonly Interaction[] {
@@ -26,7 +32,14 @@ export class Interactions {
   }
 
   approve(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult> {
-    return this.#enqueue(signal, (id, answer) => ({ id, kind: 'approve', params, answer }));
+    return this.#enqueue<ApproveResult>(signal, (id, answer) => ({
+      id,
+      kind: 'approve',
+      params,
+      answer: (result) => {
+        if (answer(result)) this.#onApproved?.({ params, result });
+      },
+    }));
   }
 
   ask(params: AskParams, signal: AbortSignal): Promise<AskResult> {
@@ -38,9 +51,10 @@ export class Interactions {
     for (const withdraw of [...this.#withdraw.values()]) withdraw();
   }
 
+  /** `make` builds the request; its `answer` returns whether it was the answer (not one too late). */
   #enqueue<R>(
     signal: AbortSignal,
-    make: (id: number, answer: (result: R) => void) => Interaction,
+    make: (id: number, answer: (result: R) => boolean) => Interaction,
   ): Promise<R> {
     if (signal.aborted) return Promise.reject(new QuestionWithdrawn('the question was withdrawn'));
     const id = this.#nextId++;
@@ -60,9 +74,10 @@ export class Interactions {
       this.#queue = [
         ...this.#queue,
         make(id, (result) => {
-          if (!this.#withdraw.has(id)) return; // answered or withdrawn already
+          if (!this.#withdraw.has(id)) return false; // answered or withdrawn already
           settle();
           resolve(result);
+          return true;
         }),
       ];
       this.#onChange(this.#queue);

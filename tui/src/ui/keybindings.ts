@@ -48,7 +48,7 @@ export const KEYS = {
   clearScreen: bind('Ctrl+L', 'clear the screen', chord({ char: 'l', ctrl: true })),
   expandOutput: bind(
     'Ctrl+O',
-    'print the whole output of the last tool call',
+    'print the whole output of the last tool call (with the diff of a change you allowed); again: the one before',
     chord({ char: 'o', ctrl: true }),
   ),
   // The composer.
@@ -79,19 +79,30 @@ export const KEYS = {
   clearLine: bind('Ctrl+U', 'clear the input', chord({ char: 'u', ctrl: true })),
   // The approval overlay.
   allow: bind('y', 'allow this change or command', chord({ char: 'y' })),
-  allowAll: bind('a', 'allow everything for the rest of the session', chord({ char: 'a' })),
+  allowAll: bind(
+    'a',
+    'allow everything for the rest of the session (not offered for a protected location)',
+    chord({ char: 'a' }),
+  ),
   reject: bind('r, n', 'reject', chord({ char: 'r' }), chord({ char: 'n' })),
-  feedback: bind('f', 'reject with feedback for the agent', chord({ char: 'f' })),
-  expandDiff: bind('e', 'print the whole diff above', chord({ char: 'e' })),
+  feedback: bind('f', 'reject with feedback for the agent (type it, Enter; Esc: back)', chord({ char: 'f' })),
+  expandDiff: bind('e', 'print the whole diff above, into the scrollback', chord({ char: 'e' })),
   // Lists (question options, pickers).
   up: bind('↑', 'previous', chord({ key: 'upArrow' })),
   down: bind('↓', 'next', chord({ key: 'downArrow' })),
   pick: bind('Enter', 'choose', chord({ key: 'return' })),
+  option: bind(
+    '1-9',
+    "an agent's question: choose that option",
+    ...'123456789'.split('').map((digit) => chord({ char: digit })),
+  ),
   // What the UI itself cuts to the screen: a long diff in the approval overlay, a long list. The
   // transcript is the terminal's own scrollback, which the terminal scrolls (Shift+PgUp, the wheel).
   pageUp: bind('PgUp', 'a page up in a long diff or list', chord({ key: 'pageUp' })),
   pageDown: bind('PgDn', 'a page down in a long diff or list', chord({ key: 'pageDown' })),
-  back: bind('Esc', 'close without choosing', chord({ key: 'escape' })),
+  back: bind('Esc', 'clear the filter, or close without choosing', chord({ key: 'escape' })),
+  // Typing in a list of models or sessions filters it: any printable key, so no chord of its own.
+  filter: bind('letters', 'filter the list (Backspace: undo a letter)'),
   // The replay viewer (santra replay FILE).
   replayPause: bind('Space', 'pause / play on', chord({ char: ' ' })),
   replayFaster: bind('+', 'faster (up to 16x)', chord({ char: '+' }), chord({ char: '=' })),
@@ -101,6 +112,47 @@ export const KEYS = {
 } satisfies Record<string, Binding>;
 
 export type BindingName = keyof typeof KEYS;
+
+/**
+ * What /help lists, place by place: every binding but the replay viewer's (which shows its own on
+ * its status line). docs/tui.md's key tables list the same keys, a test holds them together.
+ */
+export const HELP: readonly { where: string; names: readonly BindingName[] }[] = [
+  { where: 'Anywhere', names: ['abort', 'exit', 'clearScreen', 'expandOutput'] },
+  {
+    where: 'Composer',
+    names: [
+      'submit',
+      'newline',
+      'historyPrevious',
+      'historyNext',
+      'complete',
+      'cursorLeft',
+      'cursorRight',
+      'lineStart',
+      'lineEnd',
+      'deleteBack',
+      'clearLine',
+    ],
+  },
+  {
+    where: 'Approval overlay',
+    names: ['allow', 'allowAll', 'reject', 'feedback', 'expandDiff', 'pageUp', 'pageDown'],
+  },
+  {
+    where: 'Lists (models, sessions, options)',
+    names: ['up', 'down', 'pageUp', 'pageDown', 'pick', 'back', 'filter', 'option'],
+  },
+];
+
+/** The bindings of the replay viewer (`santra replay FILE`), in the order docs/tui.md lists them. */
+export const REPLAY_KEYS: readonly BindingName[] = [
+  'replayPause',
+  'replayFaster',
+  'replaySlower',
+  'replayEnd',
+  'replayQuit',
+];
 
 /** Whether `input`/`key` (as Ink's useInput reports them) is a press of `binding`. */
 export function pressed(binding: Binding, input: string, key: Key): boolean {
@@ -118,8 +170,11 @@ function matches(c: Chord, input: string, key: Key): boolean {
   return input.toLowerCase() === c.char;
 }
 
-/** The lines of /help about keys. */
-export function keyHelp(names: readonly BindingName[]): string[] {
-  const width = Math.max(...names.map((name) => KEYS[name].keys.length));
-  return names.map((name) => `  ${KEYS[name].keys.padEnd(width)}  ${KEYS[name].does}`);
+/** The lines of /help about keys: a heading for each place, then its keys. */
+export function keyHelp(): string[] {
+  const width = Math.max(...HELP.flatMap(({ names }) => names.map((name) => KEYS[name].keys.length)));
+  return HELP.flatMap(({ where, names }) => [
+    `${where}:`,
+    ...names.map((name) => `  ${KEYS[name].keys.padEnd(width)}  ${KEYS[name].does}`),
+  ]);
 }

@@ -4,6 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import type { Usage } from '#protocol';
 import type { Backend } from './backend.ts';
 import { formatCost, promptTexts, undoText } from './command-text.ts';
 
@@ -15,24 +16,30 @@ export interface CommandNote {
 /**
  * The model /model names, for the session (`model/set`) or, without that method, for each prompt
  * (`perPrompt`: the client sends it with every prompt, after checking the server knows it and has
- * its provider's key).
+ * its provider's key). `listed`: whether model/list has it (a model it does not list is sent as
+ * it is, its context guessed and its cost unknown).
  */
 export async function chooseModel(
   backend: Backend,
   model: string,
   sessionId: string | undefined,
-): Promise<{ model: string; perPrompt: boolean }> {
+): Promise<{ model: string; perPrompt: boolean; listed: boolean }> {
   if (backend.methods?.has('model/set') === true) {
     const result = await backend.request('model/set', {
       model,
       ...(sessionId === undefined ? {} : { sessionId }),
     });
-    return { model: result.model, perPrompt: false };
+    const { models } = await backend.models();
+    return {
+      model: result.model,
+      perPrompt: false,
+      listed: models.some((entry) => entry.ref === result.model),
+    };
   }
   const known = (await backend.models()).models.find((entry) => entry.ref === model || entry.id === model);
   if (known === undefined) throw new Error(`Unknown model ${model}. /models lists them.`);
   if (!known.configured) throw new Error(`${known.ref}: its provider has no key; set it, then choose again.`);
-  return { model: known.ref, perPrompt: true };
+  return { model: known.ref, perPrompt: true, listed: true };
 }
 
 /**
@@ -48,13 +55,19 @@ export async function sessionPrompts(backend: Backend, sessionId: string): Promi
   );
 }
 
-export async function compactSession(backend: Backend, sessionId: string): Promise<CommandNote> {
+/** /compact: what to say, and the summary's tokens and cost, which the session's now include. */
+export async function compactSession(
+  backend: Backend,
+  sessionId: string,
+): Promise<CommandNote & { usage: Usage; costUsd: number }> {
   const result = await backend.request('session/compact', { sessionId });
   return {
     text: result.compacted
       ? `Compacted: ${result.messagesBefore} messages → ${result.messagesAfter} (summary ${formatCost(result.costUsd)}).`
       : `Too little to compact yet (${result.messagesBefore} messages).`,
     tone: 'info',
+    usage: result.usage,
+    costUsd: result.costUsd,
   };
 }
 

@@ -16,6 +16,9 @@ export type ToolStatus = 'ok' | 'error' | 'rejected' | 'cancelled';
 /** Tools whose argument is the agent's answer (shown as the answer when the run completes). */
 const ANSWER_TOOLS: ReadonlySet<string> = new Set(['task_completed', 'set_output']);
 
+/** Tool outputs kept for Ctrl+O: the latest ones; older ones are forgotten. */
+export const KEPT_OUTPUTS = 50;
+
 /** The most rows of a paragraph being written in one entry. */
 export const ROWS_PER_ENTRY = 100;
 export type Tone = 'info' | 'warning' | 'error';
@@ -46,7 +49,7 @@ export type Entry =
       summary: string;
       status: ToolStatus;
       result: string;
-      /** Whether it had an output the user can print whole (Ctrl+O, for the latest). */
+      /** Whether it had an output (or an allowed diff) the user can print whole (Ctrl+O). */
       hasOutput: boolean;
     }
   | { kind: 'section'; id: number; depth: number; agentId: string; title: string }
@@ -88,6 +91,17 @@ export interface RunningTool {
   depth: number;
   toolName: string;
   summary: string;
+  /** What the user typed when rejecting it, to show with its row. */
+  feedback?: string;
+  /** The diff of the change the user allowed, to print with its output (Ctrl+O). */
+  diff?: readonly string[];
+}
+
+/** What a tool call gave the model, for Ctrl+O: its output, and the diff of an allowed change. */
+export interface ToolOutput {
+  title: string;
+  text: string;
+  diff?: readonly string[];
 }
 
 export interface Transcript {
@@ -104,8 +118,15 @@ export interface Transcript {
   /** A prompt is running; `startedAt` is when (ms, the caller's clock). */
   running: boolean;
   startedAt: number;
-  /** The last tool output, for Ctrl+O. */
-  lastOutput: { title: string; text: string } | undefined;
+  /** The latest tool outputs (KEPT_OUTPUTS at most), oldest first, for Ctrl+O. */
+  outputs: readonly ToolOutput[];
+  /** How many outputs there have been: tells Ctrl+O that a new one came. */
+  outputCount: number;
+  /**
+   * The warnings printed in this session: the same warning on every run (a model Santra does not
+   * list, a skipped agent file) is printed once.
+   */
+  warned: ReadonlySet<string>;
   /** Columns of the terminal, once known: paragraphs being written are then printed row by row. */
   width: number | undefined;
 }
@@ -173,7 +194,11 @@ export type TranscriptEvent =
     }
   | { type: 'note'; text: string; tone?: Tone }
   | { type: 'entry'; entry: NewEntry }
-  | { type: 'width'; columns: number };
+  | { type: 'width'; columns: number }
+  /** The user answered an approval of a running tool call: a rejection's feedback, an allowed diff. */
+  | { type: 'approval'; toolCallId: string; feedback?: string; diff?: readonly string[] }
+  /** A new session (/clear): its warnings are news again. */
+  | { type: 'new_session' };
 
 export const EMPTY_TRANSCRIPT: Transcript = {
   nextId: 1,
@@ -183,7 +208,9 @@ export const EMPTY_TRANSCRIPT: Transcript = {
   notice: undefined,
   running: false,
   startedAt: 0,
-  lastOutput: undefined,
+  outputs: [],
+  outputCount: 0,
+  warned: new Set(),
   width: undefined,
 };
 
@@ -260,6 +287,19 @@ function apply(state: Transcript, event: TranscriptEvent, out: Emitter): Transcr
       return state;
     case 'width':
       return event.columns === state.width ? state : { ...state, width: event.columns };
+    case 'approval': {
+      const tool = state.tools.get(event.toolCallId);
+      if (tool === undefined) return state;
+      const tools = new Map(state.tools);
+      tools.set(event.toolCallId, {
+        ...tool,
+        ...(event.feedback === undefined ? {} : { feedback: event.feedback }),
+        ...(event.diff === undefined ? {} : { diff: event.diff }),
+      });
+      return { ...state, tools };
+    }
+    case 'new_session':
+      return state.warned.size === 0 ? state : { ...state, warned: new Set() };
     default: {
       const exhaustive: never = event;
       throw new Error(`unknown transcript event ${JSON.stringify(exhaustive)}`);
@@ -320,25 +360,40 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
       const running = state.tools.get(phase.toolCallId);
       const depth = running?.depth ?? agentOf(state, phase).depth;
       const output = phase.output ?? '';
+      // An allowed diff is what was applied only if the tool then succeeded.
+      const diff = phase.status === 'ok' ? running?.diff : undefined;
+      const title = running?.summary ?? phase.toolName;
       out.emit({
         kind: 'tool',
         depth,
         agentId: phase.agentId,
         toolName: phase.toolName,
-        summary: running?.summary ?? phase.toolName,
+        summary: title,
         status: phase.status,
         result: phase.summary,
-        hasOutput: output !== '',
+        hasOutput: output !== '' || diff !== undefined,
       });
+      if (running?.feedback !== undefined && phase.status === 'rejected') {
+        out.emit({
+          kind: 'note',
+          text: `${'  '.repeat(depth + 1)}↳ your feedback: ${running.feedback}`,
+          tone: 'warning',
+        });
+      }
       let tools = state.tools;
       if (running !== undefined) {
         const rest = new Map(tools);
         rest.delete(phase.toolCallId);
         tools = rest;
       }
-      const lastOutput =
-        output === '' ? state.lastOutput : { title: running?.summary ?? phase.toolName, text: output };
-      return { ...state, tools, lastOutput };
+      if (output === '' && diff === undefined) return { ...state, tools };
+      const kept: ToolOutput = { title, text: output, ...(diff === undefined ? {} : { diff }) };
+      return {
+        ...state,
+        tools,
+        outputs: [...state.outputs.slice(-(KEPT_OUTPUTS - 1)), kept],
+        outputCount: state.outputCount + 1,
+      };
     }
     case 'section': {
       const agent = agentOf(state, phase);
@@ -375,7 +430,15 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
       // One line that changes, not a line per retry.
       if (phase.level === 'warning' && phase.key !== undefined) return { ...state, notice: phase.text };
       if (phase.level === 'warning') {
+        // The same warning at every run is news once.
+        if (state.warned.has(phase.text)) return state;
         out.emit({ kind: 'status', depth: agentOf(state, phase).depth, text: phase.text });
+        return { ...state, warned: new Set(state.warned).add(phase.text) };
+      }
+      // Where the router sent the prompt, and why: said once, under the prompt, not kept beside
+      // the spinner for the whole run.
+      if (phase.parentAgentId === undefined && ROUTE_STATUS.test(phase.text)) {
+        out.emit({ kind: 'note', text: phase.text, tone: 'info' });
         return state;
       }
       return { ...state, status: phase.text };
@@ -387,7 +450,12 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
   }
 }
 
-/** The live state of the phase's agent; a new one (not yet in the map) the first time. */
+/**
+ * The router's status line (server: agent/run-prompt.ts), e.g. "Route: agent_task (mentions a
+ * file (main.ts))". The protocol gives it no key of its own, so it is known by its words.
+ */
+const ROUTE_STATUS = /^Route: [a-z_]+ \(/;
+
 /** The note the server ends an answer cut for the wire with (server: agent/wire-text.ts). */
 const CUT_FOR_WIRE = /\n\n\[… \d+ more characters not sent \(\d+ in all\); [^\]]*\]$/;
 
@@ -407,6 +475,7 @@ function answered(state: Transcript): Transcript {
   return state.notice === undefined ? state : { ...state, notice: undefined };
 }
 
+/** The live state of the phase's agent; a new one (not yet in the map) the first time. */
 function agentOf(state: Transcript, phase: Phase): AgentLive {
   const known = state.agents.get(phase.agentId);
   if (known !== undefined) return known;

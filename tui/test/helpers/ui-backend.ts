@@ -3,13 +3,17 @@
  * and answers to the optional methods (`request`) from a table the test gives; and `start`, which
  * renders the whole App on it with ink-testing-library.
  */
-import type { ModelEntry, ParamsOf, Phase, PromptResult } from '#protocol';
+import type { ApproveParams, ApproveResult, ModelEntry, ParamsOf, Phase, PromptResult } from '#protocol';
 import { render } from 'ink-testing-library';
 import { createElement as h } from 'react';
 import type { Backend } from '../../src/ui/backend.ts';
 import { App } from '../../src/ui/components/app.ts';
 import { loadMarkdown } from '../../src/ui/components/entry-view.ts';
 import { Controller } from '../../src/ui/controller.ts';
+import type { Interactions } from '../../src/ui/interactions.ts';
+
+/** An approval as the test writes it: the ids of this session and run are added. */
+type WithoutIds<T> = T extends unknown ? Omit<T, 'sessionId' | 'runId'> : never;
 
 export const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -49,6 +53,7 @@ export function scripted(options: ScriptOptions = {}) {
   let cancelled = 0;
   let closed = 0;
   let onPhase: (phase: Phase) => void = () => {};
+  let interactions: Interactions | undefined;
   let seq = 0;
   const backend: Backend = {
     methods: options.methods === undefined ? undefined : new Set(options.methods),
@@ -87,9 +92,18 @@ export function scripted(options: ScriptOptions = {}) {
     requests,
     cancelled: () => cancelled,
     closed: () => closed,
-    connect: (handlers: { onPhase: (phase: Phase) => void }) => {
+    connect: (handlers: { onPhase: (phase: Phase) => void; interactions?: Interactions }) => {
       onPhase = handlers.onPhase;
+      interactions = handlers.interactions;
       return Promise.resolve(backend);
+    },
+    /** The server asks for an approval, as santra-server's `approve` request does. */
+    approve: (params: WithoutIds<ApproveParams>): Promise<ApproveResult> => {
+      if (interactions === undefined) throw new Error('not connected');
+      return interactions.approve(
+        { sessionId: 'ses_12345678abc', runId: 'run-1', ...params },
+        new AbortController().signal,
+      );
     },
     phase: (fields: Record<string, unknown>, agentId = 'orchestrator', parentAgentId?: string) =>
       onPhase({

@@ -19,6 +19,18 @@ import { SingleLine } from './line-field.ts';
 
 export const GUARD_MS = 250;
 
+/** The toolName of the approvals `session/undo` asks for (server: runtime/undo.ts). */
+const UNDO_TOOL = 'session/undo';
+
+/**
+ * The answers that apply to a request: "allow all" never covers a protected location (it is asked
+ * every time), and an undo's question is about putting a file back, with no agent to give
+ * feedback to.
+ */
+export function offers(params: ApproveParams): { allowAll: boolean; feedback: boolean } {
+  return { allowAll: params.protected !== true, feedback: params.toolName !== UNDO_TOOL };
+}
+
 export interface ApprovalOverlayProps {
   params: ApproveParams;
   /** Position in the queue (1-based) and its length. */
@@ -53,6 +65,7 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
   const scroll = (by: number) =>
     scrolled.set(Math.max(0, Math.min(scrolled.get() + by, view.current.rows - view.current.room)));
   const early = () => now() - shownAt.current < (props.guardMs ?? GUARD_MS);
+  const offered = offers(params);
 
   useInput((input, key) => {
     if (early()) return;
@@ -72,19 +85,24 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
     if (pressed(KEYS.pageDown, input, key)) return scroll(view.current.room);
     if (key.ctrl || key.meta) return;
     if (pressed(KEYS.allow, input, key)) onAnswer({ decision: 'allow' });
-    else if (pressed(KEYS.allowAll, input, key)) onAnswer({ decision: 'allow_all' });
+    else if (offered.allowAll && pressed(KEYS.allowAll, input, key)) onAnswer({ decision: 'allow_all' });
     else if (pressed(KEYS.reject, input, key)) onAnswer({ decision: 'reject' });
-    else if (pressed(KEYS.feedback, input, key)) writing.set(EMPTY_EDITOR);
+    else if (offered.feedback && pressed(KEYS.feedback, input, key)) writing.set(EMPTY_EDITOR);
     else if (pressed(KEYS.expandDiff, input, key)) onPrint();
   });
 
   const inner = Math.max(10, width - 4);
   const head: ReactNode[] = [];
-  const who = `${params.agentId} · ${params.toolName}`;
+  const undo = params.toolName === UNDO_TOOL;
+  // An undo asks when the file changed since the agent's change (or is protected): say that, not
+  // the method that asks.
+  const who = undo
+    ? params.protected === true
+      ? 'Undo · put back a file in a protected location?'
+      : 'Undo · this file changed since the agent wrote it: put it back anyway?'
+    : `Approval · ${visibleText(`${params.agentId} · ${params.toolName}`)}`;
   const queue = props.queued > 1 ? ` · ${props.position} of ${props.queued} waiting` : '';
-  head.push(
-    h(Text, { key: 'who', bold: true, wrap: 'truncate-end' }, `Approval · ${visibleText(who)}${queue}`),
-  );
+  head.push(h(Text, { key: 'who', bold: true, wrap: 'truncate-end' }, `${who}${queue}`));
   if (params.protected === true) {
     head.push(
       h(
@@ -125,12 +143,12 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
           { key: 'keys', wrap: 'truncate-end' },
           h(Text, { color: 'green' }, '[y]'),
           ' allow  ',
-          h(Text, { color: 'green' }, '[a]'),
-          ' allow all  ',
+          offered.allowAll ? h(Text, { color: 'green' }, '[a]') : '',
+          offered.allowAll ? ' allow all  ' : '',
           h(Text, { color: 'red' }, '[r/n]'),
-          ' reject  ',
-          h(Text, { color: 'yellow' }, '[f]'),
-          ' feedback',
+          ' reject',
+          offered.feedback ? h(Text, { color: 'yellow' }, '  [f]') : '',
+          offered.feedback ? ' feedback' : '',
           params.kind === 'file_change' ? '  [e] whole diff' : '',
         )
       : h(

@@ -52,7 +52,7 @@ export function QuestionOverlay(props: QuestionOverlayProps): ReactNode {
     } else if (onFreeRow) {
       const next = edit(text, input, key, false);
       if (next !== undefined) field.set(next);
-    } else if (/^[1-9]$/.test(input) && Number(input) <= options.length) {
+    } else if (pressed(KEYS.option, input, key) && Number(input) <= options.length) {
       onAnswer({ answer: (options[Number(input) - 1] as { value: string }).value });
     }
   });
