@@ -91,3 +91,13 @@ test('a server that only does the handshake fails the requirements of runs', () 
   );
   assert.match(stdout, /PASS SANTRA-LIFE-012/);
 });
+
+test('a server that refuses shutdown while its request limit is full fails SANTRA-MSG-017', () => {
+  const { status, report, stdout } = check(
+    [process.execPath, fixture('misbehaving-proxy.ts'), 'busy-shutdown', '--', process.execPath, server],
+    ['SANTRA-MSG-016', 'SANTRA-MSG-017'],
+  );
+  assert.equal(status, 1);
+  assert.deepEqual(failed(report), ['SANTRA-MSG-017']);
+  assert.match(stdout, /FAIL SANTRA-MSG-017 .*shutdown with \d+ prompts in flight: .*-33003/);
+});

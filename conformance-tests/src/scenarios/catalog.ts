@@ -35,11 +35,18 @@ const busy: Scenario = {
       (cancelled.result as Json | undefined)?.status === 'cancelled',
       `a $/cancelRequest at the limit: ${describeResponse(cancelled)}`,
     );
+    // Full again, so shutdown is checked at the limit itself, not one below it.
+    startPrompt(server, { text: 'Wait', mode: 'simple_chat' });
+    await until(
+      () => ctx.anthropic.requests.length >= limit + 1,
+      30_000,
+      `${limit} model calls in flight again`,
+    );
     const down = await server.request('shutdown', undefined, 20_000);
     ctx.check(
       'SANTRA-MSG-017',
       Object.hasOwn(down, 'result'),
-      `shutdown with ${limit - 1} prompts in flight: ${describeResponse(down)}`,
+      `shutdown with ${limit} prompts in flight: ${describeResponse(down)}`,
     );
   },
 };
