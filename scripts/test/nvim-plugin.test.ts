@@ -29,6 +29,7 @@ const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
 const SCRIPT = join(PLUGIN, 'test/approval_flow.lua');
 const BUFFER_FLOW = join(PLUGIN, 'test/buffer_flow.lua');
 const BUFFERS_CASES = join(PLUGIN, 'test/buffers.lua');
+const TRANSCRIPT_CASES = join(PLUGIN, 'test/transcript.lua');
 /** Neovim with no user config, no shada, no swap files, and the plugin on its runtimepath. */
 const NVIM_ARGS = ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '--cmd', `set rtp^=${PLUGIN}`];
 const cleanups: (() => Promise<void>)[] = [];
@@ -319,6 +320,34 @@ describe('santra.nvim', () => {
     assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'a final\n');
     assert.deepEqual(report.loaded, ['greet.js']);
     assert.equal(report.server_exited, true);
+  });
+
+  test('the transcript: a status line with a key replaces the one before it; other lines stay', async () => {
+    const dir = tempDir('santra-nvim-transcript-');
+    cleanups.push(() => removeTempDir(dir));
+    const out = join(dir, 'report.json');
+    const report = await runHeadlessNvim<{ lines?: string[]; error?: string }>({
+      args: ['--cmd', `set rtp^=${PLUGIN}`, '-c', `luafile ${TRANSCRIPT_CASES}`],
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        TMPDIR: dir,
+        XDG_STATE_HOME: join(dir, 'state'),
+        SANTRA_NVIM_OUT: out,
+      },
+      out,
+    });
+    assert.equal(report.error, undefined, report.error);
+    assert.deepEqual(report.lines, [
+      '> write it',
+      '',
+      '… Retrying in 2 s (attempt 3 of 4)',
+      'Writing the file.',
+      '… write_file notes.md: receiving 16 KB',
+      '… Reading the tests',
+      '… Reading the tests again',
+    ]);
   });
 
   test('santra.buffers: texts as the file would be saved (eol, dos), minimal undoable writes, and what it declines', async () => {

@@ -197,3 +197,30 @@ describe('failures that must not be retried', () => {
     assert.equal(h.fake.requests.length, 1);
   });
 });
+
+describe('a large tool call being written', () => {
+  test('shows one growing status line with the file it writes; a small call shows none', async () => {
+    const big = 'x'.repeat(40 * 1024);
+    const h = await start(
+      'anthropic',
+      [
+        {
+          toolCalls: [
+            { name: 'write_file', args: { path: 'big.txt', content: big }, chunks: 40 },
+            { name: 'think', args: { content: 'small' } },
+          ],
+        },
+        { text: 'Wrote it.' },
+      ],
+      {},
+      undefined,
+      { args: ['--auto-approve'] },
+    );
+    const { phases } = await h.prompt({ text: 'write a big file' });
+    const progress = phases.filter((p) => p.type === 'status' && p.key === 'tool-input');
+    assert.ok(progress.length >= 2 && progress.length <= 6, JSON.stringify(progress.map((p) => p.text)));
+    for (const line of progress) assert.match(String(line.text), /^write_file big\.txt: receiving \d+ KB$/);
+    assert.match(String(progress.at(-1)?.text), /receiving (3[2-9]|40) KB/);
+    assert.ok(!progress.some((p) => /think/.test(String(p.text))), 'a small call says nothing');
+  });
+});

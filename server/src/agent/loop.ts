@@ -28,6 +28,7 @@ import {
 import type { AgentEvent } from './events.ts';
 import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from '../providers/messages.ts';
 import { type CallKey, callKey, RunToolCalls } from './tool-call-ids.ts';
+import { ToolInputProgress } from './tool-input-progress.ts';
 
 export interface AgentLimits {
   maxToolCallsPerResponse: number;
@@ -263,6 +264,7 @@ async function streamTurn(
   let shown = '';
   /** Characters the model generated this turn (text, thinking, tool arguments). */
   let generated = 0;
+  const progress = new ToolInputProgress((event) => run.emit(event));
   const request = {
     model: run.model,
     system: run.system,
@@ -291,6 +293,7 @@ async function streamTurn(
         break;
       case 'tool_call_delta':
         generated += event.argsDelta.length;
+        progress.add(event.id, event.name, event.argsDelta);
         break;
       case 'waiting':
         run.emit({

@@ -12,6 +12,7 @@ local state = {
   text_agent = nil, -- the agent whose text the last line holds, while text streams
   root = nil, -- the root agent of the run being drawn
   root_text = false, -- whether the root agent streamed answer text since its last tool call
+  keyed = nil, -- agentId .. key of the status line that is the buffer's last line, if one is
 }
 
 local function valid(buf)
@@ -73,6 +74,7 @@ end
 --- Appends whole lines.
 function M.append(lines)
   state.text_agent = nil
+  state.keyed = nil
   edit(function(buf)
     if is_empty(buf) then
       vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -84,6 +86,7 @@ end
 
 -- Appends streamed text: continues the last line while the same agent is writing.
 local function append_text(agent, prefix, text)
+  state.keyed = nil
   edit(function(buf)
     local pieces = vim.split(text, '\n', true)
     if state.text_agent == agent and not is_empty(buf) then
@@ -154,7 +157,18 @@ function M.phase(phase)
   elseif t == 'thinking' then
     return
   elseif t == 'status' then
-    M.append({ prefix .. '… ' .. (phase.text or '') })
+    local line = prefix .. '… ' .. (phase.text or '')
+    local key = phase.key and (phase.agentId .. '\0' .. phase.key) or nil
+    if key ~= nil and state.keyed == key then
+      -- A line with a key replaces the one before it (a wait, then retries; a growing tool call).
+      edit(function(buf)
+        local last = vim.api.nvim_buf_line_count(buf)
+        vim.api.nvim_buf_set_lines(buf, last - 1, last, false, { line })
+      end)
+    else
+      M.append({ line })
+      state.keyed = key
+    end
   elseif t == 'tool_call' then
     -- Text before a call is not the answer: the answer comes after the last call, as text or as
     -- the call's result (task_completed).
