@@ -201,6 +201,14 @@ describe('approvals on a terminal', () => {
     assert.match(stderr(), /protected location — git's internals\n {2}asked every time/);
   });
 
+  test('a protected request offers no "allow all", and the key a is not taken as an answer', async () => {
+    // `a` is not one of its keys (a terminal ignores it), so the `y` after it answers.
+    const { approvals, reader } = setup('ask', ['a', 'y']);
+    assert.deepEqual(await approvals.approve(hook, live()), { decision: 'allow' });
+    assert.doesNotMatch(String(reader.prompts[0]?.prompt), /allow all/);
+    assert.match(String(reader.prompts[0]?.prompt), /\[y\] yes {2}\[n\] no {2}\[f\] no, with feedback/);
+  });
+
   test('without a terminal a protected request is rejected, saying why', async () => {
     for (const policy of ['allow', 'reject'] as const) {
       const writes: string[] = [];

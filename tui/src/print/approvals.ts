@@ -52,6 +52,8 @@ import { QuestionWithdrawn } from './print-error.ts';
 export class QuestionUnanswerable extends Error {}
 
 const CHOICES = 'Allow? [y] yes  [a] allow all  [n] no  [f] no, with feedback ';
+/** A protected location is asked each time: "allow all" cannot answer it, so it is not offered. */
+const PROTECTED_CHOICES = 'Allow? [y] yes  [n] no  [f] no, with feedback ';
 
 export class Approvals {
   readonly #options: ApprovalOptions;
@@ -115,7 +117,14 @@ export class Approvals {
     const { write, color } = this.#options;
     const reader = this.#options.reader as UserInput;
     write(formatApproval(params, color));
-    const key = await reader.key(CHOICES, ['y', 'a', 'n', 'f'], { signal });
+    const guarded = params.protected === true;
+    const key = await reader.key(
+      guarded ? PROTECTED_CHOICES : CHOICES,
+      guarded ? ['y', 'n', 'f'] : ['y', 'a', 'n', 'f'],
+      {
+        signal,
+      },
+    );
     if (signal.aborted) throw withdrawn(write);
     switch (key) {
       case 'y':
