@@ -338,7 +338,7 @@ describe('santra.nvim', () => {
       },
       out,
     });
-    assert.equal(report.error, undefined, report.error);
+    assert.equal(report.error, undefined, String(report.error));
     assert.deepEqual(report.lines, [
       '> write it',
       '',

@@ -253,6 +253,25 @@ describe('the interactive UI', () => {
     assert.equal(choices[0]?.model, 'anthropic/model-2');
   });
 
+  test("first run: whether a provider needs a key is the server's word (ProviderInfo.needsKey), not a list in the client", async () => {
+    const models = manyModels(2).map((model) => ({ ...model, configured: false }));
+    const ui = await start(
+      scripted({
+        models,
+        initial: '',
+        defaultModels: new Map([
+          ['anthropic', 'anthropic/model-1'],
+          ['mybox', 'mybox/local-model'],
+          ['ollama', 'ollama/qwen2.5-coder'],
+        ]),
+        keyless: new Set(['mybox']),
+        ...savesSetup([]),
+      }),
+    );
+    assert.match(ui.frame(), /mybox {2}serves its own models, no key needed/);
+    assert.doesNotMatch(ui.frame(), /ollama[^\n]*no key needed/);
+  });
+
   test('first run: a provider Santra lists no models for (Ollama) is offered with its default model', async () => {
     const models = manyModels(2).map((model) => ({ ...model, configured: false }));
     const choices: SetupChoice[] = [];

@@ -21,6 +21,8 @@ export interface Backend {
    * them: what the first-run setup offers first.
    */
   readonly defaultModels: ReadonlyMap<string, string>;
+  /** The providers that need no API key (ProviderInfo.needsKey false): local servers. */
+  readonly keyless: ReadonlySet<string>;
   prompt(params: ParamsOf<'prompt'>): Promise<PromptResult>;
   /** Cancels the running prompt ($/cancelRequest); its answer still comes, with status cancelled. */
   cancelPrompt(): void;
@@ -70,7 +72,12 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   });
   try {
     const { capabilities } = await session.initialize();
-    return adapt(session, new Set(capabilities.methods), defaultModelsOf(capabilities.providers));
+    return adapt(
+      session,
+      new Set(capabilities.methods),
+      defaultModelsOf(capabilities.providers),
+      new Set(capabilities.providers.filter((provider) => provider.needsKey === false).map((p) => p.id)),
+    );
   } catch (error) {
     // A server it cannot use is still ended politely (shutdown, exit), and killed only if it lingers.
     await session.close();
@@ -94,10 +101,12 @@ function adapt(
   session: ServerSession,
   methods: ReadonlySet<string>,
   defaultModels: ReadonlyMap<string, string>,
+  keyless: ReadonlySet<string>,
 ): Backend {
   return {
     methods,
     defaultModels,
+    keyless,
     prompt: (params) => session.prompt(params),
     cancelPrompt: () => session.cancelPrompt(),
     models: () => session.models(),

@@ -21,6 +21,7 @@ export function providersOf(
   models: readonly ModelEntry[],
   current = '',
   defaults: ReadonlyMap<string, string> = new Map(),
+  keyless: ReadonlySet<string> = new Set(),
 ): SetupState['providers'] {
   const byProvider = new Map<string, ModelEntry[]>();
   for (const model of models)
@@ -40,7 +41,12 @@ export function providersOf(
       ]);
   return [...byProvider].map(([id, entries]) => {
     const first = [current, defaults.get(id)].find((ref) => entries.some((model) => model.ref === ref));
-    return { id, models: entries, ...(first === undefined ? {} : { defaultModel: first }) };
+    return {
+      id,
+      models: entries,
+      needsKey: !keyless.has(id),
+      ...(first === undefined ? {} : { defaultModel: first }),
+    };
   });
 }
 

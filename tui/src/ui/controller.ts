@@ -270,7 +270,7 @@ export class Controller {
       }
       // The setup is the server's to save (config/setup): offered when the server has it.
       if ((current === undefined || !current.configured) && backend.methods?.has('config/setup') === true) {
-        const providers = providersOf(models.models, models.current, backend.defaultModels);
+        const providers = providersOf(models.models, models.current, backend.defaultModels, backend.keyless);
         this.#set({ connection: 'setup', setup: { providers } });
         return;
       }

@@ -48,8 +48,11 @@ export interface PickerState {
 }
 
 export interface SetupState {
-  /** Each provider's models, and the one to offer first (its default model, when known). */
-  providers: { id: string; models: ModelEntry[]; defaultModel?: string }[];
+  /**
+   * Each provider's models, the one to offer first (its default model, when known), and whether
+   * it needs a key (a local server does not: ProviderInfo.needsKey).
+   */
+  providers: { id: string; models: ModelEntry[]; defaultModel?: string; needsKey: boolean }[];
   error?: string;
 }
 

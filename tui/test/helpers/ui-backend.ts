@@ -40,6 +40,8 @@ export interface ScriptOptions {
   answers?: Record<string, (params: unknown) => unknown>;
   /** Each provider's default model, as initialize reports it. */
   defaultModels?: ReadonlyMap<string, string>;
+  /** The providers that need no key, as initialize reports them (needsKey false). */
+  keyless?: ReadonlySet<string>;
   /** What `resume` does before it answers (e.g. send phases again). */
   onResume?: (sessionId: string, afterSeq: number | undefined) => void;
 }
@@ -58,6 +60,7 @@ export function scripted(options: ScriptOptions = {}) {
   const backend: Backend = {
     methods: options.methods === undefined ? undefined : new Set(options.methods),
     defaultModels: options.defaultModels ?? new Map(),
+    keyless: options.keyless ?? new Set(['ollama', 'lmstudio', 'vllm']),
     prompt: (params) => {
       prompts.push(params);
       return new Promise((resolve) => ends.push(resolve));

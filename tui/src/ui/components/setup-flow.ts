@@ -24,7 +24,6 @@ export interface SetupChoice {
 }
 
 /** Providers that run on the user's machine and need no key. */
-const KEYLESS = new Set(['ollama', 'lmstudio', 'vllm']);
 
 export interface SetupFlowProps {
   providers: SetupState['providers'];
@@ -44,6 +43,8 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
   const field = useKeyState<EditorState>(EMPTY_EDITOR);
   const step = at.value;
   const key = field.value;
+  /** Whether the provider asks for a key: the server says (ProviderInfo.needsKey). */
+  const needsKey = (id: string) => providers.find((provider) => provider.id === id)?.needsKey !== false;
   const keyActive = step.step === 'key';
   usePaste((text) => field.set(insert(field.get(), text.trim())), { isActive: keyActive });
   useInput(
@@ -52,7 +53,7 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
       if (now.step !== 'key') return;
       const typed = field.get().text.trim();
       const enter = (apiKey: string) => {
-        if (apiKey === '' && !KEYLESS.has(now.provider)) return;
+        if (apiKey === '' && needsKey(now.provider)) return;
         at.set({ step: 'model', provider: now.provider, apiKey });
       };
       if (pressed(KEYS.back, input, k)) at.set({ step: 'provider' });
@@ -92,7 +93,7 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
           title: 'Provider',
           items: providers.map((provider) => ({
             label: provider.id,
-            detail: `${modelCount(provider.models)}${KEYLESS.has(provider.id) ? ', no key needed' : ''}`,
+            detail: `${modelCount(provider.models)}${provider.needsKey ? '' : ', no key needed'}`,
             value: provider.id,
           })),
           width,
@@ -116,7 +117,7 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
           h(
             Text,
             { dimColor: true },
-            `Enter: continue${KEYLESS.has(step.provider) ? ' (empty: no key)' : ''} · Esc: back · the key is masked and never shown`,
+            `Enter: continue${needsKey(step.provider) ? '' : ' (empty: no key)'} · Esc: back · the key is masked and never shown`,
           ),
         ),
       );
