@@ -8,6 +8,7 @@ export * from './approval.ts';
 export * from './ask.ts';
 export * from './common.ts';
 export * from './editor.ts';
+export * from './envelope.ts';
 export * from './errors.ts';
 export * from './lifecycle.ts';
 export * from './methods.ts';

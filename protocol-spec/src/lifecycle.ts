@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AbsolutePath, noParams, RequestId } from './common.ts';
 import { named } from './registry.ts';
-import { isProtocolVersion } from './version.ts';
+import { isProtocolVersion, MIN_MESSAGE_BYTES } from './version.ts';
 
 const ProtocolVersion = z
   .string()
@@ -126,8 +126,10 @@ export const ServerLimits = named(
     maxMessageBytes: z
       .number()
       .int()
-      .positive()
-      .describe('Largest frame body accepted, in bytes. Larger frames get MessageTooLarge.'),
+      .min(MIN_MESSAGE_BYTES)
+      .describe(
+        `Largest frame body accepted, in bytes; at least ${MIN_MESSAGE_BYTES} (§1.4). Larger frames get MessageTooLarge.`,
+      ),
     maxConcurrentRequests: z
       .number()
       .int()

@@ -22,3 +22,10 @@ export function isCompatibleVersion(requested: string, supported: string): boole
   const b = VERSION_PATTERN.exec(supported);
   return a !== null && b !== null && a[1] === b[1] && a[2] === b[2];
 }
+
+/**
+ * The smallest `maxMessageBytes` a server may announce: an `initialize` or an ordinary prompt always
+ * fits (§1.4). Here, with the version, so that a program's argument parsing can read it without
+ * loading the schemas.
+ */
+export const MIN_MESSAGE_BYTES = 8192;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import {
   ApproveParams,
@@ -8,6 +9,7 @@ import {
   InitializeParams,
   isCompatibleVersion,
   isProtocolVersion,
+  JsonRpcMessage,
   type MethodSpec,
   methods,
   Phase,
@@ -100,5 +102,30 @@ describe('protocol schemas', () => {
       if (standard.has(code)) continue;
       assert.ok(code <= -33000 && code >= -33099, `${name} (${code}) must be in -33000..-33099`);
     }
+  });
+
+  test('the JSON-RPC envelope is published: every message of the examples fits it, and broken ones do not', () => {
+    const dir = new URL('../examples/', import.meta.url);
+    let seen = 0;
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.jsonl'))) {
+      for (const line of readFileSync(new URL(file, dir), 'utf8').split('\n')) {
+        if (line.trim() === '') continue;
+        const { message } = JSON.parse(line) as { message?: unknown };
+        if (message === undefined) continue; // a note between the messages
+        assert.ok(JsonRpcMessage.safeParse(message).success, `${file}: ${line.slice(0, 120)}`);
+        seen++;
+      }
+    }
+    assert.ok(seen > 100, `${seen} messages`);
+    for (const broken of [
+      { jsonrpc: '1.0', id: 1, method: 'initialize' },
+      { jsonrpc: '2.0', id: null, method: 'initialize' },
+      { jsonrpc: '2.0', id: 1.5, result: null },
+      { jsonrpc: '2.0', id: 1, result: null, error: { code: -32603, message: 'both' } },
+      { jsonrpc: '2.0', id: 1, error: { message: 'no code' } },
+      { jsonrpc: '2.0', method: 'phase', params: [1, 2] },
+      [{ jsonrpc: '2.0', method: 'initialized' }],
+    ])
+      assert.equal(JsonRpcMessage.safeParse(broken).success, false, JSON.stringify(broken));
   });
 });

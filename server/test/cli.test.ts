@@ -18,11 +18,11 @@ describe('parseCli', () => {
 
   test('reads flags and SANTRA_LOG_LEVEL; a flag wins over the environment', () => {
     assert.deepEqual(
-      parseCli(['--max-message-bytes', '2048', '--max-concurrent-requests=3'], { SANTRA_LOG_LEVEL: 'debug' }),
+      parseCli(['--max-message-bytes', '8192', '--max-concurrent-requests=3'], { SANTRA_LOG_LEVEL: 'debug' }),
       {
         action: 'serve',
         settings: {
-          maxMessageBytes: 2048,
+          maxMessageBytes: 8192,
           maxConcurrentRequests: 3,
           logLevel: 'debug',
           autoApprove: false,
@@ -57,6 +57,11 @@ describe('parseCli', () => {
     [['stray'], {}, /unknown command "stray": santra-server takes lsp, acp or no command/],
     [['lsp', 'extra'], {}, /santra-server lsp takes options only, got "extra"/],
     [['--max-message-bytes', '0'], {}, /--max-message-bytes must be a positive integer, got "0"/],
+    [
+      ['--max-message-bytes', '1000'],
+      {},
+      /--max-message-bytes must be at least 8192 \(the protocol's minimum/,
+    ],
     [['--max-concurrent-requests', 'lots'], {}, /--max-concurrent-requests must be a positive integer/],
     [
       [],

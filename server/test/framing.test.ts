@@ -120,6 +120,25 @@ describe('FrameParser', () => {
     assert.deepEqual(bodies(new FrameParser().push(Buffer.from('Content-Length: 0\r\n\r\n'))), ['']);
   });
 
+  for (const [name, input] of [
+    ['a JSON line without headers', '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'],
+    ['a JSON line ended by CRLF', '{"jsonrpc":"2.0","id":1,"method":"initialize"}\r\n'],
+    ['headers ended by bare LF, then the body', 'Content-Length: 2\n\n{}\n'],
+  ] as const) {
+    test(`fails at once on ${name}: answered, not waited on for a blank line`, () => {
+      const events = new FrameParser().push(Buffer.from(input));
+      assert.equal(events.length, 1);
+      assert.equal(events[0]?.type, 'fatal');
+      assert.match(events[0]?.type === 'fatal' ? events[0].detail : '', /malformed header line/);
+    });
+  }
+
+  test('a header line still arriving is not judged before its end', () => {
+    const parser = new FrameParser();
+    assert.deepEqual(parser.push(Buffer.from('Content-Len')), []);
+    assert.deepEqual(bodies(parser.push(Buffer.from('gth: 2\r\n\r\n{}'))), ['{}']);
+  });
+
   for (const [name, header, detail] of [
     ['non-numeric length', 'Content-Length: 2abc', /"2abc" is not a non-negative decimal integer/],
     ['negative length', 'Content-Length: -1', /"-1" is not a non-negative decimal integer/],

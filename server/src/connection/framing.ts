@@ -115,6 +115,13 @@ export class FrameParser {
     // Resume the search just before the old end, in case the terminator straddles two chunks.
     const end = buffer.indexOf(HEADER_END, Math.max(0, previous - HEADER_END.length + 1));
     if (end === -1) {
+      // A line that cannot be a header is untrusted at once, not once a blank line comes: a client
+      // that sends bare JSON lines (no headers at all) is answered instead of waited on forever.
+      const bad = firstBadHeaderLine(buffer);
+      if (bad !== undefined) {
+        this.#fail(events, `malformed header line ${JSON.stringify(truncate(bad))}`);
+        return Buffer.alloc(0);
+      }
       if (buffer.length > this.#limits.maxHeaderBytes) {
         this.#fail(
           events,
@@ -226,6 +233,17 @@ export class FrameParser {
     this.#state = { mode: 'failed' };
     events.push({ type: 'fatal', reason, detail, ...(contentLength === undefined ? {} : { contentLength }) });
   }
+}
+
+/** The first complete line of an unfinished header section that is not `Name: value`, if any. */
+function firstBadHeaderLine(buffer: Buffer): string | undefined {
+  const complete = buffer.lastIndexOf(0x0a);
+  if (complete === -1) return undefined;
+  for (const raw of buffer.toString('latin1', 0, complete).split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line !== '' && !HEADER_LINE.test(line)) return line;
+  }
+  return undefined;
 }
 
 /** Parses a header section; returns an error description when it cannot be trusted. */

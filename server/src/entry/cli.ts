@@ -3,7 +3,7 @@
  * answer as fast as Node starts.
  */
 import { parseArgs } from 'node:util';
-import { PROTOCOL_VERSION } from '#protocol/version';
+import { MIN_MESSAGE_BYTES, PROTOCOL_VERSION } from '#protocol/version';
 import type { AdapterMode } from '../connection/adapters/adapter.ts';
 import { DEFAULT_FRAMING_LIMITS } from '../connection/framing.ts';
 import { isLogLevel, type LogLevel } from '../support/log.ts';
@@ -87,6 +87,10 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliAc
     DEFAULT_FRAMING_LIMITS.maxMessageBytes,
   );
   if (typeof maxMessageBytes === 'string') return usageError(maxMessageBytes);
+  if (maxMessageBytes < MIN_MESSAGE_BYTES)
+    return usageError(
+      `--max-message-bytes must be at least ${MIN_MESSAGE_BYTES} (the protocol's minimum, §1.4: less would refuse an ordinary initialize), got ${maxMessageBytes}`,
+    );
   const maxConcurrentRequests = positiveInteger(
     '--max-concurrent-requests',
     values['max-concurrent-requests'],
