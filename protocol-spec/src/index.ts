@@ -14,6 +14,7 @@ export * from './lifecycle.ts';
 export * from './methods.ts';
 export * from './models.ts';
 export * from './prompt.ts';
+export * from './records.ts';
 export * from './sessions.ts';
 export { protocolTypes, type TypeMeta } from './registry.ts';
 export * from './validate.ts';

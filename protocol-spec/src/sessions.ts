@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { Usage } from './common.ts';
 import { named } from './registry.ts';
+import { SessionRecord } from './records.ts';
 
 const sessionId = z.string().min(1).describe('The session, as `prompt` reported it (`ses_…`).');
 const isoTime = z.string().describe('An ISO 8601 UTC time, e.g. "2026-11-23T14:02:11.204Z".');
@@ -135,6 +136,10 @@ export const SessionExportResult = named(
   z.object({
     format: z.enum(['markdown', 'json']),
     content: z.string().describe('The transcript or the JSON text. Secrets were redacted before saving.'),
+    records: z
+      .array(SessionRecord)
+      .optional()
+      .describe('With `json`: the saved records (§10.9), the same as `content` parsed, typed. Since 0.3.0.'),
   }),
 );
 

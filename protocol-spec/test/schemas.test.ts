@@ -11,6 +11,7 @@ import {
   isProtocolVersion,
   JsonRpcMessage,
   type MethodSpec,
+  SessionRecord,
   methods,
   Phase,
   PromptParams,
@@ -127,5 +128,28 @@ describe('protocol schemas', () => {
       [{ jsonrpc: '2.0', method: 'initialized' }],
     ])
       assert.equal(JsonRpcMessage.safeParse(broken).success, false, JSON.stringify(broken));
+  });
+
+  test('the session record is published: every line of the real recordings reads with it, and a broken line does not', () => {
+    const dir = new URL('../examples/recordings/', import.meta.url);
+    let seen = 0;
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.jsonl'))) {
+      for (const line of readFileSync(new URL(file, dir), 'utf8').split('\n')) {
+        if (line.trim() === '') continue;
+        const parsed = SessionRecord.safeParse(JSON.parse(line));
+        assert.ok(
+          parsed.success,
+          `${file}: ${line.slice(0, 120)}: ${JSON.stringify(parsed.error?.issues[0])}`,
+        );
+        seen++;
+      }
+    }
+    assert.ok(seen > 50, `${seen} records`);
+    for (const broken of [
+      { type: 'prompt', runId: 'r', at: 'now' },
+      { type: 'message', runId: 'r', message: { role: 'user', content: 'not blocks' } },
+      { type: 'run_end', runId: 'r', status: 'completed', usage: {}, costUsd: 0, at: 'now' },
+    ])
+      assert.equal(SessionRecord.safeParse(broken).success, false, JSON.stringify(broken));
   });
 });

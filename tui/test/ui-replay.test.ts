@@ -69,7 +69,11 @@ function twoRuns() {
       createdAt: t(0),
     },
     { type: 'prompt', runId: 'run-1', at: t(0), text: 'check a.ts', model: 'anthropic/claude-sonnet-4-5' },
-    { type: 'message', runId: 'run-1', message: { role: 'user', content: 'check a.ts' } },
+    {
+      type: 'message',
+      runId: 'run-1',
+      message: { role: 'user', content: [{ type: 'text', text: 'check a.ts' }] },
+    },
     ...run1.map((p) => ({ type: 'phase', phase: p })),
     {
       type: 'run_end',

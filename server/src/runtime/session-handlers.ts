@@ -64,10 +64,9 @@ export function sessionHandlers(
     async 'session/export'(params) {
       const { sessions } = ready();
       const records = await sessions.records(params.sessionId);
-      return {
-        format: params.format,
-        content: params.format === 'json' ? exportJson(records) : exportMarkdown(records),
-      };
+      if (params.format === 'markdown') return { format: 'markdown', content: exportMarkdown(records) };
+      // Typed for the client (§10.9), and as text for one that saves it as a file.
+      return { format: 'json', content: exportJson(records), records };
     },
     async 'session/delete'(params) {
       const { sessions } = ready();

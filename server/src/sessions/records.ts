@@ -8,12 +8,19 @@
  * `run_end` records. summary.ts folds them into the session's state. A record type a reader
  * does not know is skipped with a warning, so newer files still load in older servers.
  */
-import type { ApproveParams, ApproveResult, Phase, Usage } from '#protocol';
+import {
+  type ApproveParams,
+  type ApproveResult,
+  type Phase,
+  type SessionRecord as PublishedRecord,
+  SESSION_RECORD_FORMAT,
+  type Usage,
+} from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../providers/messages.ts';
 import type { ProviderFailure, StopReason } from '../providers/stream.ts';
 
 /** The version of the record format, in the header. A reader refuses files of a later major. */
-export const RECORD_FORMAT = 1;
+export const RECORD_FORMAT = SESSION_RECORD_FORMAT;
 
 export type SessionRecord =
   /** First record of every session file. */
@@ -138,6 +145,13 @@ export type SessionRecord =
     };
 
 export type RecordType = SessionRecord['type'];
+
+/**
+ * The records this server writes are the published format (protocol-spec/src/records.ts, §10.9):
+ * a field added here that the format lacks, or typed otherwise, does not compile.
+ */
+export type Published<T extends PublishedRecord> = T;
+export type CheckedRecord = Published<SessionRecord>;
 
 /**
  * The agent (and run) id of a compaction's summary call and of its `model_output` record: a

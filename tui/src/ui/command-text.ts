@@ -3,7 +3,14 @@
  * session pickers, a tool call's output, and the user's prompts of a session's records (for
  * /resume). Pure text from protocol data; the controller carries the commands out.
  */
-import type { ModelEntry, ResultOf, SessionInfo, UndoneChange, Usage } from '#protocol';
+import {
+  type ModelEntry,
+  type ResultOf,
+  SessionRecord,
+  type SessionInfo,
+  type UndoneChange,
+  type Usage,
+} from '#protocol';
 import type { NewEntry, ToolOutput } from './transcript.ts';
 import type { PickerState, SetupState, UiState } from './ui-state.ts';
 import { keyHelp } from './keybindings.ts';
@@ -152,20 +159,24 @@ export function statusText(
   ].join('\n');
 }
 
-/** runId → the user's text, from a session's records (session/export json); unreadable parts are passed over. */
-export function promptTexts(json: string): Map<string, string> {
+/**
+ * runId → the user's text, from a session's records (session/export json: the typed records, or
+ * the JSON text); a record that is not a SessionRecord of this version is passed over.
+ */
+export function promptTexts(exported: readonly unknown[] | string): Map<string, string> {
   const texts = new Map<string, string>();
-  let records: unknown;
-  try {
-    records = JSON.parse(json);
-  } catch {
-    return texts;
+  let records: unknown = exported;
+  if (typeof exported === 'string') {
+    try {
+      records = JSON.parse(exported);
+    } catch {
+      return texts;
+    }
   }
   if (!Array.isArray(records)) return texts;
-  for (const record of records as unknown[]) {
-    const r = record as { type?: unknown; runId?: unknown; text?: unknown } | null;
-    if (r?.type === 'prompt' && typeof r.runId === 'string' && typeof r.text === 'string')
-      texts.set(r.runId, r.text);
+  for (const entry of records as unknown[]) {
+    const parsed = SessionRecord.safeParse(entry);
+    if (parsed.success && parsed.data.type === 'prompt') texts.set(parsed.data.runId, parsed.data.text);
   }
   return texts;
 }

@@ -13,8 +13,7 @@
  * MAX_GAP_MS), and a run's duration on its end line is the recorded one; the phases in between play
  * at a fixed pace, PHASE_MS each at 1x.
  */
-import type { RunStatus, Usage } from '#protocol';
-import { parsePhase } from '../print/output.ts';
+import { type RunStatus, SessionRecord } from '#protocol';
 import type { TranscriptEvent } from './transcript.ts';
 
 export const PHASE_MS = 15;
@@ -79,58 +78,66 @@ export function readRecording(text: string): Recording {
   };
   let lastAt: number | undefined;
   for (const raw of recordsOf(text)) {
-    const record = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    // Read as the published record format (protocol-spec, §10.9), not by hand.
+    const parsed = SessionRecord.safeParse(raw);
+    if (!parsed.success) {
+      // A damaged line, or one the viewer cannot use as it is; a newer type is passed over.
+      if (!isNewerRecordType(raw)) recording.skipped++;
+      continue;
+    }
+    const record = parsed.data;
     switch (record.type) {
       case 'session':
-        if (typeof record.sessionId === 'string') recording.sessionId = record.sessionId;
-        if (typeof record.workspaceRoot === 'string') recording.workspaceRoot = record.workspaceRoot;
+        recording.sessionId = record.sessionId;
+        recording.workspaceRoot = record.workspaceRoot;
         break;
       case 'prompt': {
-        if (typeof record.text !== 'string') {
-          recording.skipped++;
-          break;
-        }
         const at = timeOf(record.at) ?? lastAt ?? 0;
         const gap = lastAt === undefined ? 0 : Math.min(MAX_GAP_MS, Math.max(0, at - lastAt));
         recording.steps.push({ event: { type: 'user', text: record.text }, waitMs: gap });
         recording.steps.push({ event: { type: 'run_start', at }, waitMs: 0 });
-        recording.models.push(typeof record.model === 'string' ? record.model : '');
+        recording.models.push(record.model ?? '');
         recording.runs++;
         lastAt = at;
         break;
       }
-      case 'phase': {
-        const phase = parsePhase(record.phase);
-        if (phase === undefined) recording.skipped++;
-        else recording.steps.push({ event: { type: 'phase', phase }, waitMs: PHASE_MS });
+      case 'phase':
+        recording.steps.push({ event: { type: 'phase', phase: record.phase }, waitMs: PHASE_MS });
         break;
-      }
       case 'run_end': {
         const at = timeOf(record.at) ?? lastAt ?? 0;
-        const status =
-          typeof record.status === 'string' && STATUSES.has(record.status) ? record.status : 'error';
+        const status = STATUSES.has(record.status) ? (record.status as RunStatus) : 'error';
         recording.steps.push({
           event: {
             type: 'run_end',
             at,
-            status: status as RunStatus,
+            status,
             ...(record.stopReason === 'max_tokens' || record.stopReason === 'refusal'
               ? { stopReason: record.stopReason }
               : {}),
-            ...(isUsage(record.usage) ? { usage: record.usage } : {}),
-            ...(typeof record.costUsd === 'number' ? { costUsd: record.costUsd } : {}),
+            usage: record.usage,
+            costUsd: record.costUsd,
           },
           waitMs: 0,
         });
         lastAt = at;
         break;
       }
-      case undefined:
-        recording.skipped++;
+      case 'message':
+      case 'messages_replaced':
+      case 'model_output':
+      case 'approval':
+      case 'ask':
+      case 'file_change':
+      case 'undo':
+      case 'compaction':
+      case 'model':
+        // What the viewer has no use for: it plays the phases back.
         break;
-      default:
-        // A record the viewer has no use for (messages, model outputs, approvals, file changes…).
-        break;
+      default: {
+        const exhaustive: never = record;
+        throw new Error(`unknown record ${JSON.stringify(exhaustive)}`);
+      }
     }
   }
   return recording;
@@ -142,14 +149,10 @@ function timeOf(value: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-function isUsage(value: unknown): value is Usage {
-  const usage = value as Partial<Record<keyof Usage, unknown>> | null;
+/** A record of a type this client does not know: a newer server's, passed over (§10.9). */
+function isNewerRecordType(raw: unknown): boolean {
+  const type = (raw as { type?: unknown } | null)?.type;
   return (
-    typeof usage === 'object' &&
-    usage !== null &&
-    typeof usage.inputTokens === 'number' &&
-    typeof usage.outputTokens === 'number' &&
-    typeof usage.cacheReadTokens === 'number' &&
-    typeof usage.cacheWriteTokens === 'number'
+    typeof type === 'string' && !SessionRecord.options.some((option) => option.shape.type.value === type)
   );
 }

@@ -50,7 +50,8 @@ export async function chooseModel(
 export async function sessionPrompts(backend: Backend, sessionId: string): Promise<Map<string, string>> {
   if (backend.methods?.has('session/export') !== true) return new Map();
   return backend.request('session/export', { sessionId, format: 'json' }).then(
-    (exported) => promptTexts(exported.content),
+    // The typed records (protocol 0.3.0), or the JSON text an older server sends alone.
+    (exported) => promptTexts(exported.records ?? exported.content),
     () => new Map<string, string>(),
   );
 }
