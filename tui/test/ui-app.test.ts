@@ -11,7 +11,7 @@ import type { SetupChoice } from '../src/ui/components/setup-flow.ts';
 import { PrintError } from '../src/print/print-error.ts';
 import { HELP, KEYS } from '../src/ui/keybindings.ts';
 import { PRINT_CHARS } from '../src/ui/ui-state.ts';
-import { MODELS, scripted, settle, start } from './helpers/ui-backend.ts';
+import { MODELS, scripted, start } from './helpers/ui-backend.ts';
 
 afterEach(() => cleanup());
 
@@ -28,7 +28,7 @@ describe('the interactive UI', () => {
     await ui.type('\r');
     ui.server.phase({ type: 'text', text: 'Hello **there**.' });
     ui.server.end();
-    await settle();
+    await ui.settled();
     assert.match(ui.frame(), /session 12345678 · 1\.2k in \/ 34 out · \$0\.0042/);
     assert.match(ui.frame(), /› hi/);
     assert.match(ui.frame(), /Hello there\./);
@@ -56,13 +56,13 @@ describe('the interactive UI', () => {
     const ui = await start();
     await ui.type('/model');
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     const frame = ui.frame();
     assert.match(frame, /Choose the model/);
     assert.match(frame, /│ anthropic +│\n│ › \* claude-sonnet-4-5 {2}200k context, \$3\/\$15 per Mtok/);
     assert.match(frame, /│ openai +│\n│ {3}gpt-5 {2}400k context — no key/);
-    await ui.type(ESC);
-    assert.doesNotMatch(ui.frame(), /Choose the model/);
+    await ui.type(ESC); // Ink holds a lone Esc briefly (is a sequence coming?): wait for its effect
+    await ui.until(() => !ui.frame().includes('Choose the model'), 'the picker to close');
   });
 
   test('a message typed while a run goes on is queued, shown, and sent after it', async () => {
@@ -75,7 +75,7 @@ describe('the interactive UI', () => {
     assert.equal(ui.server.prompts.length, 1);
     assert.match(ui.frame(), /⏳ queued: second/);
     ui.server.end();
-    await settle();
+    await ui.settled();
     assert.equal(ui.server.prompts.length, 2);
     assert.equal(ui.server.prompts[1]?.text, 'second');
     assert.equal(ui.server.prompts[1]?.sessionId, 'ses_12345678abc');
@@ -93,10 +93,10 @@ describe('the interactive UI', () => {
     assert.match(ui.frame(), /⏳ queued: second line continued/);
     assert.match(ui.frame(), /› draft/);
     ui.server.end();
-    await settle();
+    await ui.settled();
     assert.equal(ui.server.prompts[1]?.text, 'second line \ncontinued');
     ui.server.end();
-    await settle();
+    await ui.settled();
     // A bracketed paste: its carriage returns are line breaks in the message, not Enters.
     await ui.type('\u0015');
     await ui.type('\u001b[200~one\rtwo\u001b[201~');
@@ -130,7 +130,7 @@ describe('the interactive UI', () => {
       'reader-1',
       'orchestrator',
     );
-    await settle();
+    await ui.settled();
     let frame = ui.frame();
     assert.match(frame, /^▸ Reader: read config\.txt$/m);
     assert.match(frame, /^… spawn_agent reader$/m);
@@ -154,7 +154,7 @@ describe('the interactive UI', () => {
       summary: 'reader-1: completed',
     });
     ui.server.end();
-    await settle();
+    await ui.settled();
     frame = ui.frame();
     assert.match(frame, /^ {2}✓ read_file config\.txt — 1 line$/m);
     assert.match(frame, /^ {2}└ reader-1 completed$/m);
@@ -167,10 +167,10 @@ describe('the interactive UI', () => {
     await ui.type('go');
     await ui.type('\r');
     await ui.type(ESC);
-    assert.equal(ui.server.cancelled(), 1);
+    await ui.until(() => ui.server.cancelled() === 1, 'the run to be cancelled');
     assert.match(ui.frame(), /Stopping…/);
     ui.server.end('cancelled');
-    await settle();
+    await ui.settled();
     assert.match(ui.frame(), /── cancelled/);
     await ui.type(CTRL_C);
     assert.match(ui.frame(), /Press Ctrl\+C again to exit/);
@@ -186,7 +186,7 @@ describe('the interactive UI', () => {
     await ui.type('\r');
     // One long paragraph (no blank line): it all stays in the live tail until it ends.
     for (let i = 0; i < 50; i++) ui.server.phase({ type: 'text', text: `line ${i} `.repeat(30) + '\n' });
-    await settle();
+    await ui.settled();
     const frame = ui.frame();
     const live = frame.slice(frame.indexOf('› tell me everything') + '› tell me everything'.length);
     assert.ok(live.split('\n').length < 30, `${live.split('\n').length} rows:\n${live}`);
@@ -199,11 +199,11 @@ describe('the interactive UI', () => {
     await ui.type('\r');
     const words = Array.from({ length: 800 }, (_, i) => `w${i}`);
     for (const word of words) ui.server.phase({ type: 'text', text: `${word} ` });
-    await settle();
+    await ui.settled();
     const live = ui.controller.getState().transcript.agents.values().next().value?.markdown.text ?? '';
     assert.ok(live.length > 0 && live.length < 3 * 100, `live: ${live.length} characters`);
     ui.server.end();
-    await settle();
+    await ui.settled();
     const frame = ui.frame();
     // Every word once, in order, on rows that fit the terminal.
     assert.deepEqual(frame.match(/\bw\d+\b/g), words);
@@ -214,7 +214,7 @@ describe('the interactive UI', () => {
     const ui = await start(scripted({ models: manyModels(5), initial: 'anthropic/model-1' }));
     await ui.type('/model');
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     assert.match(ui.frame(), /› \* model-1 /);
     await ui.type(`${DOWN}${DOWN}${DOWN}`);
     assert.match(ui.frame(), /› model-4 /);
@@ -224,7 +224,7 @@ describe('the interactive UI', () => {
       await ui.type(text);
       await ui.type('\r');
       ui.server.end();
-      await settle();
+      await ui.settled();
     }
     await ui.type(`${UP}${UP}${UP}`);
     assert.match(ui.frame(), /› one/);
@@ -249,7 +249,7 @@ describe('the interactive UI', () => {
     assert.match(ui.frame(), /Model \(anthropic\)/);
     assert.match(ui.frame(), /› model-2 /);
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     assert.equal(choices[0]?.model, 'anthropic/model-2');
   });
 
@@ -291,7 +291,7 @@ describe('the interactive UI', () => {
     await ui.type('\r'); // no key
     assert.match(ui.frame(), /› qwen2\.5-coder {2}its default model; any model the server serves works/);
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     assert.deepEqual(choices, [{ provider: 'ollama', apiKey: '', model: 'ollama/qwen2.5-coder' }]);
   });
 
@@ -309,9 +309,9 @@ describe('the interactive UI', () => {
         .join('\n');
     const first = printedText().length;
     assert.ok(first > 0 && first <= PRINT_CHARS, `first frame printed ${first} characters`);
-    await settle(500);
+    // Each flush prints the next part of the backlog, as the frames the clock would draw do.
     ui.server.end();
-    await settle();
+    await ui.until(() => printedText().includes(` ${words.at(-1)}`), 'the last word printed');
     const all = printedText().match(/\bw\d+\b/g) ?? [];
     assert.deepEqual(all, words);
   });
@@ -337,7 +337,7 @@ describe('the interactive UI', () => {
     await ui.type('\r');
     assert.match(ui.frame(), /Model \(anthropic\)/);
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     assert.deepEqual(choices, [
       { provider: 'anthropic', apiKey: 'sk-ant-secret', model: 'anthropic/claude-sonnet-4-5' },
     ]);
@@ -358,7 +358,7 @@ describe('the interactive UI', () => {
     await ui.type('sk-ant-fast\r');
     assert.match(ui.frame(), /Model \(anthropic\)/);
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     assert.deepEqual(choices, [
       { provider: 'anthropic', apiKey: 'sk-ant-fast', model: 'anthropic/claude-sonnet-4-5' },
     ]);
@@ -368,7 +368,7 @@ describe('the interactive UI', () => {
     const ui = await start(scripted({ models: [...MODELS, ...manyModels(3)] }));
     await ui.type('/model');
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     assert.match(ui.frame(), /claude-sonnet-4-5/);
     // The picker, without the ChromeBar (which names the current model).
     const picker = () => ui.frame().split('\nproject · ')[0] ?? '';
@@ -387,6 +387,7 @@ describe('the interactive UI', () => {
     await ui.type('x');
     assert.match(ui.frame(), /nothing matches "model 3x"/);
     await ui.type(ESC); // clears the filter; the picker stays
+    await ui.until(() => !ui.frame().includes('nothing matches'), 'the filter to be cleared');
     assert.match(ui.frame(), /Choose the model/);
     assert.doesNotMatch(ui.frame(), /filter:/);
     await ui.type('model 2\r'); // typed fast: the letters and their Enter in one chunk
@@ -419,7 +420,7 @@ describe('the interactive UI', () => {
       args: {},
       summary: 'str_replace src/a.ts',
     });
-    await settle();
+    await ui.settled();
     const answer = ui.server.approve({
       kind: 'file_change',
       agentId: 'orchestrator',
@@ -435,7 +436,7 @@ describe('the interactive UI', () => {
         unifiedDiff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-const a = 1;\n+const a = 2;',
       },
     });
-    await settle();
+    await ui.settled();
     await ui.type('y');
     assert.deepEqual(await answer, { decision: 'allow' });
     ui.server.phase({
@@ -446,7 +447,7 @@ describe('the interactive UI', () => {
       summary: 'replaced line 1',
       output: 'SECOND OUTPUT: the edited part now reads …',
     });
-    await settle();
+    await ui.settled();
     await ui.type('\u000f'); // Ctrl+O
     let frame = ui.frame();
     assert.match(frame, /str_replace src\/a\.ts: the change as applied/);
@@ -473,7 +474,7 @@ describe('the interactive UI', () => {
       args: {},
       summary: 'rm -rf build',
     });
-    await settle();
+    await ui.settled();
     const answer = ui.server.approve({
       kind: 'command',
       agentId: 'orchestrator',
@@ -482,7 +483,7 @@ describe('the interactive UI', () => {
       command: 'rm -rf build',
       cwd: '/home/ada/project',
     });
-    await settle();
+    await ui.settled();
     await ui.type('f');
     await ui.type('keep the build, run make clean');
     await ui.type('\r');
@@ -496,7 +497,7 @@ describe('the interactive UI', () => {
       output: 'The user rejected this (running rm -rf build) with feedback: keep the build, run make clean',
     });
     ui.server.end();
-    await settle();
+    await ui.settled();
     assert.match(
       ui.frame(),
       /⊘ rm -rf build — rejected by the user\n {2}↳ your feedback: keep the build, run make clean/,
@@ -515,7 +516,7 @@ describe('the interactive UI', () => {
       args: {},
       summary: 'grep parser',
     });
-    await settle();
+    await ui.settled();
     const frame = ui.frame();
     assert.equal(frame.match(/Route: agent_task/g)?.length, 1);
     assert.match(frame, /› where is the parser\?\nRoute: agent_task/);
@@ -525,7 +526,7 @@ describe('the interactive UI', () => {
   test('/help lists every key binding, place by place, from keybindings.ts', async () => {
     const ui = await start();
     ui.controller.submit('/help');
-    await settle();
+    await ui.settled();
     const help = ui.controller
       .getState()
       .printed.items.map((entry) => ('text' in entry ? entry.text : ''))
@@ -556,7 +557,7 @@ describe('the interactive UI', () => {
     await ui.type('\r');
     await ui.type('sk-ant-wrong\r');
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     assert.match(ui.frame(), /^Anthropic: the API key was rejected \(401\)\.$/m);
     assert.doesNotMatch(ui.frame(), /refused|config\/setup/);
   });

@@ -11,7 +11,7 @@ import { cleanup } from 'ink-testing-library';
 import { tempDir } from '../../scripts/temp-dirs.ts';
 import { PrintError } from '../src/print/print-error.ts';
 import { undoText } from '../src/ui/command-text.ts';
-import { scripted, settle, start } from './helpers/ui-backend.ts';
+import { scripted, start } from './helpers/ui-backend.ts';
 
 afterEach(() => cleanup());
 
@@ -24,7 +24,7 @@ async function afterOneRun(server: ReturnType<typeof scripted>, startDir?: strin
   await ui.type('hi');
   await ui.type('\r');
   server.end();
-  await settle();
+  await ui.settled();
   return ui;
 }
 
@@ -99,7 +99,7 @@ describe('session commands', () => {
     const ui = await afterOneRun(server);
     await ui.type('/model anthropic/claude-nosuch');
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     assert.match(ui.frame(), /Model: anthropic\/claude-nosuch \(not in Santra's model list\)/);
     const warning =
       "anthropic/claude-nosuch is not in Santra's model list: it is sent to Anthropic as is, with a guessed context window (128,000 tokens) and no prices, so costs show as $0.";
@@ -108,7 +108,7 @@ describe('session commands', () => {
       await ui.type('\r');
       server.phase({ type: 'status', level: 'warning', text: warning });
       server.end();
-      await settle();
+      await ui.settled();
     }
     assert.equal(ui.frame().match(/is not in Santra's model list: it is sent/g)?.length, 1);
     // A new session: its first run says it again.
@@ -118,7 +118,7 @@ describe('session commands', () => {
     await ui.type('\r');
     server.phase({ type: 'status', level: 'warning', text: warning });
     server.end();
-    await settle();
+    await ui.settled();
     // (The test's terminal keeps what /clear would clear: the first session's warning, and this one.)
     assert.equal(ui.frame().match(/is not in Santra's model list: it is sent/g)?.length, 2);
   });
@@ -137,7 +137,7 @@ describe('session commands', () => {
     const ui = await afterOneRun(server);
     await ui.type('/model nosuch/foo');
     await ui.type('\r');
-    await settle();
+    await ui.settled();
     const frame = ui.frame();
     assert.equal(frame.match(/Unknown provider "nosuch"/g)?.length, 1);
     assert.match(
@@ -262,7 +262,7 @@ describe('session commands', () => {
     const ui = await start(server);
     await ui.type('/resume ses_old00000');
     await ui.type('\r');
-    await settle();
+    await ui.shows(/Resumed "first question"/);
     const frame = ui.frame();
     assert.match(
       frame,
@@ -292,7 +292,7 @@ describe('session commands', () => {
     assert.doesNotMatch(frame, /Unknown command|not running/);
     assert.deepEqual(server.requests, []);
     ready();
-    await settle();
+    await ui.settled();
     frame = ui.frame();
     assert.doesNotMatch(frame, /⏳ queued: (\/resume|go on)/);
     assert.match(frame, /⏳ queued: \/compact/);
@@ -301,7 +301,7 @@ describe('session commands', () => {
     assert.equal(server.prompts[0]?.sessionId, 'ses_old00000', 'the message went on the resumed session');
     // Queued behind the run: carried out once it ends, against the methods the server listed.
     server.end();
-    await settle();
+    await ui.settled();
     assert.match(ui.frame(), /Unknown command \/compact/);
     assert.doesNotMatch(ui.frame(), /⏳ queued/);
   });
@@ -320,13 +320,13 @@ describe('session commands', () => {
     await ui.type('/resume ses_old00000');
     await ui.type('\r');
     ready();
-    await settle();
+    await ui.settled();
     await ui.type('go on');
     await ui.type('\r');
     assert.match(ui.frame(), /⏳ queued: go on/);
     assert.equal(server.prompts.length, 0);
     loaded();
-    await settle();
+    await ui.settled();
     assert.equal(server.prompts[0]?.sessionId, 'ses_old00000');
   });
 
@@ -341,7 +341,7 @@ describe('session commands', () => {
     await ui.type('\r');
     assert.match(ui.frame(), /⏳ queued: hello\n⏳ queued: \/sessions/);
     fail(new Error('santra-server exited with code 1'));
-    await settle();
+    await ui.settled();
     let frame = ui.frame();
     assert.match(frame, /santra-server exited with code 1/);
     assert.match(frame, /The 2 inputs you typed were not sent; ↑ brings them back\./);
@@ -363,6 +363,7 @@ describe('session commands', () => {
     const ui = await afterOneRun(server, dir);
     await ui.type('/export out.md');
     await ui.type('\r');
+    await ui.shows(/Transcript written to .*out\.md/); // after the file is written (I/O, not a promise already due)
     assert.deepEqual(server.requests, [
       { method: 'session/export', params: { sessionId: 'ses_12345678abc', format: 'markdown' } },
     ]);

@@ -15,7 +15,47 @@ import type { Interactions } from '../../src/ui/interactions.ts';
 /** An approval as the test writes it: the ids of this session and run are added. */
 type WithoutIds<T> = T extends unknown ? Omit<T, 'sessionId' | 'runId'> : never;
 
-export const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
+/** One turn of the event loop: the promises and React renders queued so far have run. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Waits for `check` to hold, calling `step` (e.g. the controller's flush) before each look; fails
+ * after `ms` with `what`, and `state()` (e.g. the frame) to show what was there instead.
+ */
+export async function until(
+  check: () => boolean,
+  what: string,
+  options: { step?: () => void; state?: () => string; ms?: number } = {},
+): Promise<void> {
+  const { step = () => {}, state = () => '', ms = 5000 } = options;
+  const deadline = performance.now() + ms;
+  for (;;) {
+    step();
+    if (check()) return;
+    if (performance.now() > deadline) {
+      throw new Error(`waited ${ms} ms for ${what}; it did not happen:\n${state()}`);
+    }
+    await turn();
+  }
+}
+
+/**
+ * Lets what is under way finish without a clock: applies the controller's queued events (what its
+ * frame timer would do), and gives the promises the UI awaits and React's renders event-loop turns
+ * until the frame has stayed the same for two of them. Work that waits on a timer (Ink's lone Esc)
+ * needs `until` on its effect instead.
+ */
+export async function settled(controller: Controller, frame: () => string): Promise<void> {
+  let last: string | undefined;
+  let same = 0;
+  for (let turns = 0; same < 2 && turns < 100; turns++) {
+    controller.flush();
+    await turn();
+    const now = frame();
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+}
 
 export const MODELS: ModelEntry[] = [
   {
@@ -153,18 +193,31 @@ export async function start(server = scripted(), options: StartOptions = {}) {
     onExit: () => void exited++,
   });
   const view = render(h(App, { controller, size: { columns: 100, rows: 30 }, guardMs: 0 }));
+  const frame = () => view.lastFrame() ?? '';
   const started = controller.start();
   if (starting === undefined) await started;
-  await settle();
+  await settled(controller, frame);
   return {
     ...view,
     server,
     controller,
     exited: () => exited,
-    frame: () => view.lastFrame() ?? '',
+    frame,
+    /** Flushes the controller and lets the UI's promises and renders run (see `settled`). */
+    settled: () => settled(controller, frame),
+    /** Waits until the frame (after a flush) shows `pattern`. */
+    shows: (pattern: RegExp | string, ms?: number) =>
+      until(
+        () => (typeof pattern === 'string' ? frame().includes(pattern) : pattern.test(frame())),
+        `the frame to show ${String(pattern)}`,
+        { step: () => controller.flush(), state: frame, ...(ms === undefined ? {} : { ms }) },
+      ),
+    /** Waits until `check` holds, flushing the controller before each look. */
+    until: (check: () => boolean, what: string) =>
+      until(check, what, { step: () => controller.flush(), state: frame }),
     type: async (text: string) => {
       view.stdin.write(text);
-      await settle();
+      await settled(controller, frame);
     },
   };
 }
