@@ -32,7 +32,7 @@ import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { ClientChannel, Runtime, RuntimeRequestName } from '../runtime/contract.ts';
 import { ClientRequests } from './client-requests.ts';
 import { DEFAULT_FRAMING_LIMITS, type FramingLimits } from './framing.ts';
-import { answeringWriter, type ErrorResponse, errorResponse, GatedMessageReader } from './gate.ts';
+import { answeringWriter, type ErrorResponse, errorResponse, GatedMessageReader } from './inbound.ts';
 import { parseParams } from './params.ts';
 import { negotiateVersion } from './version-negotiation.ts';
 import { FrameWriter } from './writer.ts';

@@ -12,7 +12,7 @@
 import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-jsonrpc/node';
 import type { Logger } from '../support/log.ts';
 import { isMessageId } from './envelope.ts';
-import { errorResponse } from './gate.ts';
+import { errorResponse } from './inbound.ts';
 
 const CRLF = '\r\n';
 
