@@ -16,6 +16,8 @@ import { Approvals, QuestionWithdrawn } from '../src/print/approvals.ts';
 import { parseCommandLine } from '../src/print/args.ts';
 import { type ReplayClient, readReplayScript, RecordedAnswers, replayRuns } from '../src/print/replay.ts';
 import { serverArgs } from '../src/print/server-process.ts';
+import { readSessionRecords } from '../src/print/session-records.ts';
+import { SessionRecord } from '#protocol';
 
 const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
 const MODEL = 'anthropic/claude-sonnet-4-5';
@@ -71,6 +73,7 @@ const RECORDS = [
     runId: 'run_1',
     request: {
       kind: 'file_change',
+      sessionId: 'ses_recorded',
       runId: 'run_1',
       agentId: 'executor',
       toolCallId: 'c1',
@@ -107,6 +110,36 @@ const RECORDS = [
   },
   { type: 'run_end', runId: 'run_2', status: 'completed', model: MODEL, usage: USAGE, costUsd: 0, at: AT },
 ];
+
+describe('the recording is read as the published record format (§10.9)', () => {
+  test('every record of the fixture is a SessionRecord, so the fixture is what a server writes', () => {
+    for (const record of RECORDS) assert.ok(SessionRecord.safeParse(record).success, JSON.stringify(record));
+  });
+
+  test('a damaged line and a record that breaks its schema are skipped and counted; a newer type is passed over', () => {
+    const lines = [
+      JSON.stringify(RECORDS[0]),
+      '{"type":"prompt","runId":"run_1","at":',
+      // An approval without the session it was asked in is not one the server writes.
+      JSON.stringify({ ...(RECORDS[4] as object), request: { kind: 'file_change' } }),
+      JSON.stringify({ type: 'bookmark_from_a_newer_server', at: AT }),
+      `${JSON.stringify(RECORDS[1])}\0\0${JSON.stringify(RECORDS[2])}`,
+    ];
+    const { records, skipped } = readSessionRecords(lines.join('\n'));
+    assert.deepEqual(
+      records.map((record) => record.type),
+      ['session', 'prompt', 'message'],
+    );
+    assert.equal(skipped, 2);
+  });
+
+  test('session/export json: the array, or the whole result with the records as its content', () => {
+    const array = JSON.stringify(RECORDS);
+    assert.equal(readSessionRecords(array).records.length, RECORDS.length);
+    const result = JSON.stringify({ format: 'json', content: array, records: RECORDS });
+    assert.equal(readSessionRecords(result).records.length, RECORDS.length);
+  });
+});
 
 function recording(records: readonly object[]): string {
   const file = join(dir('santra-recording-'), 'session.jsonl');
@@ -218,9 +251,16 @@ describe('what the person did between runs', () => {
     costUsd: 0,
     at: AT,
   });
-  const phase = (runId: string, type = 'status') => ({
+  const phase = (runId: string, type: 'status' | 'complete' = 'status') => ({
     type: 'phase',
-    phase: { type, runId, sessionId: 'ses_recorded', seq: 1, agentId: 'assistant', text: 'Route: …' },
+    phase: {
+      type,
+      runId,
+      sessionId: 'ses_recorded',
+      seq: 1,
+      agentId: 'assistant',
+      ...(type === 'status' ? { text: 'Route: …' } : { status: 'error', output: '' }),
+    },
   });
   const compaction = (kept: object[]) => ({
     type: 'compaction',

@@ -11,10 +11,10 @@
  * an approval is stopped there again. A run stopped while the model answered needs nothing: the
  * recorded answer ends as cancelled, and the server adds the same note to the conversation.
  *
- * The session file is read here directly, as JSON: only the records a client needs (`session`,
- * `prompt`, `phase`, `approval`, `ask`, `run_end`, `compaction`, `file_change`, `undo`), and any
- * other record or damaged line is passed over, so this client does not depend on the server's
- * code (nor on records it does not know).
+ * The recording is read as the published record format (session-records.ts, protocol §10.9), so
+ * this client does not depend on the server's code: only the records a client needs (`session`,
+ * `prompt`, `phase`, `approval`, `ask`, `run_end`, `compaction`, `file_change`, `undo`) matter;
+ * any other record, a damaged line and a record of a type it does not know are passed over.
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
@@ -25,11 +25,13 @@ import type {
   AskResult,
   ParamsOf,
   PromptResult,
+  RecordedMessage,
   ResultOf,
 } from '#protocol';
 import { type Approvals, describeAction, QuestionWithdrawn } from './approvals.ts';
 import { oneLine } from './output.ts';
 import { PrintError, type ServerSession } from './session.ts';
+import { readSessionRecords } from './session-records.ts';
 
 interface RecordedApproval {
   request: ApproveParams;
@@ -73,8 +75,6 @@ export interface ReplayScript {
   steps: ReplayStep[];
 }
 
-type Json = Record<string, unknown>;
-
 /** The prompts and answers of a recording. Throws a PrintError when there is nothing to replay. */
 export function readReplayScript(path: string): ReplayScript {
   let text: string;
@@ -86,7 +86,7 @@ export function readReplayScript(path: string): ReplayScript {
       `santra: --replay ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(error)}`,
     );
   }
-  const records = text.trimStart().startsWith('[') ? exported(text) : lines(text);
+  const { records } = readSessionRecords(text);
   let workspaceRoot: string | undefined;
   const runs: ReplayRun[] = [];
   const steps: ReplayStep[] = [];
@@ -99,31 +99,26 @@ export function readReplayScript(path: string): ReplayScript {
   /** File changes not undone, in order: what an undo picks from. */
   let changes: Array<{ changeId: string; runId: string }> = [];
   for (const record of records) {
-    const runId = typeof record.runId === 'string' ? record.runId : undefined;
-    const run = runId === undefined ? undefined : byId.get(runId);
     switch (record.type) {
       case 'session':
-        if (typeof record.workspaceRoot === 'string') workspaceRoot ??= record.workspaceRoot;
+        workspaceRoot ??= record.workspaceRoot;
         break;
       case 'phase': {
-        const phase = typeof record.phase === 'object' && record.phase !== null ? (record.phase as Json) : {};
-        if (typeof phase.runId !== 'string' || byId.has(phase.runId)) break;
+        const { phase } = record;
+        if (!('runId' in phase) || byId.has(phase.runId)) break;
         // A prompt refused before it ran (an unusable model) ends without a prompt record.
         starting = phase.type === 'complete' ? undefined : phase.runId;
         break;
       }
       case 'compaction':
-        if (starting === undefined && runs.length > 0 && Array.isArray(record.kept)) {
-          const kept: unknown[] = record.kept;
-          steps.push({ action: 'compact', keepTurns: Math.min(50, Math.max(1, userTurns(kept))) });
-        }
+        if (starting === undefined && runs.length > 0)
+          steps.push({ action: 'compact', keepTurns: Math.min(50, Math.max(1, userTurns(record.kept))) });
         break;
       case 'file_change':
-        if (runId !== undefined && typeof record.changeId === 'string')
-          changes.push({ changeId: record.changeId, runId });
+        changes.push({ changeId: record.changeId, runId: record.runId });
         break;
       case 'undo': {
-        const ids: unknown[] = Array.isArray(record.changeIds) ? record.changeIds : [];
+        const ids = record.changeIds;
         if (ids.length === 0 || runs.length === 0) break;
         // One change undone that was the last one: the default scope; otherwise the whole last run.
         const scope = ids.length === 1 && ids[0] === changes.at(-1)?.changeId ? 'change' : 'run';
@@ -132,49 +127,54 @@ export function readReplayScript(path: string): ReplayScript {
         break;
       }
       case 'prompt': {
-        if (runId === undefined || typeof record.text !== 'string' || typeof record.model !== 'string') break;
+        // A prompt recorded without its model cannot be sent again as it was.
+        if (record.model === undefined) break;
         const cwd = startDir(record.cwd, workspaceRoot);
         const next: ReplayRun = {
           text: record.text,
           model: record.model,
-          ...(typeof record.agent === 'string' ? { agent: record.agent } : {}),
-          ...(typeof record.mode === 'string' ? { mode: record.mode } : {}),
+          ...(record.agent === undefined ? {} : { agent: record.agent }),
+          ...(record.mode === undefined ? {} : { mode: record.mode }),
           ...(cwd === undefined ? {} : { cwd }),
           approvals: [],
           questions: [],
         };
         runs.push(next);
         steps.push({ action: 'prompt', run: next });
-        byId.set(runId, next);
-        if (starting === runId) starting = undefined;
+        byId.set(record.runId, next);
+        if (starting === record.runId) starting = undefined;
         break;
       }
       case 'approval':
-        if (run !== undefined && typeof record.request === 'object' && record.request !== null) {
-          run.approvals.push({
-            request: record.request as ApproveParams,
-            ...(typeof record.answer === 'object' && record.answer !== null
-              ? { answer: record.answer as ApproveResult }
-              : {}),
-            used: false,
-          });
-        }
+        byId.get(record.runId)?.approvals.push({
+          request: record.request,
+          ...(record.answer === undefined ? {} : { answer: record.answer }),
+          used: false,
+        });
         break;
       case 'ask':
-        if (run !== undefined && typeof record.prompt === 'string') {
-          run.questions.push({
-            agentId: typeof record.agentId === 'string' ? record.agentId : '',
-            prompt: record.prompt,
-            ...(typeof record.answer === 'string' && record.secret !== true ? { answer: record.answer } : {}),
-            used: false,
-          });
-        }
+        byId.get(record.runId)?.questions.push({
+          agentId: record.agentId,
+          prompt: record.prompt,
+          ...(record.answer !== undefined && !record.secret ? { answer: record.answer } : {}),
+          used: false,
+        });
         break;
-      case 'run_end':
-        if (run !== undefined && typeof record.status === 'string') run.status = record.status;
+      case 'run_end': {
+        const run = byId.get(record.runId);
+        if (run !== undefined) run.status = record.status;
         break;
-      default:
+      }
+      case 'message':
+      case 'messages_replaced':
+      case 'model_output':
+      case 'model':
+        // The model's side: the server's --replay answers from these.
         break;
+      default: {
+        const exhaustive: never = record;
+        throw new Error(`unknown record ${JSON.stringify(exhaustive)}`);
+      }
     }
   }
   if (runs.length === 0) {
@@ -399,49 +399,18 @@ function withdrawal(signal: AbortSignal): Promise<never> {
  * The user turns among a compaction's kept messages, as the server counts them: user messages of
  * text only (tool results are not turns; a note the server added is one).
  */
-function userTurns(messages: unknown[]): number {
-  return messages.filter((message) => {
-    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
-    return (
-      role === 'user' &&
-      Array.isArray(content) &&
-      content.length > 0 &&
-      content.every((block: unknown) => (block as { type?: unknown } | null)?.type === 'text')
-    );
-  }).length;
-}
-
-function lines(text: string): Json[] {
-  const records: Json[] = [];
-  for (const line of text.split('\n')) {
-    // Damaged lines (a torn write, NUL bytes) are the server's to report; a client skips them.
-    for (const piece of line.split(/\0+/)) {
-      if (piece.trim() === '') continue;
-      try {
-        const value: unknown = JSON.parse(piece);
-        if (typeof value === 'object' && value !== null && !Array.isArray(value)) records.push(value as Json);
-      } catch {
-        // skipped
-      }
-    }
-  }
-  return records;
-}
-
-function exported(text: string): Json[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value)
-      ? value.filter((entry): entry is Json => typeof entry === 'object' && entry !== null)
-      : [];
-  } catch {
-    return [];
-  }
+function userTurns(messages: RecordedMessage[]): number {
+  return messages.filter(
+    (message) =>
+      message.role === 'user' &&
+      message.content.length > 0 &&
+      message.content.every((block) => block.type === 'text'),
+  ).length;
 }
 
 /** The prompt's start directory relative to the workspace (as recorded, or made relative to it). */
-function startDir(cwd: unknown, workspaceRoot: string | undefined): string | undefined {
-  if (typeof cwd !== 'string' || cwd === '') return undefined;
+function startDir(cwd: string | undefined, workspaceRoot: string | undefined): string | undefined {
+  if (cwd === undefined || cwd === '') return undefined;
   if (!isAbsolute(cwd)) return cwd;
   if (workspaceRoot === undefined) return undefined;
   const rel = relative(workspaceRoot, cwd);

@@ -2,18 +2,18 @@
  * A recorded session as a timeline for the replay viewer (`santra replay FILE`): the transcript
  * events the live UI would have fed its reducer, each with how long to wait before it.
  *
- * The file is read here directly, as the client of print/replay.ts reads it: a session file
- * (`<SANTRA_HOME>/sessions/…/ses_*.jsonl`, one record a line), or what `session/export` with
- * format json gives (the array of records, or the whole result with the array as its `content`).
- * Only `session`, `prompt`, `phase` and `run_end` records matter; any other record, a damaged line
- * and a phase this client cannot parse are passed over (counted in `skipped`).
+ * The file is read as the published record format (print/session-records.ts): a session file or
+ * what `session/export` with format json gives. Only `session`, `prompt`, `phase` and `run_end`
+ * records matter; a damaged line and a record this client cannot parse are passed over (counted
+ * in `skipped`).
  *
  * Timing: phases carry no time, so it comes from record order. A `prompt` and a `run_end` have
  * their `at`: the pause before a prompt is the recorded one (from the previous run's end, at most
  * MAX_GAP_MS), and a run's duration on its end line is the recorded one; the phases in between play
  * at a fixed pace, PHASE_MS each at 1x.
  */
-import { type RunStatus, SessionRecord } from '#protocol';
+import type { RunStatus } from '#protocol';
+import { readSessionRecords } from '../print/session-records.ts';
 import type { TranscriptEvent } from './transcript.ts';
 
 export const PHASE_MS = 15;
@@ -39,33 +39,6 @@ export interface Recording {
 
 const STATUSES: ReadonlySet<string> = new Set<RunStatus>(['completed', 'cancelled', 'error', 'interrupted']);
 
-/** The records of a session file or a session/export json, in order; undefined entries are damaged lines. */
-export function recordsOf(text: string): unknown[] {
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
-    try {
-      const whole: unknown = JSON.parse(text);
-      if (Array.isArray(whole)) return whole;
-      const content = (whole as { content?: unknown } | null)?.content;
-      if (typeof content === 'string') return recordsOf(content);
-      // One JSON object alone: a session file of one line.
-      return [whole];
-    } catch {
-      // Not one JSON document: JSON Lines.
-    }
-  }
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      try {
-        return JSON.parse(line) as unknown;
-      } catch {
-        return undefined;
-      }
-    });
-}
-
 /** The timeline of a recording's text. */
 export function readRecording(text: string): Recording {
   const recording: Recording = {
@@ -77,15 +50,10 @@ export function readRecording(text: string): Recording {
     skipped: 0,
   };
   let lastAt: number | undefined;
-  for (const raw of recordsOf(text)) {
-    // Read as the published record format (protocol-spec, §10.9), not by hand.
-    const parsed = SessionRecord.safeParse(raw);
-    if (!parsed.success) {
-      // A damaged line, or one the viewer cannot use as it is; a newer type is passed over.
-      if (!isNewerRecordType(raw)) recording.skipped++;
-      continue;
-    }
-    const record = parsed.data;
+  // Read as the published record format (protocol-spec, §10.9), not by hand.
+  const { records, skipped } = readSessionRecords(text);
+  recording.skipped = skipped;
+  for (const record of records) {
     switch (record.type) {
       case 'session':
         recording.sessionId = record.sessionId;
@@ -147,12 +115,4 @@ function timeOf(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
-}
-
-/** A record of a type this client does not know: a newer server's, passed over (§10.9). */
-function isNewerRecordType(raw: unknown): boolean {
-  const type = (raw as { type?: unknown } | null)?.type;
-  return (
-    typeof type === 'string' && !SessionRecord.options.some((option) => option.shape.type.value === type)
-  );
 }
