@@ -14,6 +14,48 @@ export const AgentInfo = named(
   }),
 );
 
+/** A custom agent file larger than this is refused: an agent is a few KB of prompt (§9.3). */
+export const MAX_AGENT_FILE_BYTES = 256 * 1024;
+
+/** What a custom agent's `id` must look like (§9.3). */
+export const AGENT_ID_PATTERN = /^[a-z0-9_]{2,40}$/;
+
+const agentText = (what: string) =>
+  z
+    .string()
+    .regex(/\S/, `must not be empty (expected ${what})`)
+    .describe(what[0]?.toUpperCase() + what.slice(1));
+
+export const AgentFile = named(
+  'AgentFile',
+  'A custom agent: the one JSON object of a `.agents/<name>.json` file at the workspace root (§9.3). Comments and trailing commas are allowed (JSONC); a field not listed here makes the file invalid.',
+  z.strictObject({
+    id: z
+      .string()
+      .regex(
+        AGENT_ID_PATTERN,
+        'expected 2 to 40 lowercase letters, digits and underscores, such as "security_reviewer"',
+      )
+      .describe(
+        'What prompts (`agent`) and spawn_agent name it: 2 to 40 lowercase letters, digits and underscores, not the id of a built-in agent.',
+      ),
+    name: agentText('a display name such as "Security reviewer"'),
+    description: agentText('a sentence saying what the agent does, shown to agents that may spawn it'),
+    systemPrompt: agentText('the instructions the agent runs with'),
+    toolNames: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "The tools it may call, by name (the server's tools: docs/tools.md for Santra). Default: every tool that only reads or searches, plus the ways to finish (task_completed, set_output).",
+      ),
+    canBeSpawned: z
+      .boolean()
+      .optional()
+      .describe('Whether other agents may spawn it with spawn_agent. Default: true.'),
+  }),
+);
+export type AgentFile = z.infer<typeof AgentFile>;
+
 export const AgentProblem = named(
   'AgentProblem',
   'A custom agent file that was skipped, and why.',

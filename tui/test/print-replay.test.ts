@@ -16,7 +16,7 @@ import { Approvals, QuestionWithdrawn } from '../src/print/approvals.ts';
 import { parseCommandLine } from '../src/print/args.ts';
 import { type ReplayClient, readReplayScript, RecordedAnswers, replayRuns } from '../src/print/replay.ts';
 import { serverArgs } from '../src/print/server-process.ts';
-import { readSessionRecords } from '../src/print/session-records.ts';
+import { NewerRecordFormat, readSessionRecords } from '../src/print/session-records.ts';
 import { SessionRecord } from '#protocol';
 
 const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
@@ -131,6 +131,15 @@ describe('the recording is read as the published record format (§10.9)', () => 
       ['session', 'prompt', 'message'],
     );
     assert.equal(skipped, 2);
+  });
+
+  test('a recording in a later record format is refused, saying which and what to do', () => {
+    const later = [{ ...(RECORDS[0] as object), format: 2 }, ...RECORDS.slice(1)];
+    assert.throws(() => readSessionRecords(JSON.stringify(later)), NewerRecordFormat);
+    assert.throws(
+      () => readReplayScript(recording(later)),
+      /session record format 2, and this santra reads format 1; update santra/,
+    );
   });
 
   test('session/export json: the array, or the whole result with the records as its content', () => {

@@ -7,6 +7,7 @@ import { closest } from '../support/suggest.ts';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as z from 'zod';
+import { AgentFile, MAX_AGENT_FILE_BYTES } from '#protocol';
 import { parseJsonc } from '../config/jsonc.ts';
 import { describeFsError, errorCode } from '../support/errno.ts';
 import { READ_ONLY_KINDS, type Tool } from '../tools/types.ts';
@@ -52,42 +53,27 @@ export function defaultAgentTools(tools: readonly Pick<Tool, 'name' | 'kind'>[])
     .map((tool) => tool.name);
 }
 
-/** Agent files are a few KB of prompt; anything far larger is a mistake, not an agent. */
-export const MAX_AGENT_FILE_BYTES = 256 * 1024;
+export { MAX_AGENT_FILE_BYTES };
 
 const AGENTS_DIR = '.agents';
 const FIELDS = 'id, name, description and systemPrompt';
 
-function text(what: string) {
-  return z
-    .string()
-    .regex(/\S/, `must not be empty (expected ${what})`)
-    .describe(what[0]?.toUpperCase() + what.slice(1));
-}
-
-/** The format of a `.agents/*.json` file; also rendered into docs/tools.md. */
+/**
+ * The format of a `.agents/*.json` file: the published AgentFile (protocol §9.3), with what only
+ * this workspace knows checked field by field — the id of no built-in agent, tools that exist.
+ * Also rendered into docs/tools.md.
+ */
 export function agentFileSchema(knownTools: ReadonlySet<string>, builtInIds: ReadonlySet<string>) {
-  return z.strictObject({
-    id: z
-      .string()
-      .regex(
-        /^[a-z0-9_]{2,40}$/,
-        'expected 2 to 40 lowercase letters, digits and underscores, such as "security_reviewer"',
-      )
-      .describe(
-        'What prompts (`agent`) and spawn_agent name it: 2 to 40 lowercase letters, digits and underscores, not the id of a built-in agent.',
-      )
-      .superRefine((id, ctx) => {
-        if (builtInIds.has(id)) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `"${id}" is the id of a built-in agent; choose another id`,
-          });
-        }
-      }),
-    name: text('a display name such as "Security reviewer"'),
-    description: text('a sentence saying what the agent does, shown to agents that may spawn it'),
-    systemPrompt: text('the instructions the agent runs with'),
+  const { id, toolNames } = AgentFile.shape;
+  return AgentFile.extend({
+    id: id.superRefine((value, ctx) => {
+      if (builtInIds.has(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${value}" is the id of a built-in agent; choose another id`,
+        });
+      }
+    }),
     toolNames: z
       .array(
         z.string().superRefine((name, ctx) => {
@@ -96,13 +82,7 @@ export function agentFileSchema(knownTools: ReadonlySet<string>, builtInIds: Rea
         }),
       )
       .optional()
-      .describe(
-        'The tools it may call, by name (docs/tools.md). Default: every read and search tool, plus task_completed and set_output.',
-      ),
-    canBeSpawned: z
-      .boolean()
-      .optional()
-      .describe('Whether other agents may spawn it with spawn_agent. Default: true.'),
+      .describe(toolNames.description ?? ''),
   });
 }
 

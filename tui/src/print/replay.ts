@@ -27,11 +27,12 @@ import type {
   PromptResult,
   RecordedMessage,
   ResultOf,
+  SessionRecord,
 } from '#protocol';
 import { type Approvals, describeAction, QuestionWithdrawn } from './approvals.ts';
 import { oneLine } from './output.ts';
 import { PrintError, type ServerSession } from './session.ts';
-import { readSessionRecords } from './session-records.ts';
+import { NewerRecordFormat, readSessionRecords } from './session-records.ts';
 
 interface RecordedApproval {
   request: ApproveParams;
@@ -86,7 +87,13 @@ export function readReplayScript(path: string): ReplayScript {
       `santra: --replay ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(error)}`,
     );
   }
-  const { records } = readSessionRecords(text);
+  let records: SessionRecord[];
+  try {
+    ({ records } = readSessionRecords(text));
+  } catch (error) {
+    if (!(error instanceof NewerRecordFormat)) throw error;
+    throw new PrintError(`santra: --replay ${path}: ${error.message}`);
+  }
   let workspaceRoot: string | undefined;
   const runs: ReplayRun[] = [];
   const steps: ReplayStep[] = [];

@@ -9,7 +9,7 @@
  * cannot read are counted in `skipped`; a record of a type it does not know (a newer server's) is
  * passed over without counting, as §10.9 says a reader does.
  */
-import { SessionRecord } from '#protocol';
+import { SESSION_RECORD_FORMAT, SessionRecord } from '#protocol';
 
 export interface SessionRecords {
   records: SessionRecord[];
@@ -17,13 +17,28 @@ export interface SessionRecords {
   skipped: number;
 }
 
-/** The records of a recording's text, in order. */
+/** A recording in a later record format than this client reads: §10.9 says to refuse it. */
+export class NewerRecordFormat extends Error {
+  readonly format: number;
+
+  constructor(format: number) {
+    super(
+      `it is written in session record format ${format}, and this santra reads format ${SESSION_RECORD_FORMAT}; update santra to read it`,
+    );
+    this.format = format;
+  }
+}
+
+/** The records of a recording's text, in order. Throws NewerRecordFormat for a later format. */
 export function readSessionRecords(text: string): SessionRecords {
   const result: SessionRecords = { records: [], skipped: 0 };
   for (const raw of rawRecords(text)) {
     const parsed = SessionRecord.safeParse(raw);
-    if (parsed.success) result.records.push(parsed.data);
-    else if (!isNewerRecordType(raw)) result.skipped++;
+    if (parsed.success) {
+      if (parsed.data.type === 'session' && parsed.data.format > SESSION_RECORD_FORMAT)
+        throw new NewerRecordFormat(parsed.data.format);
+      result.records.push(parsed.data);
+    } else if (!isNewerRecordType(raw)) result.skipped++;
   }
   return result;
 }

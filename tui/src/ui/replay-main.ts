@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { render } from 'ink';
 import { createElement as h } from 'react';
+import { NewerRecordFormat } from '../print/session-records.ts';
 import { loadMarkdown } from './components/entry-view.ts';
 import { ReplayApp } from './components/replay-app.ts';
 import { ReplayPlayer } from './replay-player.ts';
@@ -22,7 +23,14 @@ export async function runReplay(file: string): Promise<number> {
     process.stderr.write(`santra: cannot read ${file}: ${(error as Error).message}\n`);
     return 1;
   }
-  const recording = readRecording(text);
+  let recording: ReturnType<typeof readRecording>;
+  try {
+    recording = readRecording(text);
+  } catch (error) {
+    if (!(error instanceof NewerRecordFormat)) throw error;
+    process.stderr.write(`santra: ${file}: ${error.message}\n`);
+    return 1;
+  }
   if (recording.steps.length === 0) {
     process.stderr.write(`santra: ${file} has no recorded run (a session file or a session/export json)\n`);
     return 1;
