@@ -4,10 +4,10 @@
  * one /help lists.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { helpText } from '../src/ui/command-text.ts';
-import { type BindingName, HELP, KEYS, REPLAY_KEYS } from '../src/ui/keybindings.ts';
+import { type BindingName, HELP, KEYS, keyOf, REPLAY_KEYS } from '../src/ui/keybindings.ts';
 import { SLASH_COMMANDS } from '../src/ui/slash-commands.ts';
 
 const doc = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8');
@@ -82,5 +82,44 @@ describe('key bindings and their docs', () => {
       assert.ok(inHelp.has(key), `the user guide promises ${key}, /help does not list it`);
       assert.ok(help.includes(`  ${key} `), `/help does not print ${key}`);
     }
+  });
+});
+
+describe('hints on the screen name keys from the one table', () => {
+  test('keyOf names the first way to press a binding, as a hint says it', () => {
+    assert.equal(keyOf('abort'), 'Esc');
+    assert.equal(keyOf('exit'), 'Ctrl+C');
+    assert.equal(keyOf('expandOutput'), 'Ctrl+O');
+    assert.equal(keyOf('submit'), 'Enter');
+    assert.equal(keyOf('pageDown'), 'PgDn');
+    assert.equal(keyOf('newline'), 'Alt+Enter');
+    assert.equal(keyOf('replayPause'), 'Space');
+    assert.equal(keyOf('filter'), 'letters');
+    // Every binding a hint can name is pressable as it is named.
+    for (const name of Object.keys(KEYS) as BindingName[]) {
+      if (KEYS[name].chords.length > 0) assert.ok(KEYS[name].keys.includes(keyOf(name)), name);
+    }
+  });
+
+  test('no source file outside keybindings.ts spells a key in a string: hints take it from keyOf', () => {
+    const root = new URL('../src/', import.meta.url);
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+      (file) => file.endsWith('.ts') && !file.endsWith('keybindings.ts'),
+    );
+    assert.ok(files.length > 20);
+    const spelled: string[] = [];
+    for (const file of files) {
+      readFileSync(new URL(file, root), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          // Code, not comments: a key named in a comment is documentation.
+          if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+          for (const literal of line.match(/(['`"])(?:(?!\1).)*\1/g) ?? []) {
+            if (/\b(Esc|Ctrl\+[A-Z]|Alt\+\w+|PgUp|PgDn)\b|\bEnter[:\s]/.test(literal))
+              spelled.push(`${file}:${index + 1}: ${literal}`);
+          }
+        });
+    }
+    assert.deepEqual(spelled, []);
   });
 });

@@ -13,7 +13,7 @@ import {
 } from '#protocol';
 import type { NewEntry, ToolOutput } from './transcript.ts';
 import type { PickerState, SetupState, UiState } from './ui-state.ts';
-import { keyHelp } from './keybindings.ts';
+import { keyHelp, keyOf } from './keybindings.ts';
 import { commandHelp, type SlashCommand } from './slash-commands.ts';
 
 /** The context window of a model the catalog does not know: the server's to guess. */
@@ -240,7 +240,7 @@ export function outputEntries(output: ToolOutput, position: number, total: numbe
       lines: output.diff,
       diff: true,
     });
-  const older = position > 1 ? '; Ctrl+O again: the one before' : '';
+  const older = position > 1 ? `; ${keyOf('expandOutput')} again: the one before` : '';
   entries.push({
     kind: 'block',
     title: `${output.title} (output ${position} of ${total}${older})`,

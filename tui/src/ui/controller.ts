@@ -28,6 +28,7 @@ import { entryMarkdown } from './export-markdown.ts';
 import { FrameClock } from './frame-clock.ts';
 import type { FrameDrawer } from './frames.ts';
 import { type Answered, type Interaction, Interactions } from './interactions.ts';
+import { keyOf } from './keybindings.ts';
 import {
   chooseModel,
   compactSession,
@@ -476,7 +477,7 @@ export class Controller {
       this.#note(
         outputs.length === 0
           ? 'No tool output yet.'
-          : `That was the oldest output kept (${outputs.length}). Ctrl+O again starts from the last.`,
+          : `That was the oldest output kept (${outputs.length}). ${keyOf('expandOutput')} again starts from the last.`,
       );
       return;
     }
@@ -557,7 +558,7 @@ export class Controller {
 
   async #commandOrThrow(command: SlashCommand, arg: string): Promise<void> {
     if (command.idle === true && this.#state.transcript.running) {
-      this.#note('A run is going on: press Esc to stop it first.', 'warning');
+      this.#note(`A run is going on: press ${keyOf('abort')} to stop it first.`, 'warning');
       return;
     }
     switch (command.name) {
@@ -685,7 +686,7 @@ export class Controller {
   async #resume(sessionId: string): Promise<void> {
     const backend = this.#server();
     if (this.#state.transcript.running) {
-      this.#note('A run is going on: press Esc to stop it first.', 'warning');
+      this.#note(`A run is going on: press ${keyOf('abort')} to stop it first.`, 'warning');
       return;
     }
     const prompts = await sessionPrompts(backend, sessionId);

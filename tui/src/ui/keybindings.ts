@@ -170,6 +170,35 @@ function matches(c: Chord, input: string, key: Key): boolean {
   return input.toLowerCase() === c.char;
 }
 
+const KEY_NAMES: Record<NamedKey, string> = {
+  upArrow: '↑',
+  downArrow: '↓',
+  leftArrow: '←',
+  rightArrow: '→',
+  pageUp: 'PgUp',
+  pageDown: 'PgDn',
+  home: 'Home',
+  end: 'End',
+  return: 'Enter',
+  escape: 'Esc',
+  tab: 'Tab',
+  backspace: 'Backspace',
+  delete: 'Delete',
+};
+
+/**
+ * How a hint on the screen names a binding: its first way to press it ("Esc", "Ctrl+O", "Enter").
+ * Every hint takes its key from here, so a binding changed in KEYS changes every hint with it.
+ */
+export function keyOf(name: BindingName): string {
+  const first = KEYS[name].chords[0];
+  if (first === undefined) return KEYS[name].keys;
+  const prefix = `${first.ctrl === true ? 'Ctrl+' : ''}${first.meta === true ? 'Alt+' : ''}`;
+  if (first.key !== undefined) return prefix + KEY_NAMES[first.key];
+  const char = first.char === ' ' ? 'Space' : (first.char ?? '');
+  return prefix + (first.ctrl === true ? char.toUpperCase() : char);
+}
+
 /** The lines of /help about keys: a heading for each place, then its keys. */
 export function keyHelp(): string[] {
   const width = Math.max(...HELP.flatMap(({ names }) => names.map((name) => KEYS[name].keys.length)));

@@ -9,7 +9,7 @@ import { Box, Static, Text, useInput, useWindowSize } from 'ink';
 import { createElement as h, type ReactNode, useCallback, useEffect, useSyncExternalStore } from 'react';
 import type { Controller } from '../controller.ts';
 import type { Entry } from '../transcript.ts';
-import { KEYS, pressed } from '../keybindings.ts';
+import { KEYS, keyOf, pressed } from '../keybindings.ts';
 import { visibleText } from '../live-text.ts';
 import { ApprovalOverlay } from './approval-overlay.ts';
 import { ChromeBar } from './chrome-bar.ts';
@@ -58,7 +58,7 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
     usage: state.sessionUsage,
     costUsd: state.sessionCostUsd,
     connection: state.connection,
-    hint: state.exitArmed ? 'Press Ctrl+C again to exit' : undefined,
+    hint: state.exitArmed ? `Press ${keyOf('exit')} again to exit` : undefined,
     width: columns,
   });
   const printed = h(Static<Entry>, {
@@ -132,7 +132,7 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
       width,
       maxRows: composerRows,
       placeholder: state.transcript.running
-        ? 'Type to queue a message; Esc stops the run'
+        ? `Type to queue a message; ${keyOf('abort')} stops the run`
         : 'Ask santra, or /help',
     });
   }

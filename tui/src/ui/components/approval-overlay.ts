@@ -11,7 +11,7 @@
 import type { ApproveParams, ApproveResult, FileDiff } from '#protocol';
 import { Box, Text, useInput } from 'ink';
 import { createElement as h, type ReactNode, useRef } from 'react';
-import { KEYS, pressed } from '../keybindings.ts';
+import { KEYS, keyOf, pressed } from '../keybindings.ts';
 import { edit, EMPTY_EDITOR, type EditorState } from '../line-editor.ts';
 import { visibleText } from '../live-text.ts';
 import { useKeyState } from './key-state.ts';
@@ -160,7 +160,11 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
             h(Text, { color: 'yellow' }, 'Feedback for the agent: '),
             h(SingleLine, { state: feedback }),
           ),
-          h(Text, { dimColor: true }, 'Enter: reject with this feedback · Esc: back'),
+          h(
+            Text,
+            { dimColor: true },
+            `${keyOf('submit')}: reject with this feedback · ${keyOf('back')}: back`,
+          ),
         );
   // Borders (2), the head, the footer (2 in feedback mode) and a "more" line.
   const room = Math.max(1, maxRows - 2 - head.length - (feedback === undefined ? 1 : 2) - 1);
@@ -197,7 +201,7 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
       ? h(
           Text,
           { key: 'more', dimColor: true, wrap: 'truncate-end' },
-          `${place.join(' · ')} (PgUp/PgDn: scroll · e: print the whole diff above)`,
+          `${place.join(' · ')} (${keyOf('pageUp')}/${keyOf('pageDown')}: scroll · ${keyOf('expandDiff')}: print the whole diff above)`,
         )
       : null,
     footer,

@@ -13,15 +13,16 @@
 import { Box, Text, useAnimation } from 'ink';
 import { createElement as h, type ReactNode, useRef } from 'react';
 import { tailRows, visibleText } from '../live-text.ts';
+import { keyOf } from '../keybindings.ts';
 import { PARAGRAPH_LIVE_ROWS } from '../markdown-blocks.ts';
 import type { Transcript } from '../transcript.ts';
 import { SPIN_MS } from '../ui-state.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const TIPS = [
-  'Esc stops the run',
+  `${keyOf('abort')} stops the run`,
   'messages typed now are sent when the run ends',
-  'Ctrl+O prints the last tool output whole',
+  `${keyOf('expandOutput')} prints the last tool output whole`,
   '/model switches the model',
   '/export writes the transcript to a file',
   '/resume continues an earlier session',

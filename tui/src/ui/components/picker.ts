@@ -5,7 +5,7 @@
  */
 import { Box, Text, useInput } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
-import { KEYS, pressed } from '../keybindings.ts';
+import { KEYS, keyOf, pressed } from '../keybindings.ts';
 import type { PickerItem } from '../ui-state.ts';
 import { visibleText } from '../live-text.ts';
 import { useKeyState } from './key-state.ts';
@@ -128,11 +128,11 @@ export function Picker({
       : `${cursor + 1} of ${shownItems.length}${filter === '' ? '' : ` (of ${items.length})`}`;
   const hint = [
     where,
-    filter === '' ? 'type to filter' : 'Esc clears the filter',
-    '↑/↓ move',
-    'PgUp/PgDn page',
-    'Enter choose',
-    ...(onClose === undefined || filter !== '' ? [] : ['Esc close']),
+    filter === '' ? 'type to filter' : `${keyOf('back')} clears the filter`,
+    `${keyOf('up')}/${keyOf('down')} move`,
+    `${keyOf('pageUp')}/${keyOf('pageDown')} page`,
+    `${keyOf('pick')} choose`,
+    ...(onClose === undefined || filter !== '' ? [] : [`${keyOf('back')} close`]),
   ].join(' · ');
   return h(
     Box,

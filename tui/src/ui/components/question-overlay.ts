@@ -6,7 +6,7 @@
 import type { AskParams, AskResult } from '#protocol';
 import { Box, Text, useInput, usePaste } from 'ink';
 import { createElement as h, type ReactNode, useRef } from 'react';
-import { KEYS, pressed } from '../keybindings.ts';
+import { KEYS, keyOf, pressed } from '../keybindings.ts';
 import { edit, EMPTY_EDITOR, type EditorState, insert } from '../line-editor.ts';
 import { visibleText } from '../live-text.ts';
 import { GUARD_MS } from './approval-overlay.ts';
@@ -98,7 +98,7 @@ export function QuestionOverlay(props: QuestionOverlayProps): ReactNode {
     h(
       Text,
       { key: 'keys', dimColor: true },
-      `${options.length > 0 ? '↑/↓ choose · ' : ''}Enter: answer${params.secret === true ? ' · the answer is masked and never saved' : ''}`,
+      `${options.length > 0 ? `${keyOf('up')}/${keyOf('down')} choose · ` : ''}${keyOf('pick')}: answer${params.secret === true ? ' · the answer is masked and never saved' : ''}`,
     ),
   );
   return h(

@@ -5,7 +5,7 @@
  */
 import { Box, Text, useInput, usePaste } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
-import { KEYS, pressed } from '../keybindings.ts';
+import { KEYS, keyOf, pressed } from '../keybindings.ts';
 import { edit, EMPTY_EDITOR, type EditorState, insert } from '../line-editor.ts';
 import type { SetupState } from '../ui-state.ts';
 import { useKeyState } from './key-state.ts';
@@ -117,7 +117,7 @@ export function SetupFlow({ providers, error, width, maxRows, onDone }: SetupFlo
           h(
             Text,
             { dimColor: true },
-            `Enter: continue${needsKey(step.provider) ? '' : ' (empty: no key)'} · Esc: back · the key is masked and never shown`,
+            `${keyOf('submit')}: continue${needsKey(step.provider) ? '' : ' (empty: no key)'} · ${keyOf('back')}: back · the key is masked and never shown`,
           ),
         ),
       );
