@@ -4,7 +4,9 @@
  * import is).
  *
  * Two kinds of rule. Between the parts of the repository (`RULES`): protocol-spec imports nothing
- * of ours; tui/ and conformance-tests/ import protocol-spec but never server/ (nor each other);
+ * of ours, and only its client library (protocol-spec/client/) the transport; tui/ and
+ * conformance-tests/ import protocol-spec but never server/ (nor each other), and the TUI speaks
+ * through that client library;
  * server/ never imports a client; only server/src/connection/ touches the JSON-RPC transport.
  * Inside server/src (`LAYERS`): every file lives in the folder of its layer, and each layer
  * imports only what its allow-list names.
@@ -29,6 +31,16 @@ export const RULES: Rule[] = [
   { from: 'protocol-spec/', forbidden: 'tui/', why: 'protocol-spec imports nothing of ours' },
   { from: 'protocol-spec/', forbidden: 'conformance-tests/', why: 'protocol-spec imports nothing of ours' },
   { from: 'protocol-spec/', forbidden: 'scripts/', why: 'protocol-spec imports nothing of ours' },
+  {
+    from: 'protocol-spec/src/',
+    forbidden: 'vscode-jsonrpc',
+    why: 'the schema needs zod alone; the transport belongs to the client library (protocol-spec/client/)',
+  },
+  {
+    from: 'tui/src/',
+    forbidden: 'vscode-jsonrpc',
+    why: 'a client speaks through the one client library, #protocol/client (protocol-spec/client/)',
+  },
   {
     from: 'tui/',
     forbidden: 'server/',

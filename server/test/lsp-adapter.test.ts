@@ -114,7 +114,7 @@ async function editor(
   );
   lsp.onNotification('$/progress', () => undefined);
   lsp.onRequest('window/workDoneProgress/create', () => null);
-  lsp.onRequest('window/showMessageRequest', (params: ShowMessageRequestParams) => {
+  lsp.onRequest('window/showMessageRequest', async (params: ShowMessageRequestParams) => {
     result.requests.push(params);
     return answer(params);
   });

@@ -5,44 +5,30 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
-  type CancellationToken,
-  CancellationTokenSource,
-  createMessageConnection,
-  ErrorCodes,
-  type MessageConnection,
-  ResponseError,
-  StreamMessageReader,
-  StreamMessageWriter,
-} from 'vscode-jsonrpc/node';
-import {
-  ApproveParams,
-  AskParams,
   type ClientCapabilities,
   type ClientRequestName,
-  InitializeResult,
-  isCompatibleVersion,
-  JsonRpcErrorCodes,
-  methods,
+  type InitializeResult,
   type ParamsOf,
-  type ResultOf,
   type Phase,
   PROTOCOL_VERSION,
-  PromptResult,
+  type PromptResult,
+  type ResultOf,
 } from '#protocol';
+import {
+  ConnectionLost,
+  Declined,
+  IncompatibleVersion,
+  InvalidResult,
+  ProtocolClient,
+  Withdrawn,
+} from '#protocol/client';
 import { type Approvals, QuestionUnanswerable, QuestionWithdrawn } from './approvals.ts';
-import { parsePhase } from './output.ts';
 
 /** A failure that ends `santra -p`, with the one-line message for stderr. */
 export { PrintError } from './print-error.ts';
 import { PrintError } from './print-error.ts';
 
 const STDERR_TAIL_LINES = 50;
-const TRANSPORT_ERRORS = new Set<number>([
-  ErrorCodes.MessageWriteError,
-  ErrorCodes.MessageReadError,
-  ErrorCodes.PendingResponseRejected,
-  ErrorCodes.ConnectionInactive,
-]);
 const GRACE_MS = 2000;
 
 export interface SessionOptions {
@@ -64,13 +50,13 @@ export interface SessionOptions {
 export class ServerSession {
   readonly #options: SessionOptions;
   readonly #child: ChildProcessWithoutNullStreams;
-  readonly #connection: MessageConnection;
+  readonly #client: ProtocolClient;
   readonly #tail: string[] = [];
   /** Rejects with a PrintError when the server goes away without being asked to. */
   readonly #died: Promise<never>;
   readonly #closed: Promise<void>;
   #closing = false;
-  #prompt: CancellationTokenSource | undefined;
+  #prompt: AbortController | undefined;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -84,13 +70,12 @@ export class ServerSession {
       throw new PrintError(this.#deathMessage(spawnError));
     });
     this.#died.catch(() => {});
-    this.#connection = createMessageConnection(
-      new StreamMessageReader(this.#child.stdout),
-      new StreamMessageWriter(this.#child.stdin),
-    );
-    this.#connection.onError(() => {}); // Transport errors surface as the death of the server.
-    this.#listen();
-    this.#connection.listen();
+    const { approvals, onPhase } = options;
+    this.#client = ProtocolClient.overStreams(this.#child.stdout, this.#child.stdin, {
+      onPhase: (phase, raw) => onPhase(raw, phase),
+    });
+    this.#client.serve('approve', (params, signal) => answered(approvals.approve(params, signal)));
+    this.#client.serve('ask', (params, signal) => answered(approvals.ask(params, signal)));
   }
 
   /**
@@ -104,34 +89,32 @@ export class ServerSession {
       workspaceRoot: this.#options.workspaceRoot,
       capabilities: this.#options.capabilities,
     };
-    const raw = await this.#request('initialize', params, undefined, 'initialize');
-    const result = InitializeResult.safeParse(raw);
-    if (!result.success) {
-      throw new PrintError(
-        `santra: santra-server answered initialize with an invalid result; is it a Santra server?`,
-      );
+    try {
+      return await this.#request(() => this.#client.initialize(params), 'initialize');
+    } catch (error) {
+      if (error instanceof PrintError && error.cause instanceof IncompatibleVersion) {
+        throw new PrintError(
+          `santra: santra-server speaks protocol ${error.cause.serverVersion}, this santra speaks ${PROTOCOL_VERSION}; install matching versions`,
+        );
+      }
+      if (error instanceof PrintError && error.cause instanceof InvalidResult) {
+        throw new PrintError(
+          `santra: santra-server answered initialize with an invalid result; is it a Santra server?`,
+        );
+      }
+      throw error;
     }
-    if (!isCompatibleVersion(PROTOCOL_VERSION, result.data.protocolVersion)) {
-      throw new PrintError(
-        `santra: santra-server speaks protocol ${result.data.protocolVersion}, this santra speaks ${PROTOCOL_VERSION}; install matching versions`,
-      );
-    }
-    await this.#connection.sendNotification('initialized', {});
-    return result.data;
   }
 
   /** Runs one prompt to its end. Rejects with a PrintError when it fails or the server dies. */
   async prompt(params: ParamsOf<'prompt'>): Promise<PromptResult> {
-    this.#prompt = new CancellationTokenSource();
+    this.#prompt = new AbortController();
     try {
-      const raw = await this.#request('prompt', params, this.#prompt, 'the prompt');
-      const result = PromptResult.safeParse(raw);
-      if (!result.success) {
-        throw new PrintError('santra: santra-server answered the prompt with an invalid result');
-      }
-      return result.data;
+      return await this.#request(
+        () => this.#client.request('prompt', params, this.#prompt?.signal),
+        'the prompt',
+      );
     } finally {
-      this.#prompt.dispose();
       this.#prompt = undefined;
     }
   }
@@ -144,10 +127,7 @@ export class ServerSession {
     method: M,
     params: ParamsOf<M>,
   ): Promise<ResultOf<M>> {
-    const parsed = methods[method].result.safeParse(await this.#request(method, params, undefined, method));
-    if (!parsed.success)
-      throw new PrintError(`santra: santra-server answered ${method} with an invalid result`);
-    return parsed.data as ResultOf<M>;
+    return this.#request(() => this.#client.request(method, params), method);
   }
 
   /** The models the server knows, with the current one. Rejects with a PrintError. */
@@ -175,7 +155,7 @@ export class ServerSession {
 
   /** Asks the server to cancel the running prompt ($/cancelRequest); it still answers it. */
   cancelPrompt(): void {
-    this.#prompt?.cancel();
+    this.#prompt?.abort();
   }
 
   /** Ends the conversation: `shutdown`, `exit`, then waits for the process (killing it if it lingers). */
@@ -183,8 +163,8 @@ export class ServerSession {
     if (this.#closing) return this.#closed;
     this.#closing = true;
     if (this.#child.exitCode === null && this.#child.signalCode === null) {
-      const shutdown = this.#connection.sendRequest('shutdown').then(
-        () => this.#connection.sendNotification('exit').then(() => true),
+      const shutdown = this.#client.shutdown().then(
+        () => true,
         () => false,
       );
       const exitSent = await Promise.race([shutdown, this.#closed.then(() => false), delay(GRACE_MS)]);
@@ -196,7 +176,7 @@ export class ServerSession {
       this.kill();
     }
     await this.#closed;
-    this.#connection.dispose();
+    this.#client.dispose();
   }
 
   /** Kills the server at once (a second Ctrl-C, or one that would not exit). */
@@ -205,43 +185,26 @@ export class ServerSession {
     if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill('SIGKILL');
   }
 
-  async #request(
-    method: string,
-    params: unknown,
-    cancel: CancellationTokenSource | undefined,
-    what: string,
-  ): Promise<unknown> {
+  /**
+   * A request's answer, or a PrintError: the server's message when it refused, an invalid result,
+   * or the death of the server (with its stderr) when the connection broke.
+   */
+  async #request<T>(send: () => Promise<T>, what: string): Promise<T> {
     try {
-      const sent =
-        cancel === undefined
-          ? this.#connection.sendRequest(method, params)
-          : this.#connection.sendRequest(method, params, cancel.token);
-      return await Promise.race([sent, this.#died]);
+      return await Promise.race([send(), this.#died]);
     } catch (error) {
       if (error instanceof PrintError) throw error;
       // A message that could not be written or answered means the process is gone or going:
       // report that, with its stderr, rather than the broken pipe.
-      if (error instanceof ResponseError && TRANSPORT_ERRORS.has(error.code)) {
-        await Promise.race([this.#died, delay(GRACE_MS)]);
+      if (error instanceof ConnectionLost) await Promise.race([this.#died, delay(GRACE_MS)]);
+      if (error instanceof InvalidResult) {
+        throw new PrintError(`santra: santra-server answered ${what} with an invalid result`, {
+          cause: error,
+        });
       }
       const message = error instanceof Error ? error.message : String(error);
-      throw new PrintError(`santra: santra-server refused ${what}: ${message}`);
+      throw new PrintError(`santra: santra-server refused ${what}: ${message}`, { cause: error });
     }
-  }
-
-  #listen(): void {
-    const { approvals, onPhase } = this.#options;
-    this.#connection.onNotification('phase', (raw: unknown) => onPhase(raw, parsePhase(raw)));
-    this.#connection.onRequest('approve', async (raw: unknown, token: CancellationToken) => {
-      const params = ApproveParams.safeParse(raw);
-      if (!params.success) return invalidParams('approve', params.error.issues);
-      return answer('approve', () => approvals.approve(params.data, abortOn(token)));
-    });
-    this.#connection.onRequest('ask', async (raw: unknown, token: CancellationToken) => {
-      const params = AskParams.safeParse(raw);
-      if (!params.success) return invalidParams('ask', params.error.issues);
-      return answer('ask', () => approvals.ask(params.data, abortOn(token)));
-    });
   }
 
   #collectStderr(): void {
@@ -279,40 +242,18 @@ export class ServerSession {
   }
 }
 
-async function answer<T>(
-  method: string,
-  ask: () => Promise<T>,
-): Promise<T | ResponseError<{ retryable: boolean }>> {
+/**
+ * The answer of the terminal (or a policy, or a recording), in the client library's terms: a
+ * question withdrawn is Withdrawn, one that cannot be answered here is Declined with why.
+ */
+async function answered<T>(answer: Promise<T>): Promise<T> {
   try {
-    return await ask();
+    return await answer;
   } catch (error) {
-    if (error instanceof QuestionWithdrawn) {
-      return new ResponseError(JsonRpcErrorCodes.RequestCancelled, `${method} was cancelled`, {
-        retryable: true,
-      });
-    }
-    const message =
-      error instanceof QuestionUnanswerable ? error.message : `santra failed to answer: ${String(error)}`;
-    return new ResponseError(JsonRpcErrorCodes.RequestFailed, message, { retryable: false });
+    if (error instanceof QuestionWithdrawn) throw new Withdrawn(error.message);
+    if (error instanceof QuestionUnanswerable) throw new Declined(error.message);
+    throw new Declined(`santra failed to answer: ${String(error)}`);
   }
-}
-
-function invalidParams(method: string, issues: readonly { path: PropertyKey[]; message: string }[]) {
-  const described = issues.map((issue) => `params.${issue.path.join('.')}: ${issue.message}`);
-  return new ResponseError(
-    JsonRpcErrorCodes.InvalidParams,
-    `Invalid params for ${method}: ${described.join('; ')}`,
-    {
-      retryable: false,
-    },
-  );
-}
-
-function abortOn(token: CancellationToken): AbortSignal {
-  const controller = new AbortController();
-  if (token.isCancellationRequested) controller.abort();
-  else token.onCancellationRequested(() => controller.abort());
-  return controller.signal;
 }
 
 function delay(ms: number): Promise<void> {

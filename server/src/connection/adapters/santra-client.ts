@@ -6,12 +6,6 @@
  * protocol rather than a second way into the runtime.
  */
 import {
-  type CancellationToken,
-  CancellationTokenSource,
-  type MessageConnection,
-  ResponseError,
-} from 'vscode-jsonrpc/node';
-import {
   type ApproveParams,
   type ApproveResult,
   type AskParams,
@@ -22,19 +16,16 @@ import {
   type FsReadTextFileResult,
   type FsWriteTextFileParams,
   type FsWriteTextFileResult,
-  JsonRpcErrorCodes,
-  methods,
   type ParamsOf,
   type Phase,
-  Phase as PhaseSchema,
   PROTOCOL_VERSION,
   type PromptResult,
-  PromptResult as PromptResultSchema,
   type ResultOf,
   type ServerRequestName,
   type TerminalRunParams,
   type TerminalRunResult,
 } from '#protocol';
+import { Declined, ProtocolClient, ProtocolError } from '#protocol/client';
 import type { InProcessLink } from './in-process.ts';
 import type { Logger } from '../../support/log.ts';
 
@@ -56,16 +47,10 @@ export interface SantraHandlers {
 export type LentCapabilities = Pick<ClientCapabilities, 'fs' | 'terminal'>;
 
 /** The user (or the editor) would not or could not answer: Santra is told RequestFailed with why. */
-export class Declined extends Error {}
+export { Declined };
 
-/** A request Santra refused: its code and message pass on to the editor. */
-export class SantraRefused extends Error {
-  readonly code: number;
-  constructor(code: number, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+/** A request Santra refused (or answered with what the protocol does not allow): its code and message pass on to the editor. */
+export { ProtocolError as SantraRefused };
 
 /** How an adapter opens a link: see SantraClient.open. */
 export interface OpenOptions {
@@ -86,7 +71,7 @@ const SHUTDOWN_GRACE_MS = 5000;
 
 export class SantraClient {
   readonly #link: InProcessLink;
-  readonly #connection: MessageConnection;
+  readonly #client: ProtocolClient;
   readonly #log: Logger;
   /** Starts each log line: which adapter speaks ("acp", "lsp"). */
   readonly #tag: string;
@@ -95,11 +80,23 @@ export class SantraClient {
 
   private constructor(link: InProcessLink, log: Logger, tag: string) {
     this.#link = link;
-    this.#connection = link.client;
     this.#log = log;
     this.#tag = tag;
-    this.#listen();
-    this.#connection.listen();
+    this.#client = new ProtocolClient(link.client, {
+      onPhase: (phase) => {
+        if (phase !== undefined) this.#handlers?.onPhase(phase);
+        else this.#log.warn(`${this.#tag}: ignored a phase that does not match the protocol`);
+      },
+      onHandlerError: (method, error) =>
+        this.#log.warn(
+          `${this.#tag}: ${method} failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+    });
+    this.#serve('approve', (params, signal) => this.#handlers?.onApprove(params, signal));
+    this.#serve('ask', (params, signal) => this.#handlers?.onAsk(params, signal));
+    this.#serve('fs/readTextFile', (params, signal) => this.#handlers?.onReadTextFile?.(params, signal));
+    this.#serve('fs/writeTextFile', (params, signal) => this.#handlers?.onWriteTextFile?.(params, signal));
+    this.#serve('terminal/run', (params, signal) => this.#handlers?.onTerminalRun?.(params, signal));
   }
 
   /**
@@ -109,7 +106,7 @@ export class SantraClient {
   static async open(options: OpenOptions): Promise<SantraClient> {
     const client = new SantraClient(options.link, options.log, options.tag);
     try {
-      await client.request('initialize', {
+      await client.#client.initialize({
         protocolVersion: PROTOCOL_VERSION,
         clientInfo: {
           name: options.clientName,
@@ -119,7 +116,6 @@ export class SantraClient {
         capabilities: { approve: true, ask: true, diffs: true, ...options.lend },
         ...(options.model === undefined ? {} : { model: options.model }),
       });
-      await client.#connection.sendNotification('initialized', {});
       return client;
     } catch (error) {
       await client.close();
@@ -132,35 +128,20 @@ export class SantraClient {
     this.#handlers = handlers;
   }
 
-  /** Any request of the method table; its result checked against the table's schema. */
-  async request<M extends Exclude<ClientRequestName, 'prompt' | 'shutdown'>>(
+  /** Any request of the method table; its result checked against the table's schema. Rejects with SantraRefused. */
+  request<M extends Exclude<ClientRequestName, 'initialize' | 'prompt' | 'shutdown'>>(
     method: M,
     params: ParamsOf<M>,
   ): Promise<ResultOf<M>> {
-    const raw = await this.#send(method, params, undefined);
-    const parsed = methods[method].result.safeParse(raw);
-    if (!parsed.success)
-      throw new SantraRefused(JsonRpcErrorCodes.InternalError, `${method}: invalid result`);
-    return parsed.data as ResultOf<M>;
+    return this.#client.request(method, params);
   }
 
   /**
    * Runs one prompt; `signal` cancels it with `$/cancelRequest`, and Santra still answers (status
    * `cancelled`) after every phase of the run.
    */
-  async prompt(params: ParamsOf<'prompt'>, signal: AbortSignal): Promise<PromptResult> {
-    const cancel = new CancellationTokenSource();
-    const onAbort = () => cancel.cancel();
-    signal.addEventListener('abort', onAbort);
-    if (signal.aborted) cancel.cancel();
-    try {
-      const parsed = PromptResultSchema.safeParse(await this.#send('prompt', params, cancel.token));
-      if (!parsed.success) throw new SantraRefused(JsonRpcErrorCodes.InternalError, 'prompt: invalid result');
-      return parsed.data;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      cancel.dispose();
-    }
+  prompt(params: ParamsOf<'prompt'>, signal: AbortSignal): Promise<PromptResult> {
+    return this.#client.request('prompt', params, signal);
   }
 
   /** Ends the link as a client should: shutdown (runs cancelled, sessions saved), exit; else close. */
@@ -171,8 +152,7 @@ export class SantraClient {
 
   async #shutdown(): Promise<void> {
     const polite = (async () => {
-      await this.#connection.sendRequest('shutdown');
-      await this.#connection.sendNotification('exit');
+      await this.#client.shutdown();
       await this.#link.ended;
     })();
     const timer = new Promise<'late'>((resolve) =>
@@ -186,77 +166,22 @@ export class SantraClient {
     await this.#link.close();
   }
 
-  async #send(method: string, params: unknown, token: CancellationToken | undefined): Promise<unknown> {
-    try {
-      return token === undefined
-        ? await this.#connection.sendRequest(method, params)
-        : await this.#connection.sendRequest(method, params, token);
-    } catch (error) {
-      if (error instanceof ResponseError) throw new SantraRefused(error.code, error.message);
-      throw error;
-    }
-  }
-
-  #listen(): void {
-    this.#connection.onNotification('phase', (raw: unknown) => {
-      const phase = PhaseSchema.safeParse(raw);
-      if (phase.success) this.#handlers?.onPhase(phase.data);
-      else this.#log.warn(`${this.#tag}: ignored a phase that does not match the protocol`);
-    });
-    this.#serve('approve', (params, signal) => this.#handlers?.onApprove(params, signal));
-    this.#serve('ask', (params, signal) => this.#handlers?.onAsk(params, signal));
-    this.#serve('fs/readTextFile', (params, signal) => this.#handlers?.onReadTextFile?.(params, signal));
-    this.#serve('fs/writeTextFile', (params, signal) => this.#handlers?.onWriteTextFile?.(params, signal));
-    this.#serve('terminal/run', (params, signal) => this.#handlers?.onTerminalRun?.(params, signal));
-  }
-
-  /** Serves one of Santra's requests: params checked against the method table, then `handle`d. */
+  /** Serves one of Santra's requests with the handler set for this link's runs, if any. */
   #serve<M extends ServerRequestName>(
     method: M,
     handle: (params: ParamsOf<M>, signal: AbortSignal) => Promise<ResultOf<M>> | undefined,
   ): void {
-    this.#connection.onRequest(method, (raw: unknown, token: CancellationToken) => {
-      const params = methods[method].params.safeParse(raw);
-      if (!params.success) return invalid(method);
-      return this.#answer(method, (signal) => handle(params.data as ParamsOf<M>, signal), token);
+    this.#client.serve(method, async (params, signal) => {
+      const answer = handle(params, signal);
+      if (answer === undefined) throw new Declined(`${method}: no editor session here serves it`);
+      try {
+        return await answer;
+      } catch (error) {
+        if (error instanceof Declined || signal.aborted) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        this.#log.warn(`${this.#tag}: ${method} failed: ${message}`);
+        throw new Declined(`the editor could not be asked: ${message}`, { cause: error });
+      }
     });
   }
-
-  /** Answers one of Santra's requests; a decline or failure is RequestFailed, which Santra treats as no. */
-  async #answer<T>(
-    method: string,
-    ask: (signal: AbortSignal) => Promise<T> | undefined,
-    token: CancellationToken,
-  ): Promise<T | ResponseError<{ retryable: boolean }>> {
-    const controller = new AbortController();
-    token.onCancellationRequested(() => controller.abort());
-    try {
-      const answer = ask(controller.signal);
-      if (answer === undefined) return declined(`${method}: no editor session here serves it`);
-      return await answer;
-    } catch (error) {
-      if (controller.signal.aborted) {
-        return new ResponseError(JsonRpcErrorCodes.RequestCancelled, `${method} was cancelled`, {
-          retryable: true,
-        });
-      }
-      if (error instanceof Declined) return declined(error.message);
-      this.#log.warn(
-        `${this.#tag}: ${method} failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
-      return declined(
-        `the editor could not be asked: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-  }
-}
-
-function declined(message: string): ResponseError<{ retryable: boolean }> {
-  return new ResponseError(JsonRpcErrorCodes.RequestFailed, message, { retryable: false });
-}
-
-function invalid(method: string): ResponseError<{ retryable: boolean }> {
-  return new ResponseError(JsonRpcErrorCodes.InvalidParams, `Invalid params for ${method}`, {
-    retryable: false,
-  });
 }
