@@ -47,6 +47,18 @@ export const RULES: Rule[] = [
     why: 'the TUI is a protocol client: what it needs from the server belongs in the protocol',
   },
   { from: 'tui/', forbidden: 'conformance-tests/', why: 'clients do not depend on each other' },
+  // Inside the TUI: client/ is the layer both front ends (print/ for -p, ui/ for the terminal UI) stand on.
+  {
+    from: 'tui/src/client/',
+    forbidden: 'tui/src/print/',
+    why: 'client/ is the protocol client under both front ends; it knows neither',
+  },
+  {
+    from: 'tui/src/client/',
+    forbidden: 'tui/src/ui/',
+    why: 'client/ is the protocol client under both front ends; it knows neither',
+  },
+  { from: 'tui/src/print/', forbidden: 'tui/src/ui/', why: 'santra -p does not load the terminal UI' },
   {
     from: 'conformance-tests/',
     forbidden: 'server/',

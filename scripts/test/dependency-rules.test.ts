@@ -100,13 +100,13 @@ describe('dependency rules', () => {
       'server/src/providers/openai.ts': "import OpenAI from 'openai';",
       'server/src/runtime/runtime.ts': "import type { Agent } from '@agentclientprotocol/sdk';",
       'server/src/connection/acp/acp-agent.ts': "import type { Agent } from '@agentclientprotocol/sdk';",
-      'tui/src/print/session.ts': "import Anthropic from '@anthropic-ai/sdk/resources';",
+      'tui/src/client/session.ts': "import Anthropic from '@anthropic-ai/sdk/resources';",
     });
     const found = (await findViolations(dir, { rules: RULES })).map((v) => `${v.file} -> ${v.target}`);
     assert.deepEqual(found.sort(), [
       'server/src/agent/loop.ts -> openai',
       'server/src/runtime/runtime.ts -> @agentclientprotocol/sdk',
-      'tui/src/print/session.ts -> @anthropic-ai/sdk/resources',
+      'tui/src/client/session.ts -> @anthropic-ai/sdk/resources',
     ]);
   });
 

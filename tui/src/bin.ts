@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '#protocol/version';
 import packageJson from '../../package.json' with { type: 'json' };
 import { type Command, EXIT, helpText, parseCommandLine } from './print/args.ts';
-import { findWorkplace } from './print/project-root.ts';
-import { serverArgs, serverPathFor, startServer } from './print/server-process.ts';
+import { findWorkplace } from './client/project-root.ts';
+import { serverArgs, serverPathFor, startServer } from './client/server-process.ts';
 import { holdTypedAhead } from './ui/typed-ahead.ts';
 
 // `santra` alone on a terminal is the interactive UI. (print/args.ts still answers help for no
@@ -102,7 +102,7 @@ switch (command.action) {
   case 'adapter': {
     // The editor talks to the server directly: its stdin and stdout are ours, passed through.
     const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
-    const { serverCommand } = await import('./print/server-process.ts');
+    const { serverCommand } = await import('./client/server-process.ts');
     const { spawn } = await import('node:child_process');
     const { command: program, args } = serverCommand(serverPathFor(serverPath, process.env).path);
     const child = spawn(program, [...args, command.mode, ...command.args], { stdio: 'inherit' });

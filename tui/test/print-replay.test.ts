@@ -15,8 +15,8 @@ import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { Approvals, QuestionWithdrawn } from '../src/print/approvals.ts';
 import { parseCommandLine } from '../src/print/args.ts';
 import { type ReplayClient, readReplayScript, RecordedAnswers, replayRuns } from '../src/print/replay.ts';
-import { serverArgs } from '../src/print/server-process.ts';
-import { NewerRecordFormat, readSessionRecords } from '../src/print/session-records.ts';
+import { serverArgs } from '../src/client/server-process.ts';
+import { NewerRecordFormat, readSessionRecords } from '../src/client/session-records.ts';
 import { SessionRecord } from '#protocol';
 
 const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));

@@ -1,5 +1,5 @@
 /**
- * print/session.ts, the client layer under `santra -p` and the interactive UI, against the fake
+ * client/session.ts, the client layer under `santra -p` and the interactive UI, against the fake
  * server over real pipes: the initialize result handed back, the client name, the generic
  * `request` (its result checked against the method table, the server's refusal as a PrintError),
  * and `resume` with afterSeq.
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import type { Phase } from '#protocol';
-import { PrintError, ServerSession } from '../src/print/session.ts';
+import { PrintError, ServerSession } from '../src/client/session.ts';
 import { tempDir } from '../../scripts/temp-dirs.ts';
 import { FAKE_SERVER } from './helpers/print-run.ts';
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { sessionPaths } from '../src/print/list-command.ts';
-import { configDir, sessionFile } from '../src/print/session-files.ts';
+import { configDir, sessionFile } from '../src/client/session-files.ts';
 
 const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
 const MODEL = 'anthropic/claude-sonnet-4-5';

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { findWorkplace, promptCwd } from '../src/print/project-root.ts';
+import { findWorkplace, promptCwd } from '../src/client/project-root.ts';
 
 const top = realpathSync(mkdtempSync(join(tmpdir(), 'santra-root-')));
 after(() => rmSync(top, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ import { afterEach, describe, test } from 'node:test';
 import { cleanup } from 'ink-testing-library';
 import type { ModelEntry } from '#protocol';
 import type { SetupChoice } from '../src/ui/components/setup-flow.ts';
-import { PrintError } from '../src/print/print-error.ts';
+import { PrintError } from '../src/client/print-error.ts';
 import { HELP, KEYS } from '../src/ui/keybindings.ts';
 import { PRINT_CHARS } from '../src/ui/ui-state.ts';
 import { MODELS, scripted, start } from './helpers/ui-backend.ts';

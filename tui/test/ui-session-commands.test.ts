@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { cleanup } from 'ink-testing-library';
 import { tempDir } from '../../scripts/temp-dirs.ts';
-import { PrintError } from '../src/print/print-error.ts';
+import { PrintError } from '../src/client/print-error.ts';
 import { undoText } from '../src/ui/command-text.ts';
 import { scripted, start } from './helpers/ui-backend.ts';
 

@@ -44,12 +44,12 @@ export interface ApprovalOptions {
   color: boolean;
 }
 
-/** The question was withdrawn before the user answered: by the server ($/cancelRequest) or by Ctrl-C. */
-export { QuestionWithdrawn } from './print-error.ts';
-import { QuestionWithdrawn } from './print-error.ts';
-
-/** The question cannot be answered: there is no terminal, or the user ended the input. */
-export class QuestionUnanswerable extends Error {}
+/**
+ * A question withdrawn before the user answered (by the server's $/cancelRequest, or Ctrl-C), and
+ * one that cannot be answered here (no terminal, end of input).
+ */
+export { QuestionUnanswerable, QuestionWithdrawn } from '../client/print-error.ts';
+import { QuestionUnanswerable, QuestionWithdrawn } from '../client/print-error.ts';
 
 const CHOICES = 'Allow? [y] yes  [a] allow all  [n] no  [f] no, with feedback ';
 /** A protected location is asked each time: "allow all" cannot answer it, so it is not offered. */

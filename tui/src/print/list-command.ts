@@ -12,10 +12,10 @@ type SessionListResult = ResultOf<'session/list'>;
 import { Approvals } from './approvals.ts';
 import { EXIT, type ListOptions } from './args.ts';
 import { formatUsd } from './output.ts';
-import { findWorkplace } from './project-root.ts';
-import { isDirectory, serverPathFor, startServer } from './server-process.ts';
-import { PrintError, ServerSession } from './session.ts';
-import { sessionFile, sessionsDir } from './session-files.ts';
+import { findWorkplace } from '../client/project-root.ts';
+import { isDirectory, serverPathFor, startServer } from '../client/server-process.ts';
+import { PrintError, ServerSession } from '../client/session.ts';
+import { sessionFile, sessionsDir } from '../client/session-files.ts';
 
 export interface ListEnvironment {
   serverPath: string;

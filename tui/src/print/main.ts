@@ -9,9 +9,9 @@ import { type ParamsOf, type Phase, type PromptResult } from '#protocol';
 import { Approvals, type ApprovalPolicy } from './approvals.ts';
 import { EXIT, type PrintOptions } from './args.ts';
 import { cliHint, createOutput, errorLine, statusLine, usageLine, verboseLine } from './output.ts';
-import { isDirectory, serverArgs, serverPathFor, startServer } from './server-process.ts';
-import { findWorkplace, promptCwd } from './project-root.ts';
-import { PrintError, ServerSession } from './session.ts';
+import { isDirectory, serverArgs, serverPathFor, startServer } from '../client/server-process.ts';
+import { findWorkplace, promptCwd } from '../client/project-root.ts';
+import { PrintError, ServerSession } from '../client/session.ts';
 import { readReplayScript, RecordedAnswers, replayClient, replayRuns, type ReplayScript } from './replay.ts';
 import { terminalInput } from './terminal.ts';
 

@@ -31,8 +31,8 @@ import type {
 } from '#protocol';
 import { type Approvals, describeAction, QuestionWithdrawn } from './approvals.ts';
 import { oneLine } from './output.ts';
-import { PrintError, type ServerSession } from './session.ts';
-import { NewerRecordFormat, readSessionRecords } from './session-records.ts';
+import { PrintError, type ServerSession } from '../client/session.ts';
+import { NewerRecordFormat, readSessionRecords } from '../client/session-records.ts';
 
 interface RecordedApproval {
   request: ApproveParams;

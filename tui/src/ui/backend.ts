@@ -1,12 +1,12 @@
 /**
  * What the interactive UI needs from santra-server, and its implementation over the protocol
- * client `santra -p` uses (print/session.ts: one client layer under both front ends). The UI
+ * client `santra -p` uses (client/session.ts: one client layer under both front ends). The UI
  * depends on the `Backend` interface only, so its tests can drive it without a server.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { ParamsOf, Phase, PromptResult, ProviderInfo, ResultOf } from '#protocol';
-import { serverPathFor, startServer } from '../print/server-process.ts';
-import { PrintError, ServerSession } from '../print/session.ts';
+import { serverPathFor, startServer } from '../client/server-process.ts';
+import { PrintError, ServerSession } from '../client/session.ts';
 import type { Interactions } from './interactions.ts';
 import { TEXT_FRAME_MS } from './ui-state.ts';
 

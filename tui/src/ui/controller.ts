@@ -10,7 +10,7 @@
  */
 import { basename } from 'node:path';
 import type { Phase, PromptResult, Usage } from '#protocol';
-import { PrintError } from '../print/print-error.ts';
+import { PrintError } from '../client/print-error.ts';
 import type { Backend } from './backend.ts';
 import {
   agentsText,
@@ -710,7 +710,7 @@ export class Controller {
 
 /**
  * An error's message for the screen: the server's own words, without the "santra: " of the
- * command line or the name of the protocol method it refused (print/session.ts words both).
+ * command line or the name of the protocol method it refused (client/session.ts words both).
  */
 export function messageOf(error: unknown): string {
   if (error instanceof PrintError)

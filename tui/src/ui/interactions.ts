@@ -5,7 +5,7 @@
  * answered RequestCancelled by the session (QuestionWithdrawn).
  */
 import type { ApproveParams, ApproveResult, AskParams, AskResult } from '#protocol';
-import { QuestionWithdrawn } from '../print/print-error.ts';
+import { QuestionWithdrawn } from '../client/print-error.ts';
 
 export type Interaction =
   | { id: number; kind: 'approve'; params: ApproveParams; answer: (result: ApproveResult) => void }

@@ -7,7 +7,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { render } from 'ink';
 import { createElement as h } from 'react';
-import { findWorkplace, promptCwd } from '../print/project-root.ts';
+import { findWorkplace, promptCwd } from '../client/project-root.ts';
 import { App } from './components/app.ts';
 import { loadMarkdown } from './components/entry-view.ts';
 import { Controller } from './controller.ts';

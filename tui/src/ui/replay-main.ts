@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { render } from 'ink';
 import { createElement as h } from 'react';
-import { NewerRecordFormat } from '../print/session-records.ts';
+import { NewerRecordFormat } from '../client/session-records.ts';
 import { loadMarkdown } from './components/entry-view.ts';
 import { ReplayApp } from './components/replay-app.ts';
 import { ReplayPlayer } from './replay-player.ts';

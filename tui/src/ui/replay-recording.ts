@@ -2,7 +2,7 @@
  * A recorded session as a timeline for the replay viewer (`santra replay FILE`): the transcript
  * events the live UI would have fed its reducer, each with how long to wait before it.
  *
- * The file is read as the published record format (print/session-records.ts): a session file or
+ * The file is read as the published record format (client/session-records.ts): a session file or
  * what `session/export` with format json gives. Only `session`, `prompt`, `phase` and `run_end`
  * records matter; a damaged line and a record this client cannot parse are passed over (counted
  * in `skipped`).
@@ -13,7 +13,7 @@
  * at a fixed pace, PHASE_MS each at 1x.
  */
 import type { RunStatus } from '#protocol';
-import { readSessionRecords } from '../print/session-records.ts';
+import { readSessionRecords } from '../client/session-records.ts';
 import type { TranscriptEvent } from './transcript.ts';
 
 export const PHASE_MS = 15;

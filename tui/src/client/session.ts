@@ -5,6 +5,10 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
+  type ApproveParams,
+  type ApproveResult,
+  type AskParams,
+  type AskResult,
   type ClientCapabilities,
   type ClientRequestName,
   type InitializeResult,
@@ -22,14 +26,22 @@ import {
   ProtocolClient,
   Withdrawn,
 } from '#protocol/client';
-import { type Approvals, QuestionUnanswerable, QuestionWithdrawn } from './approvals.ts';
 
 /** A failure that ends `santra -p`, with the one-line message for stderr. */
 export { PrintError } from './print-error.ts';
-import { PrintError } from './print-error.ts';
+import { PrintError, QuestionUnanswerable, QuestionWithdrawn } from './print-error.ts';
 
 const STDERR_TAIL_LINES = 50;
 const GRACE_MS = 2000;
+
+/**
+ * Whoever answers the server's questions: rejects with QuestionWithdrawn when the server withdrew
+ * one, QuestionUnanswerable when it cannot be answered here.
+ */
+export interface Answerer {
+  approve(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult>;
+  ask(params: AskParams, signal: AbortSignal): Promise<AskResult>;
+}
 
 export interface SessionOptions {
   /** The started santra-server process; the session owns it from now on. */
@@ -40,7 +52,7 @@ export interface SessionOptions {
   clientVersion: string;
   capabilities: ClientCapabilities;
   /** Answers `approve` and `ask` (on the terminal, by policy, or from a recording). */
-  approvals: Pick<Approvals, 'approve' | 'ask'>;
+  approvals: Answerer;
   /** Pass the server's stderr through to ours (otherwise only its tail is kept). */
   verbose: boolean;
   stderr: NodeJS.WritableStream;

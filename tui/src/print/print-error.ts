@@ -1,2 +1,0 @@
-export class PrintError extends Error {}
-export class QuestionWithdrawn extends Error {}
