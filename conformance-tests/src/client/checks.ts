@@ -4,6 +4,7 @@
  * (cancellation, forward compatibility, …) live with their scenario. Pure: a transcript in,
  * findings out, so each check can be tested on a hand-made transcript.
  */
+import { JsonRpcErrorCodes } from '#protocol';
 import { type Finding, fail, fromProblems, notApplicable, pass } from './findings.ts';
 import { definitionName, isObject, validateDefinition } from './json-schema.ts';
 import type { Ending } from './scripted-peer.ts';
@@ -403,10 +404,13 @@ function declineCodes({ transcript }: Exchange): Finding[] {
     );
     if (errors.length === 0) return notApplicable(requirement, `the client declined no ${method}`);
     const problems = errors
-      .filter(({ error }) => error.code !== -32803 && error.code !== -32800)
+      .filter(
+        ({ error }) =>
+          error.code !== JsonRpcErrorCodes.RequestFailed && error.code !== JsonRpcErrorCodes.RequestCancelled,
+      )
       .map(
         ({ request, error }) =>
-          `${method} ${JSON.stringify(request.message.id)} was declined with code ${JSON.stringify(error.code)} (${JSON.stringify(error.message)}), not RequestFailed -32803`,
+          `${method} ${JSON.stringify(request.message.id)} was declined with code ${JSON.stringify(error.code)} (${JSON.stringify(error.message)}), not RequestFailed ${JsonRpcErrorCodes.RequestFailed}`,
       );
     return fromProblems(
       requirement,

@@ -4,6 +4,7 @@
  * messages (forward-compat's extra fields and unknown types excepted, on purpose), so a client that
  * stumbles has only itself to blame.
  */
+import { JsonRpcErrorCodes } from '#protocol';
 import type { Exchange } from './checks.ts';
 import { type Finding, fail, notApplicable, pass } from './findings.ts';
 import { isObject } from './json-schema.ts';
@@ -312,7 +313,7 @@ const promptError: Scenario = {
     run.note('answering the prompt with an error');
     return Promise.resolve({
       error: {
-        code: -32603,
+        code: JsonRpcErrorCodes.InternalError,
         message: 'Internal error: the scripted server fails this prompt on purpose.',
         data: { retryable: false },
       },

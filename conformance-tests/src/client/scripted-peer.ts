@@ -4,6 +4,7 @@
  * records every frame both ways. It never repairs what the client sends: frames are read by
  * FrameReader and kept, valid or not, for the checks.
  */
+import { JsonRpcErrorCodes } from '#protocol';
 import type { Readable, Writable } from 'node:stream';
 import { FrameReader, frame } from './frames.ts';
 import { asMessage, isRequest, isResponse, type RpcMessage, sameId, type WireEntry } from './wire.ts';
@@ -175,7 +176,7 @@ export class ScriptedPeer {
           jsonrpc: '2.0',
           id,
           error: {
-            code: -32601,
+            code: JsonRpcErrorCodes.MethodNotFound,
             message: `The scripted server does not serve ${String(m.method)}.`,
             data: { retryable: false },
           },

@@ -60,6 +60,8 @@ export class ScenarioContext {
   openai!: FakeProvider;
   /** What the server declared in `initialize`: `capabilities.methods` and `phaseTypes`. */
   declared = new Set<string>();
+  /** `capabilities.limits.maxMessageBytes` as the last server opened advertised it. */
+  maxMessageBytes: number | undefined;
   readonly #relays: Relay[] = [];
   readonly #anthropicRelay: Promise<Relay>;
   readonly #openaiRelay: Promise<Relay>;
@@ -159,7 +161,13 @@ export class ScenarioContext {
     const result = response.result as Json | undefined;
     if (result === undefined)
       throw new ScenarioStop(`initialize failed: ${JSON.stringify(response.error ?? response)}`);
-    const capabilities = (result.capabilities ?? {}) as { methods?: unknown; phaseTypes?: unknown };
+    const capabilities = (result.capabilities ?? {}) as {
+      methods?: unknown;
+      phaseTypes?: unknown;
+      limits?: { maxMessageBytes?: unknown };
+    };
+    const limit = capabilities.limits?.maxMessageBytes;
+    this.maxMessageBytes = typeof limit === 'number' ? limit : undefined;
     for (const name of [capabilities.methods, capabilities.phaseTypes].flat())
       if (typeof name === 'string') this.declared.add(name);
     server.notify('initialized', {});

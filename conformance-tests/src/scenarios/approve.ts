@@ -1,7 +1,10 @@
 /** §7.3 `approve`: allow, allow_all, reject, feedback, errors, protected locations, commands. */
+import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
+import { ScenarioStop } from '../run/context.ts';
 import type { Scenario } from '../run/runner.ts';
 import type { Json, ServerUnderTest } from '../wire/peer.ts';
 import {
+  describeFile,
   fileIn,
   phasesOf,
   prompt,
@@ -37,7 +40,7 @@ const allow: Scenario = {
     ctx.check(
       'SANTRA-APPROVE-001',
       fileIn(ctx, 'notes/a.txt') === undefined,
-      'the file did not exist while approve was pending',
+      `while approve was pending, ${describeFile(ctx, 'notes/a.txt')}`,
     );
     // The same id as the server's pending request, from the client: served as usual.
     const answer = server.next(
@@ -49,7 +52,7 @@ const allow: Scenario = {
     const own = await answer;
     ctx.check(
       'SANTRA-MSG-012',
-      (own.error as Json | undefined)?.code === -32601,
+      (own.error as Json | undefined)?.code === JsonRpcErrorCodes.MethodNotFound,
       `a client request with id ${JSON.stringify(request.id)}: ${JSON.stringify(own)}`,
     );
     const params = request.params as Json;
@@ -159,7 +162,13 @@ const reject: Scenario = {
     const answers: unknown[] = [
       { decision: 'reject' },
       { decision: 'feedback', feedback: 'Use santra-conformance-feedback-marker instead.' },
-      { error: { code: -32803, message: 'no user to ask', data: { retryable: false } } },
+      {
+        error: {
+          code: JsonRpcErrorCodes.RequestFailed,
+          message: 'no user to ask',
+          data: { retryable: false },
+        },
+      },
       { decision: 'maybe' },
     ];
     let index = 0;
@@ -257,7 +266,9 @@ const oversizedAnswer: Scenario = {
     await ctx.script(toolTurn('write_file', { path: 'big.txt', content: 'x\n' }), { text: 'Not written.' });
     const id = startPrompt(server, { text: 'Write', agent: 'executor' });
     const request = await serverRequest(server, 'approve', 0, id);
-    const size = 16 * 1024 * 1024 + 1;
+    if (ctx.maxMessageBytes === undefined)
+      throw new ScenarioStop('initialize advertised no capabilities.limits.maxMessageBytes');
+    const size = ctx.maxMessageBytes + 1;
     const body = Buffer.alloc(size, 0x20);
     body.write(
       `{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":{"decision":"allow","pad":"`,
@@ -267,7 +278,9 @@ const oversizedAnswer: Scenario = {
     body.write('"}}', size - 3, 'utf8');
     server.sendRaw(Buffer.concat([Buffer.from(`Content-Length: ${size}\r\n\r\n`, 'latin1'), body]));
     const response = await responseTo(server, id);
-    const tooLarge = server.received.find((m) => (m.error as Json | undefined)?.code === -33001);
+    const tooLarge = server.received.find(
+      (m) => (m.error as Json | undefined)?.code === SantraErrorCodes.MessageTooLarge,
+    );
     const phases = phasesOf(server, (response.result as Json | undefined)?.runId);
     ctx.check(
       'SANTRA-FRAME-013',

@@ -1,7 +1,8 @@
 /** §7.4 `ask`: options, free text, error answers, no capability, secret answers (§10.1). */
+import { JsonRpcErrorCodes } from '#protocol';
 import type { Scenario } from '../run/runner.ts';
 import type { Json } from '../wire/peer.ts';
-import { prompt, sentToModel, toolResults, toolTurn } from './helpers.ts';
+import { describeMarkers, prompt, sentToModel, toolResults, toolTurn } from './helpers.ts';
 
 const QUESTION = {
   prompt: 'Which colour?',
@@ -21,7 +22,13 @@ const answered: Scenario = {
     const answers: unknown[] = [
       { answer: 'blue-conformance' },
       { answer: 'green, santra-conformance-free-text' },
-      { error: { code: -32803, message: 'no user to ask', data: { retryable: false } } },
+      {
+        error: {
+          code: JsonRpcErrorCodes.RequestFailed,
+          message: 'no user to ask',
+          data: { retryable: false },
+        },
+      },
       { nope: true },
     ];
     server.handle('ask', (message) => {
@@ -49,7 +56,7 @@ const answered: Scenario = {
     ctx.check(
       'SANTRA-ASK-003',
       told.includes('blue-conformance') && told.includes('santra-conformance-free-text'),
-      'the option value and the free text reached the model',
+      `to the model: ${describeMarkers(told, 'blue-conformance', 'santra-conformance-free-text')}`,
     );
     const results = toolResults(run.phases);
     ctx.check(
@@ -103,7 +110,7 @@ const secret: Scenario = {
       ctx.check(
         'SANTRA-SESSION-003',
         !JSON.stringify(exported).includes(secretValue),
-        'the saved records do not hold the secret',
+        `the exported records ${JSON.stringify(exported).includes(secretValue) ? 'hold' : 'do not hold'} the secret`,
       );
     }
   },

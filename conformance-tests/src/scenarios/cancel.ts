@@ -1,4 +1,5 @@
 /** §6 cancellation: mid-stream, mid-approval (never answered), by shutdown and end of input; §2.3 ids. */
+import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScenarioContext } from '../run/context.ts';
@@ -6,6 +7,7 @@ import type { Scenario } from '../run/runner.ts';
 import type { Json, ServerUnderTest } from '../wire/peer.ts';
 import {
   codeOf,
+  describeFile,
   describeResponse,
   phasesOf,
   prompt,
@@ -60,13 +62,13 @@ const midStream: Scenario = {
     const duplicate = await responseTo(server, String(id), 10_000, 'the answer to the duplicate id');
     ctx.check(
       'SANTRA-MSG-009',
-      codeOf(duplicate) === -33002,
+      codeOf(duplicate) === SantraErrorCodes.DuplicateRequestId,
       `request "${String(id)}" while ${String(id)} runs: ${describeResponse(duplicate)}`,
     );
     const busy = await server.request('prompt', { text: 'Meanwhile', sessionId, mode: 'simple_chat' });
     ctx.check(
       'SANTRA-PROMPT-010',
-      codeOf(busy) === -33004,
+      codeOf(busy) === SantraErrorCodes.SessionBusy,
       `a second prompt for the running session: ${describeResponse(busy)}`,
     );
     await ctx.script({ text: 'In parallel.' });
@@ -85,7 +87,7 @@ const midStream: Scenario = {
     const last = phases.at(-1);
     ctx.check(
       'SANTRA-CANCEL-001',
-      Object.hasOwn(response, 'result') || codeOf(response) === -32800,
+      Object.hasOwn(response, 'result') || codeOf(response) === JsonRpcErrorCodes.RequestCancelled,
       `the cancelled prompt: ${describeResponse(response)}`,
     );
     ctx.check(
@@ -126,7 +128,7 @@ const midStream: Scenario = {
     ctx.check(
       'SANTRA-CANCEL-002',
       stray.length === 0 && server.received.filter((m) => m.id === id).length === 1,
-      'cancels of an answered and an unknown id were ignored',
+      `after cancels of an answered and an unknown id: ${stray.length} response(s) to the unknown id, ${server.received.filter((m) => m.id === id).length} to the answered one`,
     );
   },
 };
@@ -180,8 +182,8 @@ function midApproval(trigger: 'cancel' | 'shutdown' | 'end of input'): Scenario 
         const after = await server.request('santra-conformance/no-such-method', {});
         ctx.check(
           'SANTRA-CANCEL-011',
-          !existsSync(join(ctx.workspace, 'gated.txt')) && codeOf(after) === -32601,
-          'a late allow changed nothing',
+          !existsSync(join(ctx.workspace, 'gated.txt')) && codeOf(after) === JsonRpcErrorCodes.MethodNotFound,
+          `after a late allow: ${describeFile(ctx, 'gated.txt')}; a request then: ${describeResponse(after)}`,
         );
       }
       if (trigger === 'shutdown') {
@@ -201,7 +203,11 @@ function midApproval(trigger: 'cancel' | 'shutdown' | 'end of input'): Scenario 
           `exit ${JSON.stringify(exit)}`,
         );
       }
-      ctx.check('SANTRA-CANCEL-012', !existsSync(join(ctx.workspace, 'gated.txt')), 'nothing was written');
+      ctx.check(
+        'SANTRA-CANCEL-012',
+        !existsSync(join(ctx.workspace, 'gated.txt')),
+        `after the run ended: ${describeFile(ctx, 'gated.txt')}`,
+      );
     },
   };
 }
@@ -256,7 +262,9 @@ const shutdownStreaming: Scenario = {
     ctx.check(
       'SANTRA-LIFE-009',
       prompted !== -1 && prompted < second.received.indexOf(answer),
-      'the prompt was answered before shutdown',
+      prompted === -1
+        ? 'the prompt was never answered'
+        : `the prompt was answered ${prompted < second.received.indexOf(answer) ? 'before' : 'after'} shutdown`,
     );
   },
 };

@@ -4,6 +4,7 @@
  * server reads, writes and runs through them only where it may, with exactly what was approved,
  * and that the disk and the run stay right whatever the client answers.
  */
+import { JsonRpcErrorCodes } from '#protocol';
 import { existsSync, realpathSync, symlinkSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { FAKE_ANTHROPIC_KEY, type InitializeOptions, type ScenarioContext } from '../run/context.ts';
@@ -31,7 +32,7 @@ function declined(message: Json, why: string): Json {
   return {
     jsonrpc: '2.0',
     id: message.id,
-    error: { code: -32803, message: why, data: { retryable: false } },
+    error: { code: JsonRpcErrorCodes.RequestFailed, message: why, data: { retryable: false } },
   };
 }
 

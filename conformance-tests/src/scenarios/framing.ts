@@ -1,4 +1,6 @@
 /** §1 framing and §2 bodies that are not messages. */
+import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
+import { ScenarioStop } from '../run/context.ts';
 import type { Scenario } from '../run/runner.ts';
 import { encodeFrame } from '../wire/framing.ts';
 import type { Json, ServerUnderTest } from '../wire/peer.ts';
@@ -30,7 +32,13 @@ function fatalHeader(name: string, header: string, expectedCode: number, id: str
         later.length === 0,
         `the frame after the bad header got ${later.length} answer(s)`,
       );
-      ctx.check('SANTRA-FRAME-006', server.stderr.length > before, 'the server said why on stderr');
+      ctx.check(
+        'SANTRA-FRAME-006',
+        server.stderr.length > before,
+        server.stderr.length > before
+          ? `stderr: ${JSON.stringify(server.stderr.slice(before, before + 160))}`
+          : 'nothing on stderr',
+      );
     },
   };
 }
@@ -39,30 +47,45 @@ const FATAL: Scenario[] = [
   fatalHeader(
     'a header section without Content-Length',
     'Content-Type: application/json\r\n\r\n',
-    -32700,
+    JsonRpcErrorCodes.ParseError,
     'SANTRA-FRAME-004',
   ),
-  fatalHeader('Content-Length 2abc', 'Content-Length: 2abc\r\n\r\n', -32700, 'SANTRA-FRAME-004'),
-  fatalHeader('Content-Length -1', 'Content-Length: -1\r\n\r\n', -32700, 'SANTRA-FRAME-004'),
+  fatalHeader(
+    'Content-Length 2abc',
+    'Content-Length: 2abc\r\n\r\n',
+    JsonRpcErrorCodes.ParseError,
+    'SANTRA-FRAME-004',
+  ),
+  fatalHeader(
+    'Content-Length -1',
+    'Content-Length: -1\r\n\r\n',
+    JsonRpcErrorCodes.ParseError,
+    'SANTRA-FRAME-004',
+  ),
   fatalHeader(
     'conflicting Content-Length headers',
     'Content-Length: 17\r\nContent-Length: 18\r\n\r\n',
-    -32700,
+    JsonRpcErrorCodes.ParseError,
     'SANTRA-FRAME-004',
   ),
   fatalHeader(
     'a header line that is not Name: value',
     'Content-Length: 17\r\nthis is not a header\r\n\r\n',
-    -32700,
+    JsonRpcErrorCodes.ParseError,
     'SANTRA-FRAME-004',
   ),
   fatalHeader(
     'a header section over 8 KiB',
     `X-Padding: ${'x'.repeat(9000)}\r\nContent-Length: 17\r\n\r\n`,
-    -32700,
+    JsonRpcErrorCodes.ParseError,
     'SANTRA-FRAME-004',
   ),
-  fatalHeader('Content-Length over 1 GiB', 'Content-Length: 2000000000\r\n\r\n', -33001, 'SANTRA-FRAME-007'),
+  fatalHeader(
+    'Content-Length over 1 GiB',
+    'Content-Length: 2000000000\r\n\r\n',
+    SantraErrorCodes.MessageTooLarge,
+    'SANTRA-FRAME-007',
+  ),
 ];
 
 async function answerTo(server: ServerUnderTest, body: Buffer | string, headers = ''): Promise<Json[]> {
@@ -97,7 +120,7 @@ const badBodies: Scenario = {
     );
     ctx.check(
       'SANTRA-FRAME-003',
-      headers.length === 1 && codeOf(headers[0] as Json) === -32601,
+      headers.length === 1 && codeOf(headers[0] as Json) === JsonRpcErrorCodes.MethodNotFound,
       `charset utf8 and an unknown header: ${JSON.stringify(headers)}`,
     );
     const charset = await answerTo(
@@ -107,7 +130,9 @@ const badBodies: Scenario = {
     );
     ctx.check(
       'SANTRA-FRAME-014',
-      charset.length === 1 && codeOf(charset[0] as Json) === -32700 && charset[0]?.id === null,
+      charset.length === 1 &&
+        codeOf(charset[0] as Json) === JsonRpcErrorCodes.ParseError &&
+        charset[0]?.id === null,
       `charset latin1: ${JSON.stringify(charset)}`,
     );
     for (const [what, body] of [
@@ -117,7 +142,9 @@ const badBodies: Scenario = {
       const answers = await answerTo(server, body);
       ctx.check(
         'SANTRA-MSG-003',
-        answers.length === 1 && codeOf(answers[0] as Json) === -32700 && answers[0]?.id === null,
+        answers.length === 1 &&
+          codeOf(answers[0] as Json) === JsonRpcErrorCodes.ParseError &&
+          answers[0]?.id === null,
         `a body ${what}: ${JSON.stringify(answers)}`,
       );
     }
@@ -130,7 +157,9 @@ const badBodies: Scenario = {
     );
     ctx.check(
       'SANTRA-MSG-002',
-      batch.length === 1 && codeOf(batch[0] as Json) === -32600 && batch[0]?.id === null,
+      batch.length === 1 &&
+        codeOf(batch[0] as Json) === JsonRpcErrorCodes.InvalidRequest &&
+        batch[0]?.id === null,
       `a batch: ${JSON.stringify(batch)}`,
     );
     const invalid: Array<[string, unknown, unknown]> = [
@@ -146,7 +175,9 @@ const badBodies: Scenario = {
       const answers = await answerTo(server, JSON.stringify(body));
       ctx.check(
         'SANTRA-MSG-004',
-        answers.length === 1 && codeOf(answers[0] as Json) === -32600 && answers[0]?.id === id,
+        answers.length === 1 &&
+          codeOf(answers[0] as Json) === JsonRpcErrorCodes.InvalidRequest &&
+          answers[0]?.id === id,
         `${what}: ${JSON.stringify(answers)} (expected InvalidRequest with id ${JSON.stringify(id)})`,
       );
     }
@@ -162,19 +193,17 @@ const badBodies: Scenario = {
   },
 };
 
-const MAX = 16 * 1024 * 1024;
-
 const oversized: Scenario = {
   name: 'framing: a body over maxMessageBytes is skipped and answered at once',
   covers: ['SANTRA-FRAME-009', 'SANTRA-FRAME-010', 'SANTRA-FRAME-011'],
   async run(ctx) {
     const server = await ctx.start();
     const init = await server.request('initialize', ctx.initializeParams());
-    const limit =
-      (
-        (init.result as Json | undefined)?.capabilities as
-          { limits?: { maxMessageBytes?: number } } | undefined
-      )?.limits?.maxMessageBytes ?? MAX;
+    const limit = (
+      (init.result as Json | undefined)?.capabilities as { limits?: { maxMessageBytes?: number } } | undefined
+    )?.limits?.maxMessageBytes;
+    if (limit === undefined)
+      throw new ScenarioStop('initialize advertised no capabilities.limits.maxMessageBytes');
     const size = limit + 1;
     const head = '{"jsonrpc":"2.0","id":5,"method":"prompt","params":{"text":"';
     const body = Buffer.alloc(size, 0x61);
@@ -185,7 +214,11 @@ const oversized: Scenario = {
       Buffer.concat([Buffer.from(`Content-Length: ${size}\r\n\r\n`, 'latin1'), body.subarray(0, 600)]),
     );
     const early = await server
-      .waitFor((m) => codeOf(m) === -33001, 10_000, 'a MessageTooLarge answer after the first 512 bytes')
+      .waitFor(
+        (m) => codeOf(m) === SantraErrorCodes.MessageTooLarge,
+        10_000,
+        'a MessageTooLarge answer after the first 512 bytes',
+      )
       .catch(() => undefined);
     ctx.check(
       'SANTRA-FRAME-010',
@@ -196,7 +229,12 @@ const oversized: Scenario = {
     );
     server.sendRaw(body.subarray(600));
     const answer =
-      early ?? (await server.waitFor((m) => codeOf(m) === -33001, 20_000, 'a MessageTooLarge answer'));
+      early ??
+      (await server.waitFor(
+        (m) => codeOf(m) === SantraErrorCodes.MessageTooLarge,
+        20_000,
+        'a MessageTooLarge answer',
+      ));
     const data = ((answer.error as Json).data ?? {}) as Json;
     ctx.check(
       'SANTRA-FRAME-011',
@@ -207,7 +245,7 @@ const oversized: Scenario = {
     const next = await server.request('santra-conformance/no-such-method', {});
     ctx.check(
       'SANTRA-FRAME-009',
-      codeOf(next) === -32601 && data.limit === limit && data.size === size,
+      codeOf(next) === JsonRpcErrorCodes.MethodNotFound && data.limit === limit && data.size === size,
       `data ${JSON.stringify(data)}; the next request: ${describeResponse(next)}`,
     );
     const late = Buffer.alloc(size, 0x20);
@@ -216,7 +254,7 @@ const oversized: Scenario = {
     late.write(tail, size - tail.length, 'utf8');
     server.sendRaw(Buffer.concat([Buffer.from(`Content-Length: ${size}\r\n\r\n`, 'latin1'), late]));
     const second = await server.waitFor(
-      (m) => codeOf(m) === -33001 && m !== answer,
+      (m) => codeOf(m) === SantraErrorCodes.MessageTooLarge && m !== answer,
       20_000,
       'a second MessageTooLarge answer',
     );

@@ -145,3 +145,16 @@ export function fileIn(ctx: ScenarioContext, path: string): string | undefined {
   const full = join(ctx.workspace, path);
   return existsSync(full) ? readFileSync(full, 'utf8') : undefined;
 }
+
+/** What is at `path` in the workspace, for a check's detail: absent, or its content. */
+export function describeFile(ctx: ScenarioContext, path: string): string {
+  const content = fileIn(ctx, path);
+  return content === undefined
+    ? `${path} does not exist`
+    : `${path} holds ${JSON.stringify(content.slice(0, 120))}`;
+}
+
+/** Which of `markers` occur in `text` and which do not, for a check's detail. */
+export function describeMarkers(text: string, ...markers: string[]): string {
+  return markers.map((m) => `${JSON.stringify(m)} ${text.includes(m) ? 'sent' : 'not sent'}`).join(', ');
+}

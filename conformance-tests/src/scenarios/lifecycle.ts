@@ -1,4 +1,5 @@
 /** §3 lifecycle and §4 versioning, §2 ids and unknown methods along the way. */
+import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
 import { PROTOCOL_VERSION } from '../../../protocol-spec/src/version.ts';
 import type { Scenario } from '../run/runner.ts';
 import { CORE_METHODS } from '../spec/schema.ts';
@@ -29,7 +30,7 @@ const handshake: Scenario = {
     const early = await server.request('model/list', {});
     ctx.check(
       'SANTRA-LIFE-001',
-      codeOf(early) === -32002,
+      codeOf(early) === JsonRpcErrorCodes.ServerNotInitialized,
       `model/list before initialize: ${describeResponse(early)}`,
     );
     // A notification before initialize is dropped: nothing answers it, and initialize still works.
@@ -70,7 +71,11 @@ const handshake: Scenario = {
     );
     server.notify('initialized', {});
     const again = await server.request('initialize', ctx.initializeParams());
-    ctx.check('SANTRA-LIFE-004', codeOf(again) === -32600, `a second initialize: ${describeResponse(again)}`);
+    ctx.check(
+      'SANTRA-LIFE-004',
+      codeOf(again) === JsonRpcErrorCodes.InvalidRequest,
+      `a second initialize: ${describeResponse(again)}`,
+    );
     const bad = await server.request('prompt', { text: 5, mode: 'sometimes' });
     const issues = (
       (bad.error as { data?: { issues?: { path?: unknown }[] } } | undefined)?.data?.issues ?? []
@@ -78,23 +83,40 @@ const handshake: Scenario = {
     const message = str((bad.error as { message?: unknown } | undefined)?.message);
     ctx.check(
       'SANTRA-MSG-014',
-      codeOf(bad) === -32602 && message.includes('text') && message.includes('mode') && issues.length === 2,
+      codeOf(bad) === JsonRpcErrorCodes.InvalidParams &&
+        message.includes('text') &&
+        message.includes('mode') &&
+        issues.length === 2,
       `prompt with text 5 and mode "sometimes": ${describeResponse(bad)}`,
     );
     const none = await server.request('prompt');
-    ctx.check('SANTRA-MSG-014', codeOf(none) === -32602, `prompt without params: ${describeResponse(none)}`);
+    ctx.check(
+      'SANTRA-MSG-014',
+      codeOf(none) === JsonRpcErrorCodes.InvalidParams,
+      `prompt without params: ${describeResponse(none)}`,
+    );
     server.notify('santra-conformance/unknown-notification', {});
     const unknown = await server.request('santra-conformance/no-such-method', {});
     ctx.check(
       'SANTRA-MSG-019',
-      codeOf(unknown) === -32601,
+      codeOf(unknown) === JsonRpcErrorCodes.MethodNotFound,
       `an unknown method: ${describeResponse(unknown)}`,
     );
     server.send({ jsonrpc: '2.0', id: '', method: 'santra-conformance/no-such-method' });
     const empty = await responseTo(server, '', 10_000, 'the response to request ""');
-    ctx.check('SANTRA-MSG-006', codeOf(empty) === -32601, `a request with id "": ${describeResponse(empty)}`);
+    ctx.check(
+      'SANTRA-MSG-006',
+      codeOf(empty) === JsonRpcErrorCodes.MethodNotFound,
+      `a request with id "": ${describeResponse(empty)}`,
+    );
     const stray = server.received.filter((m) => m.id === undefined && m.method === undefined);
-    ctx.check('SANTRA-MSG-020', stray.length === 0, 'an unknown notification was ignored');
+    ctx.check(
+      'SANTRA-MSG-020',
+      stray.length === 0,
+      stray.length === 0
+        ? 'an unknown notification got no answer'
+        : `an unknown notification: ${JSON.stringify(stray[0]).slice(0, 200)}`,
+    );
     // One id twice, the first request answered before the second is sent.
     for (const round of [1, 2]) {
       const answer = server.next(
@@ -107,7 +129,7 @@ const handshake: Scenario = {
       if (round === 2)
         ctx.check(
           'SANTRA-MSG-011',
-          codeOf(response) === -32601,
+          codeOf(response) === JsonRpcErrorCodes.MethodNotFound,
           `an id reused after its answer: ${describeResponse(response)}`,
         );
     }
@@ -129,7 +151,7 @@ const handshake: Scenario = {
     const after = await server.request('model/list', {});
     ctx.check(
       'SANTRA-LIFE-011',
-      codeOf(after) === -32600,
+      codeOf(after) === JsonRpcErrorCodes.InvalidRequest,
       `model/list after shutdown: ${describeResponse(after)}`,
     );
     server.notify('exit');
@@ -226,7 +248,9 @@ const versions: Scenario = {
       (wrong.error as { data?: { supported?: unknown; requested?: unknown } } | undefined)?.data ?? {};
     ctx.check(
       'SANTRA-VER-002',
-      codeOf(wrong) === -33000 && Array.isArray(data.supported) && data.requested === '9.0.0',
+      codeOf(wrong) === SantraErrorCodes.UnsupportedProtocolVersion &&
+        Array.isArray(data.supported) &&
+        data.requested === '9.0.0',
       `initialize asking for 9.0.0: ${describeResponse(wrong)}`,
     );
     const missing = await server.request('initialize', {
@@ -241,7 +265,7 @@ const versions: Scenario = {
     const still = await server.request('model/list', {});
     ctx.check(
       'SANTRA-LIFE-006',
-      codeOf(still) === -32002,
+      codeOf(still) === JsonRpcErrorCodes.ServerNotInitialized,
       `after failed initializes, model/list: ${describeResponse(still)}`,
     );
     const [major, minor] = PROTOCOL_VERSION.split('.');

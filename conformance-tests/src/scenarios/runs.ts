@@ -1,8 +1,10 @@
 /** §7.1 `prompt`, §7.2 `phase`, §5 failures as data, §9 sub-agents. */
+import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
 import type { Scenario } from '../run/runner.ts';
 import type { Json } from '../wire/peer.ts';
 import {
   codeOf,
+  describeMarkers,
   describeResponse,
   prompt,
   responseTo,
@@ -46,13 +48,13 @@ const chat: Scenario = {
       'SANTRA-PROMPT-007',
       tools.length > 0 &&
         ((ctx.anthropic.requests[1]?.body as { tools?: unknown[] }).tools ?? []).length === 0,
-      'a direct_answer run offered no tools',
+      `a direct_answer run offered the model ${((ctx.anthropic.requests[1]?.body as { tools?: unknown[] } | undefined)?.tools ?? []).length} tool(s)`,
     );
     ctx.check(
       'SANTRA-PROMPT-004',
       second.result.sessionId === first.result.sessionId &&
         sentToModel(ctx.anthropic.requests, 1).includes('conformance-marker-1'),
-      'the second prompt sent the model the first prompt',
+      `the second prompt's session ${String(second.result.sessionId)} (the first's ${String(first.result.sessionId)}), to the model: ${describeMarkers(sentToModel(ctx.anthropic.requests, 1), 'conformance-marker-1')}`,
     );
     const third = await prompt(server, { text: 'Something else', mode: 'simple_chat' });
     ctx.check(
@@ -66,7 +68,7 @@ const chat: Scenario = {
     });
     ctx.check(
       'SANTRA-PROMPT-009',
-      codeOf(unknown) === -33005,
+      codeOf(unknown) === SantraErrorCodes.UnknownSession,
       `an unknown sessionId: ${describeResponse(unknown)}`,
     );
   },
@@ -156,8 +158,8 @@ const providerFault: Scenario = {
     const after = await server.request('model/list', {});
     ctx.check(
       'SANTRA-ERR-004',
-      !Object.hasOwn(after, 'error') || codeOf(after) === -32601,
-      'the server serves on after the faults',
+      !Object.hasOwn(after, 'error') || codeOf(after) === JsonRpcErrorCodes.MethodNotFound,
+      `a request after the faults: ${describeResponse(after)}`,
     );
   },
 };

@@ -1,10 +1,12 @@
 /** §10 sessions: saving (even when killed), list, resume and catch-up, export, delete, compact, undo. */
+import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Scenario } from '../run/runner.ts';
 import type { Json } from '../wire/peer.ts';
 import {
   codeOf,
+  describeMarkers,
   describeResponse,
   prompt,
   until,
@@ -82,7 +84,7 @@ const resume: Scenario = {
     ctx.check(
       'SANTRA-SESSION-001',
       sentToModel(ctx.anthropic.requests, 2).includes('conformance-marker-A'),
-      'the run answered before the kill was there after it',
+      `after the kill, to the model: ${describeMarkers(sentToModel(ctx.anthropic.requests, 2), 'conformance-marker-A')}`,
     );
     ctx.check(
       'SANTRA-SESSION-008',
@@ -94,12 +96,12 @@ const resume: Scenario = {
     ctx.check(
       'SANTRA-SESSION-009',
       sentToModel(ctx.anthropic.requests, 3).includes('conformance-marker-B'),
-      'a prompt naming a saved session sent the model its conversation',
+      `a prompt naming a saved session, to the model: ${describeMarkers(sentToModel(ctx.anthropic.requests, 3), 'conformance-marker-B')}`,
     );
     const unknown = await second.request('session/resume', { sessionId: 'ses_santra_conformance_unknown' });
     ctx.check(
       'SANTRA-SESSION-012',
-      codeOf(unknown) === -33005,
+      codeOf(unknown) === SantraErrorCodes.UnknownSession,
       `resume of an unknown id: ${describeResponse(unknown)}`,
     );
     const exported = await second.request('session/export', { sessionId: sesA, format: 'markdown' });
@@ -113,7 +115,7 @@ const resume: Scenario = {
     const gone = await second.request('session/resume', { sessionId: sesB });
     ctx.check(
       'SANTRA-SESSION-014',
-      Object.hasOwn(deleted, 'result') && codeOf(gone) === -33005,
+      Object.hasOwn(deleted, 'result') && codeOf(gone) === SantraErrorCodes.UnknownSession,
       `delete: ${describeResponse(deleted)}; then resume: ${describeResponse(gone)}`,
     );
     await second.request('shutdown');
@@ -135,7 +137,9 @@ const resume: Scenario = {
     const allowed = await third.request('session/resume', { sessionId: sesA, otherWorkspace: true });
     ctx.check(
       'SANTRA-SESSION-011',
-      codeOf(refused) === -33007 && data.workspaceRoot === ctx.workspace && Object.hasOwn(allowed, 'result'),
+      codeOf(refused) === SantraErrorCodes.SessionInOtherWorkspace &&
+        data.workspaceRoot === ctx.workspace &&
+        Object.hasOwn(allowed, 'result'),
       `resume from another workspace: ${describeResponse(refused)}; with otherWorkspace: ${describeResponse(allowed)}`,
     );
   },
@@ -153,19 +157,19 @@ const busy: Scenario = {
     const deleted = await server.request('session/delete', { sessionId });
     ctx.check(
       'SANTRA-SESSION-015',
-      codeOf(deleted) === -33004,
+      codeOf(deleted) === SantraErrorCodes.SessionBusy,
       `delete while a prompt runs: ${describeResponse(deleted)}`,
     );
     const compact = await server.request('session/compact', { sessionId });
     ctx.check(
       'SANTRA-SESSION-017',
-      codeOf(compact) === -33004,
+      codeOf(compact) === SantraErrorCodes.SessionBusy,
       `compact while a prompt runs: ${describeResponse(compact)}`,
     );
     const undo = await server.request('session/undo', { sessionId });
     ctx.check(
       'SANTRA-SESSION-022',
-      codeOf(undo) === -33004,
+      codeOf(undo) === SantraErrorCodes.SessionBusy,
       `undo while a prompt runs: ${describeResponse(undo)}`,
     );
     server.notify('$/cancelRequest', { id });
@@ -195,7 +199,7 @@ const compact: Scenario = {
     const busy = await server.request('prompt', { text: 'Meanwhile', sessionId, mode: 'simple_chat' });
     ctx.check(
       'SANTRA-SESSION-017',
-      codeOf(busy) === -33004,
+      codeOf(busy) === SantraErrorCodes.SessionBusy,
       `a prompt while compacting: ${describeResponse(busy)}`,
     );
     server.notify('$/cancelRequest', { id: compactId });
@@ -207,7 +211,9 @@ const compact: Scenario = {
     const whole = sentToModel(ctx.anthropic.requests, ctx.anthropic.requests.length - 1);
     ctx.check(
       'SANTRA-SESSION-018',
-      codeOf(cancelled) === -32800 && codeOf(failed) === -32803 && whole.includes('conformance-turn-1'),
+      codeOf(cancelled) === JsonRpcErrorCodes.RequestCancelled &&
+        codeOf(failed) === JsonRpcErrorCodes.RequestFailed &&
+        whole.includes('conformance-turn-1'),
       `cancelled: ${describeResponse(cancelled)}; failed: ${describeResponse(failed)}; the history ${whole.includes('conformance-turn-1') ? 'is' : 'is not'} whole`,
     );
     await ctx.script({ text: 'Summary: conformance-summary-marker.' }, { text: 'After.' });
@@ -258,7 +264,7 @@ const undo: Scenario = {
     const busy = await server.request('prompt', { text: 'Meanwhile', sessionId, mode: 'simple_chat' });
     ctx.check(
       'SANTRA-SESSION-022',
-      codeOf(busy) === -33004,
+      codeOf(busy) === SantraErrorCodes.SessionBusy,
       `a prompt while undo waits: ${describeResponse(busy)}`,
     );
     server.send({ jsonrpc: '2.0', id: approve.id, result: { decision: 'reject' } });
