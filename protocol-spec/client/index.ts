@@ -159,14 +159,12 @@ export class ProtocolClient {
     let raw: unknown;
     try {
       // A method without params (`shutdown`) is sent without them: vscode-jsonrpc would send [null].
-      raw =
-        params === undefined
-          ? cancel === undefined
-            ? await this.#connection.sendRequest(method)
-            : await this.#connection.sendRequest(method, cancel.token)
-          : cancel === undefined
-            ? await this.#connection.sendRequest(method, params)
-            : await this.#connection.sendRequest(method, params, cancel.token);
+      // It takes a CancellationToken as the last argument.
+      const args: unknown[] = [
+        ...(params === undefined ? [] : [params]),
+        ...(cancel === undefined ? [] : [cancel.token]),
+      ];
+      raw = await this.#connection.sendRequest(method, ...args);
     } catch (error) {
       throw asProtocolError(error);
     } finally {

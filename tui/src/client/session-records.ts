@@ -74,10 +74,12 @@ function rawRecords(text: string): unknown[] {
   return values;
 }
 
+const KNOWN_TYPES: ReadonlySet<string> = new Set(
+  SessionRecord.options.map((option) => option.shape.type.value),
+);
+
 /** A record of a type this client does not know: a newer server's, passed over (§10.9). */
 function isNewerRecordType(raw: unknown): boolean {
   const type = (raw as { type?: unknown } | null)?.type;
-  return (
-    typeof type === 'string' && !SessionRecord.options.some((option) => option.shape.type.value === type)
-  );
+  return typeof type === 'string' && !KNOWN_TYPES.has(type);
 }
