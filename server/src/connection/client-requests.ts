@@ -8,6 +8,18 @@
  */
 
 import type { Message } from 'vscode-jsonrpc/node';
+import type * as z from 'zod';
+import {
+  ApproveResult,
+  AskResult,
+  FsReadTextFileResult,
+  FsWriteTextFileResult,
+  type MethodName,
+  type Phase,
+  TerminalRunResult,
+} from '#protocol';
+import type { ClientChannel } from '../runtime/contract.ts';
+import { errorMessage } from '../support/errno.ts';
 import type { Logger } from '../support/log.ts';
 import type { MessageId, ResponseEnvelope } from './envelope.ts';
 
@@ -44,7 +56,7 @@ export class ClientRequests {
         if (!this.#pending.delete(key)) return;
         this.#log.debug(`${method} ${id} cancelled; an answer that still comes is ignored`);
         this.#write({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id } } as Message).catch(
-          (error: unknown) => this.#log.warn(`could not cancel ${method} ${id}: ${describe(error)}`),
+          (error: unknown) => this.#log.warn(`could not cancel ${method} ${id}: ${errorMessage(error)}`),
         );
         reject(reason(signal, method));
       };
@@ -62,7 +74,7 @@ export class ClientRequests {
       });
       signal.addEventListener('abort', onAbort, { once: true });
       this.#write({ jsonrpc: '2.0', id, method, params } as Message).catch((error: unknown) =>
-        this.#fail(key, new Error(`${method} could not be sent: ${describe(error)}`)),
+        this.#fail(key, new Error(`${method} could not be sent: ${errorMessage(error)}`)),
       );
     });
   }
@@ -108,6 +120,48 @@ export class ClientRequests {
   }
 }
 
+/**
+ * What the runtime sends the client: `phase` notifications (dropped once the connection has
+ * ended) and requests whose answers are checked against the method table's result schemas.
+ */
+export function clientChannel(
+  requests: ClientRequests,
+  write: (message: Message) => Promise<void>,
+  hasEnded: () => boolean,
+  log: Logger,
+): ClientChannel {
+  async function request<T extends z.ZodType>(
+    method: MethodName,
+    params: unknown,
+    schema: T,
+    signal: AbortSignal,
+  ): Promise<z.output<T>> {
+    const result = await requests.send(method, params, signal);
+    // An answer that raced the cancellation changes nothing.
+    signal.throwIfAborted();
+    const parsed = schema.safeParse(result);
+    if (!parsed.success) {
+      throw new Error(
+        `the client answered ${method} with an invalid result: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+      );
+    }
+    return parsed.data;
+  }
+  return {
+    phase: (params: Phase) => {
+      if (hasEnded()) return;
+      write({ jsonrpc: '2.0', method: 'phase', params } as Message).catch((error: unknown) =>
+        log.warn(`phase not sent: ${errorMessage(error)}`),
+      );
+    },
+    approve: (params, signal) => request('approve', params, ApproveResult, signal),
+    ask: (params, signal) => request('ask', params, AskResult, signal),
+    readTextFile: (params, signal) => request('fs/readTextFile', params, FsReadTextFileResult, signal),
+    writeTextFile: (params, signal) => request('fs/writeTextFile', params, FsWriteTextFileResult, signal),
+    runTerminal: (params, signal) => request('terminal/run', params, TerminalRunResult, signal),
+  };
+}
+
 function reason(signal: AbortSignal, method: string): Error {
   return signal.reason instanceof Error ? signal.reason : new Error(`${method} cancelled`);
 }
@@ -119,8 +173,4 @@ function errorText(error: unknown): string {
     message?: unknown;
   };
   return `${String(code)}: ${String(message)}`;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -19,6 +19,7 @@
 import type { Keyv, KeyvOptions } from 'keyv';
 import type { Pool } from 'pg';
 import { ProtocolFault } from '../support/protocol-fault.ts';
+import { withTimeout } from '../support/time-limit.ts';
 
 export const STORE_SCHEMES = ['redis', 'rediss', 'postgres', 'postgresql'] as const;
 
@@ -113,7 +114,7 @@ export async function connectKeyv(url: string, timeoutMs: number): Promise<KeyvC
       if (client.isOpen) await client.close().catch(() => client.destroy());
     };
     try {
-      await withTimeout(client.connect(), timeoutMs, 'connecting');
+      await withStoreTimeout(client.connect(), timeoutMs, 'connecting');
       connected = true;
     } catch (error) {
       if (client.isOpen) client.destroy();
@@ -155,7 +156,7 @@ export async function connectKeyv(url: string, timeoutMs: number): Promise<KeyvC
   }
   try {
     // The first query also waits for @keyv/postgres to create its table.
-    await withTimeout(index.get('probe'), timeoutMs, 'reading');
+    await withStoreTimeout(index.get('probe'), timeoutMs, 'reading');
   } catch (error) {
     await close();
     throw new Error(reason(error, lastError), { cause: error });
@@ -186,16 +187,8 @@ function reason(error: unknown, lastError: string | undefined): string {
 }
 
 /** `promise`, or a rejection naming `what` once `ms` have passed. */
-export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer after ${ms} ms (${what})`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function withStoreTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return withTimeout(promise, ms, () => new Error(`no answer after ${ms} ms (${what})`));
 }
 
 /** A store that cannot be used, as the protocol reports it (RequestFailed); `reason` is the store's. */

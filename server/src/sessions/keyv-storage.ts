@@ -29,7 +29,7 @@ import {
   type KeyvConnection,
   messageOf,
   StoreFault,
-  withTimeout,
+  withStoreTimeout,
 } from './keyv-connection.ts';
 import {
   INDEX_FORMAT,
@@ -220,7 +220,7 @@ export class KeyvStorage implements SessionStorage {
   /** One store operation, bounded in time; a failure becomes a fault that names the store. */
   async #call<T>(operation: Promise<T>, what: string, timeoutMs = this.#options.timeoutMs): Promise<T> {
     try {
-      return await withTimeout(operation, timeoutMs, what);
+      return await withStoreTimeout(operation, timeoutMs, what);
     } catch (error) {
       throw this.#fault(error);
     }

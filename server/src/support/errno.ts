@@ -18,3 +18,8 @@ export function describeFsError(code: string | undefined): string {
       return `error ${code}`;
   }
 }
+
+/** An error's message, or what was thrown in its place as a string. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
