@@ -10,25 +10,27 @@ import type { Phase, PromptParams, PromptResult } from '#protocol';
 import type { ResolvedConfig } from '../config/config.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import { groupDigits } from '../support/numbers.ts';
-import { type Redactor, StreamRedactor } from '../support/log.ts';
+import type { Redactor } from '../support/log.ts';
 import { costUsd } from '../providers/catalog.ts';
+import { userText } from '../providers/messages.ts';
 import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
+import type { ModelSpec } from '../providers/types.ts';
 import type { Tool, ToolContextSource } from '../tools/types.ts';
+import type { Session, SessionStore } from '../sessions/store.ts';
+import { titleOf } from '../sessions/summary.ts';
 import type { AgentEvent } from './events.ts';
-import { compactIfNeeded, noteModelCall } from './auto-compaction.ts';
+import { compactIfNeeded } from './auto-compaction.ts';
 import { ASSISTANT_AGENT, BUILTIN_AGENTS } from './builtin-agents.ts';
 import { type Classification, classifyPrompt, type Route } from './classifier.ts';
 import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
-import { userText } from '../providers/messages.ts';
-import { interruptedNote } from './user-notes.ts';
+import type { AgentLimits } from './loop.ts';
 import { selectModel } from './model-selection.ts';
-import { ANSWER_KEPT, type AgentIdentity, PhaseStream } from './phase-stream.ts';
+import { ANSWER_KEPT } from './phase-stream.ts';
 import { instructionsPrompt, instructionsStatus, type ProjectInstructions } from './project-instructions.ts';
-import { fileChangeRecord } from '../sessions/file-changes.ts';
-import type { Session, SessionStore } from '../sessions/store.ts';
-import { titleOf } from '../sessions/summary.ts';
-import { runSwarm, type SwarmSettings } from './swarm.ts';
+import { RunEvents } from './run-events.ts';
+import { runSwarm, type SwarmOutcome, type SwarmSettings } from './swarm.ts';
 import { workspaceNote } from './system-prompt.ts';
+import { interruptedNote } from './user-notes.ts';
 import { fitText } from './wire-text.ts';
 
 export interface PromptDeps {
@@ -83,79 +85,17 @@ export async function runPrompt(
   signal.addEventListener('abort', abort, { once: true });
   if (signal.aborted) abort();
   session.running = controller;
-  const phases = new PhaseStream({
+  const events = new RunEvents({
+    session,
     runId,
-    sessionId: session.id,
     coalesceMs: deps.coalesceMs,
-    nextSeq: () => ++session.seq,
-    send: (sent) => {
-      const phase = session.redact(sent);
-      session.record({ type: 'phase', phase });
-      deps.sendPhase(phase);
-    },
+    sendPhase: (phase) => deps.sendPhase(phase),
+    redactor: deps.redactor,
   });
-  let rootId: string | undefined;
-  const streams = new Map<
-    string,
-    { agent: AgentIdentity; type: 'text' | 'thinking'; redactor: StreamRedactor }
-  >();
-  /** Sends what the stream redactors hold back (of one agent, or all): its stream has ended. */
-  const flushStreams = (agent?: AgentIdentity) => {
-    for (const stream of streams.values()) {
-      if (agent !== undefined && stream.agent.agentId !== agent.agentId) continue;
-      const held = stream.redactor.flush();
-      if (held !== '') phases.emit(stream.agent, { type: stream.type, text: held });
-    }
-  };
-  const emitAs = (agent: AgentIdentity, event: AgentEvent) => {
-    if (event.type === 'model_output') {
-      const { type: _type, ...output } = event;
-      session.record({ type: 'model_output', runId, agentId: agent.agentId, ...output });
-      if (agent.agentId === rootId && output.usage !== undefined)
-        noteModelCall(session, output.inputMessages, output.usage);
-    } else if (event.type === 'message') {
-      // The root agent's conversation is the session's; a sub-agent's ends with its run.
-      if (agent.agentId === rootId) session.record({ type: 'message', runId, message: event.message });
-    } else if (event.type === 'messages_replaced') {
-      if (agent.agentId === rootId)
-        session.record({ type: 'messages_replaced', runId, messages: event.messages });
-    } else if (event.type === 'text' || event.type === 'thinking') {
-      // A key the model echoes may be split across deltas: each stream is redacted as a whole.
-      const key = `${agent.agentId}\0${event.type}`;
-      let stream = streams.get(key);
-      if (stream === undefined) {
-        stream = { agent, type: event.type, redactor: new StreamRedactor(deps.redactor) };
-        streams.set(key, stream);
-      }
-      const shown = stream.redactor.push(event.text);
-      if (shown !== '') phases.emit(agent, { ...event, text: shown });
-    } else {
-      flushStreams(agent);
-      phases.emit(agent, deps.redactor.applyDeep(event));
-    }
-  };
   try {
-    const route: Classification =
-      params.agent !== undefined
-        ? { route: 'agent_task', reason: `the client asked for the agent ${params.agent}` }
-        : params.mode === undefined || params.mode === 'auto'
-          ? classifyPrompt(params.text)
-          : { route: params.mode, reason: 'chosen by the client' };
-    const custom = route.route === 'agent_task' ? await deps.loadAgents() : { agents: [], problems: [] };
-    const agents = [...BUILTIN_AGENTS, ...custom.agents];
-    const root =
-      params.agent === undefined ? rootAgent(route.route) : agents.find((agent) => agent.id === params.agent);
-    if (root === undefined) {
-      throw new ProtocolFault(
-        'InvalidParams',
-        `Invalid params for prompt: params.agent: there is no agent "${params.agent}". The agents of this workspace: ${agents.map((agent) => agent.id).join(', ')}.`,
-        {
-          issues: [{ path: 'params.agent', message: `no agent "${params.agent}"` }],
-        },
-      );
-    }
+    const { route, agents, root, problems } = await chooseAgents(deps, params);
     const startDir = await startDirectory(deps.workspaceRoot, params.cwd);
-    const emit = (event: AgentEvent) => emitAs({ agentId: root.id }, event);
+    const emit = (event: AgentEvent) => events.emitAs({ agentId: root.id }, event);
     const ref = params.model ?? session.model ?? deps.defaultModel ?? deps.config.model;
     const selection = selectModel(deps.config, ref);
     if (!selection.ok) {
@@ -187,7 +127,7 @@ export async function runPrompt(
       .join('\n\n');
     for (const warning of deps.configWarnings ?? [])
       emit({ type: 'status', level: 'warning', text: warning });
-    for (const problem of custom.problems) {
+    for (const problem of problems) {
       emit({
         type: 'status',
         level: 'warning',
@@ -205,21 +145,8 @@ export async function runPrompt(
       signal: controller.signal,
       emit,
     });
-    rootId = root.id;
-    session.record({
-      type: 'prompt',
-      runId,
-      at: new Date().toISOString(),
-      text: params.text,
-      model: selection.ref,
-      ...(params.agent === undefined ? {} : { agent: params.agent }),
-      ...(params.mode === undefined ? {} : { mode: params.mode }),
-      ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
-    });
-    if (session.title === '') session.title = titleOf(session.redact(deps.redactor.apply(params.text)));
-    const prompt = userText(params.text);
-    session.messages.push(prompt);
-    session.record({ type: 'message', runId, message: prompt });
+    events.rootId = root.id;
+    startConversation(session, runId, params, selection.ref, deps.redactor);
     const outcome = await runSwarm(
       {
         sessionId: session.id,
@@ -229,93 +156,127 @@ export async function runPrompt(
         endpoint: selection.endpoint,
         model: selection.model,
         stream: deps.stream,
-        limits: {
-          maxToolCallsPerResponse: deps.config.agent.maxToolCallsPerResponse,
-          maxTurns: deps.config.agent.maxTurnsPerRun,
-          maxOutputTokens: deps.config.agent.maxOutputTokens,
-          thinkingBudget: deps.config.agent.thinkingBudgetTokens,
-          ...(deps.config.agent.effort === undefined ? {} : { effort: deps.config.agent.effort }),
-        },
+        limits: swarmLimits(deps.config),
         settings: deps.swarm,
         signal: controller.signal,
         systemPrompt: (definition) => `${definition.systemPrompt}\n\n${shared}`,
-        emit: emitAs,
+        emit: events.emitAs,
         toolContext: deps.toolContext,
         approvals: session.approvals,
-        recorder: {
-          approval: (request, answer) =>
-            session.record({
-              type: 'approval',
-              runId,
-              request,
-              ...(answer === undefined ? {} : { answer }),
-              at: new Date().toISOString(),
-            }),
-          question: (question, agentId, answer) => {
-            if (question.secret === true && answer !== undefined) session.addSecret(answer);
-            session.record({
-              type: 'ask',
-              runId,
-              agentId,
-              prompt: question.prompt,
-              secret: question.secret === true,
-              // A secret answer is never written anywhere.
-              ...(answer === undefined || question.secret === true ? {} : { answer }),
-              at: new Date().toISOString(),
-            });
-          },
-          fileChange: (change, call) => {
-            const record = fileChangeRecord(change, {
-              runId,
-              changeId: `chg_${randomUUID()}`,
-              ...call,
-              at: new Date().toISOString(),
-            });
-            // In step with the records: undo reads the live list, a loaded session folds the same.
-            session.changes.push(record);
-            session.record(record);
-          },
-        },
+        recorder: events.recorder(),
       },
       root,
       session.messages,
     );
-    if (outcome.status === 'cancelled') {
-      // The model is told on its next turn that this one was stopped, not finished.
-      const note = interruptedNote(outcome.output !== '');
-      session.messages.push(note);
-      session.record({ type: 'message', runId, message: note });
-    }
-    const cost = costUsd(selection.model, outcome.usage);
-    session.usage = addUsage(session.usage, outcome.usage);
-    session.costUsd += cost;
-    session.record({
-      type: 'run_end',
-      runId,
-      status: outcome.status,
-      ...(outcome.stopReason === undefined ? {} : { stopReason: outcome.stopReason }),
-      model: selection.ref,
-      usage: outcome.usage,
-      costUsd: cost,
-      at: new Date().toISOString(),
-    });
-    return {
-      runId,
-      sessionId: session.id,
-      status: outcome.status,
-      output: session.redact(deps.redactor.apply(fitText(outcome.output, ANSWER_KEPT))),
-      ...(outcome.stopReason === undefined ? {} : { stopReason: outcome.stopReason }),
-      usage: outcome.usage,
-      costUsd: cost,
-      sessionUsage: session.usage,
-      sessionCostUsd: session.costUsd,
-    };
+    return endRun(session, runId, selection, outcome, deps.redactor);
   } finally {
-    flushStreams();
-    phases.flush();
+    events.close();
     signal.removeEventListener('abort', abort);
     session.running = undefined;
   }
+}
+
+/** How the prompt is routed, the agents it may use, and the one it starts with. */
+async function chooseAgents(
+  deps: PromptDeps,
+  params: PromptParams,
+): Promise<
+  { route: Classification; agents: AgentDefinition[]; root: AgentDefinition } & Pick<LoadedAgents, 'problems'>
+> {
+  const route: Classification =
+    params.agent !== undefined
+      ? { route: 'agent_task', reason: `the client asked for the agent ${params.agent}` }
+      : params.mode === undefined || params.mode === 'auto'
+        ? classifyPrompt(params.text)
+        : { route: params.mode, reason: 'chosen by the client' };
+  const custom = route.route === 'agent_task' ? await deps.loadAgents() : { agents: [], problems: [] };
+  const agents = [...BUILTIN_AGENTS, ...custom.agents];
+  const root =
+    params.agent === undefined ? rootAgent(route.route) : agents.find((agent) => agent.id === params.agent);
+  if (root === undefined) {
+    throw new ProtocolFault(
+      'InvalidParams',
+      `Invalid params for prompt: params.agent: there is no agent "${params.agent}". The agents of this workspace: ${agents.map((agent) => agent.id).join(', ')}.`,
+      { issues: [{ path: 'params.agent', message: `no agent "${params.agent}"` }] },
+    );
+  }
+  return { route, agents, root, problems: custom.problems };
+}
+
+/** The user's prompt joins the session's conversation (and names a new session). */
+function startConversation(
+  session: Session,
+  runId: string,
+  params: PromptParams,
+  model: string,
+  redactor: Redactor,
+): void {
+  session.record({
+    type: 'prompt',
+    runId,
+    at: new Date().toISOString(),
+    text: params.text,
+    model,
+    ...(params.agent === undefined ? {} : { agent: params.agent }),
+    ...(params.mode === undefined ? {} : { mode: params.mode }),
+    ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
+  });
+  if (session.title === '') session.title = titleOf(session.redact(redactor.apply(params.text)));
+  const prompt = userText(params.text);
+  session.messages.push(prompt);
+  session.record({ type: 'message', runId, message: prompt });
+}
+
+function swarmLimits(config: ResolvedConfig): AgentLimits {
+  const { agent } = config;
+  return {
+    maxToolCallsPerResponse: agent.maxToolCallsPerResponse,
+    maxTurns: agent.maxTurnsPerRun,
+    maxOutputTokens: agent.maxOutputTokens,
+    thinkingBudget: agent.thinkingBudgetTokens,
+    ...(agent.effort === undefined ? {} : { effort: agent.effort }),
+  };
+}
+
+/** The run's outcome, counted into the session, recorded, and answered. */
+function endRun(
+  session: Session,
+  runId: string,
+  selection: { ref: string; model: ModelSpec },
+  outcome: SwarmOutcome,
+  redactor: Redactor,
+): PromptResult {
+  if (outcome.status === 'cancelled') {
+    // The model is told on its next turn that this one was stopped, not finished.
+    const note = interruptedNote(outcome.output !== '');
+    session.messages.push(note);
+    session.record({ type: 'message', runId, message: note });
+  }
+  const cost = costUsd(selection.model, outcome.usage);
+  session.usage = addUsage(session.usage, outcome.usage);
+  session.costUsd += cost;
+  const stopReason = outcome.stopReason === undefined ? {} : { stopReason: outcome.stopReason };
+  session.record({
+    type: 'run_end',
+    runId,
+    status: outcome.status,
+    ...stopReason,
+    model: selection.ref,
+    usage: outcome.usage,
+    costUsd: cost,
+    at: new Date().toISOString(),
+  });
+  return {
+    runId,
+    sessionId: session.id,
+    status: outcome.status,
+    output: session.redact(redactor.apply(fitText(outcome.output, ANSWER_KEPT))),
+    ...stopReason,
+    usage: outcome.usage,
+    costUsd: cost,
+    sessionUsage: session.usage,
+    sessionCostUsd: session.costUsd,
+  };
 }
 
 /** The orchestrator for agent tasks; a tool-less assistant for chat and direct answers. */

@@ -1,0 +1,86 @@
+/**
+ * `prompt`: a run of the agents with what the runtime holds — the config in use, the session
+ * store, the tools, the workspace's agents and instructions — tracked so that shutdown waits for
+ * it to save.
+ */
+import type { ClientCapabilities } from '#protocol';
+import { BUILTIN_AGENTS } from '../agent/builtin-agents.ts';
+import { loadCustomAgents } from '../agent/custom-agents.ts';
+import { loadProjectInstructions } from '../agent/project-instructions.ts';
+import { runPrompt } from '../agent/run-prompt.ts';
+import { configDir } from '../config/config.ts';
+import type { StreamFn } from '../providers/stream.ts';
+import type { Redactor } from '../support/log.ts';
+import type { RequestHandlers } from './contract.ts';
+import type { RuntimeState } from './state.ts';
+
+export interface PromptHandlerParts {
+  state: RuntimeState;
+  stream: StreamFn;
+  redactor: Redactor;
+  env: NodeJS.ProcessEnv;
+  /** The runs not yet ended; each is added, and removed once it settles. */
+  runs: Set<Promise<unknown>>;
+}
+
+export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestHandlers, 'prompt'>> {
+  const { state, stream, redactor, env, runs } = parts;
+  return {
+    async prompt(params, { signal }) {
+      const { config, workspaceRoot, client, sessions, capabilities } = state.configured();
+      // A shared store that cannot be reached refuses the prompt: its session would not be saved.
+      await sessions.storage.ready?.();
+      const { toolContext, tools: offered, every, warnings } = await state.tools();
+      const run = runPrompt(
+        {
+          sessions,
+          config,
+          defaultModel: state.defaultModel,
+          workspaceRoot,
+          toolContext,
+          loadAgents: () =>
+            loadCustomAgents(workspaceRoot, {
+              tools: every,
+              builtInIds: BUILTIN_AGENTS.map((agent) => agent.id),
+            }),
+          loadInstructions: (startDir) =>
+            loadProjectInstructions({
+              workspaceRoot,
+              configDir: configDir(env),
+              ...(startDir === undefined ? {} : { startDir }),
+            }),
+          swarm: {
+            maxDepth: config.agent.maxDepth,
+            maxParallel: config.agent.maxParallelAgents,
+            subAgentTimeoutMs: config.agent.subAgentTimeoutSeconds * 1000,
+          },
+          stream,
+          tools: offered,
+          configWarnings: warnings,
+          sendPhase: (phase) => client.phase(phase),
+          coalesceMs: textBatchMs(config.stream.coalesceMs, capabilities),
+          redactor,
+        },
+        params,
+        signal,
+      );
+      runs.add(run);
+      void run.finally(() => runs.delete(run)).catch(() => {});
+      return run;
+    },
+  };
+}
+
+/** A client draws streamed text this often at most, whatever it declares: longer would look stuck. */
+const MAX_CLIENT_TEXT_INTERVAL_MS = 100;
+
+/**
+ * How long the later deltas of a turn are held to be merged: the configured window, or the
+ * client's drawing interval (§7.2, SANTRA-PHASE-008, at most 100 ms) when that is longer — a
+ * client that draws every 50 ms gains nothing from being woken every 8.
+ */
+function textBatchMs(configured: number, capabilities: ClientCapabilities): number {
+  // 0 is the user's own choice: every delta at once.
+  if (configured === 0) return 0;
+  return Math.max(configured, Math.min(capabilities.textIntervalMs ?? 0, MAX_CLIENT_TEXT_INTERVAL_MS));
+}
