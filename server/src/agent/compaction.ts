@@ -1,8 +1,9 @@
 /**
  * Compaction: the older part of a session's conversation is replaced by a summary the model
- * writes, and the last few user turns stay word for word. It serves `session/compact` and the
- * compaction a prompt does first when the conversation nears the model's context window
- * (auto-compaction.ts).
+ * writes, and the last few user turns stay word for word. This file is what a compaction does;
+ * when a prompt compacts first, because the conversation nears the model's context window, is
+ * auto-compaction.ts; the protocol's `session/compact` is runtime/compact-handler.ts, which holds
+ * the session (sessions/occupancy.ts) and maps the outcome to its result.
  *
  * The `compaction` record is written only once the summary is complete, and the live conversation
  * is replaced only after that: a model call that fails or is cancelled, or a server that dies
@@ -132,7 +133,7 @@ export async function compactSession(request: CompactionRequest): Promise<Compac
   if ('failure' in summarised) return { outcome: 'failed', messagesBefore, failure: summarised.failure };
   const summary = userText(`${SUMMARY_HEADER}\n\n${summarised.text}`);
   const cost = costUsd(request.model, summarised.usage);
-  // The model's answer, for a replay (sessions/replay.ts), then the compaction record: once that
+  // The model's answer, for a replay (sessions/recorded-model.ts), then the compaction record: once that
   // is saved the summary is the history, in this server and the next.
   session.record({
     type: 'model_output',

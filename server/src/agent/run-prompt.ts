@@ -16,6 +16,7 @@ import { userText } from '../providers/messages.ts';
 import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
 import type { ModelSpec } from '../providers/types.ts';
 import type { Tool, ToolContextSource } from '../tools/types.ts';
+import { hold, openIdleSession } from '../sessions/occupancy.ts';
 import type { Session, SessionStore } from '../sessions/store.ts';
 import { titleOf } from '../sessions/summary.ts';
 import type { AgentEvent } from './events.ts';
@@ -60,31 +61,14 @@ export interface PromptDeps {
   redactor: Redactor;
 }
 
-/** The session a prompt continues (from memory or the store), or a new one; refuses a busy one. */
-export async function openSession(sessions: SessionStore, sessionId: string | undefined): Promise<Session> {
-  if (sessionId === undefined) return sessions.create();
-  const { session } = await sessions.open(sessionId);
-  if (session.running !== undefined) {
-    throw new ProtocolFault(
-      'SessionBusy',
-      `Session ${sessionId} is already running a prompt. Wait for it to finish or cancel it first.`,
-    );
-  }
-  return session;
-}
-
 export async function runPrompt(
   deps: PromptDeps,
   params: PromptParams,
   signal: AbortSignal,
 ): Promise<PromptResult> {
-  const session = await openSession(deps.sessions, params.sessionId);
+  const session = await openIdleSession(deps.sessions, params.sessionId);
   const runId = `run_${randomUUID().slice(0, 8)}`;
-  const controller = new AbortController();
-  const abort = () => controller.abort(signal.reason);
-  signal.addEventListener('abort', abort, { once: true });
-  if (signal.aborted) abort();
-  session.running = controller;
+  const held = hold(session, signal);
   const events = new RunEvents({
     session,
     runId,
@@ -142,7 +126,7 @@ export async function runPrompt(
       compactAt: deps.config.agent.compactAt,
       maxOutputTokens: deps.config.agent.maxOutputTokens,
       nextPrompt: params.text,
-      signal: controller.signal,
+      signal: held.signal,
       emit,
     });
     events.rootId = root.id;
@@ -158,7 +142,7 @@ export async function runPrompt(
         stream: deps.stream,
         limits: swarmLimits(deps.config),
         settings: deps.swarm,
-        signal: controller.signal,
+        signal: held.signal,
         systemPrompt: (definition) => `${definition.systemPrompt}\n\n${shared}`,
         emit: events.emitAs,
         toolContext: deps.toolContext,
@@ -171,8 +155,7 @@ export async function runPrompt(
     return endRun(session, runId, selection, outcome, deps.redactor);
   } finally {
     events.close();
-    signal.removeEventListener('abort', abort);
-    session.running = undefined;
+    held.release();
   }
 }
 

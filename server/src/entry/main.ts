@@ -13,7 +13,7 @@ import { SANTRA_VERSION } from '../support/version.ts';
 import type { ResilienceOptions } from '../providers/resilience.ts';
 import type { Runtime } from '../runtime/contract.ts';
 import { createRuntime } from '../runtime/runtime.ts';
-import { type Recording, readRecording } from '../sessions/replay.ts';
+import { type Recording, readRecording } from '../sessions/recorded-model.ts';
 
 /** Exit code when the server itself fails unexpectedly. */
 export const EXIT_INTERNAL_ERROR = 4;

@@ -22,7 +22,7 @@ export interface ModelRequest {
   signal: AbortSignal;
   /**
    * Which agent turn asks: set by the agent loop, ignored by the wire APIs. A replay
-   * (sessions/replay.ts) answers from the recording by it.
+   * (sessions/recorded-model.ts) answers from the recording by it.
    */
   caller?: ModelCaller;
 }

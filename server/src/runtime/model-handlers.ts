@@ -6,9 +6,9 @@
 import { BUILTIN_AGENTS } from '../agent/builtin-agents.ts';
 import { loadCustomAgents } from '../agent/custom-agents.ts';
 import { listModels, selectModel } from '../agent/model-selection.ts';
-import { openSession } from '../agent/run-prompt.ts';
 import { loadConfig } from '../config/config.ts';
 import type { Redactor } from '../support/log.ts';
+import { openIdleSession } from '../sessions/occupancy.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import { setupConfig } from './config-setup.ts';
 import type { RequestHandlers } from './contract.ts';
@@ -67,7 +67,7 @@ export function modelHandlers(
     async 'model/set'(params) {
       const { config, sessions } = state.configured();
       const session =
-        params.sessionId === undefined ? undefined : await openSession(sessions, params.sessionId);
+        params.sessionId === undefined ? undefined : await openIdleSession(sessions, params.sessionId);
       const selection = selectModel(config, params.model);
       if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
       if (session !== undefined) {

@@ -14,10 +14,10 @@ import {
 import { isConfigured, selectModel } from '../agent/model-selection.ts';
 import { openSessionStorage } from '../sessions/open-storage.ts';
 import { SessionStore } from '../sessions/store.ts';
-import { type Recording, replayStream } from '../sessions/replay.ts';
+import { type Recording, recordedModelStream } from '../sessions/recorded-model.ts';
 import { sessionHandlers } from './session-handlers.ts';
 import { undoHandlers } from './undo.ts';
-import { compactHandler } from './compact.ts';
+import { compactHandler } from './compact-handler.ts';
 import { modelHandlers } from './model-handlers.ts';
 import { promptHandler } from './prompt-handler.ts';
 import { configDir, loadConfigLenient, type ResolvedConfig } from '../config/config.ts';
@@ -58,7 +58,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const stream =
     options.replay === undefined
       ? withResilience(streamModel, new RateLimiter(), options.resilience)
-      : replayStream(options.replay, { workspaceRoot: () => state.initialized?.workspaceRoot });
+      : recordedModelStream(options.replay, { workspaceRoot: () => state.initialized?.workspaceRoot });
   const files = new FileTracker();
   const runs = new Set<Promise<unknown>>();
   const ready = () => state.ready();

@@ -7,14 +7,14 @@ import { statSync } from 'node:fs';
 import type { ClientCapabilities } from '#protocol';
 import { loadConfigLenient, type ResolvedConfig } from '../config/config.ts';
 import { storePassword } from '../sessions/keyv-connection.ts';
-import type { Recording } from '../sessions/replay.ts';
+import type { Recording } from '../sessions/recorded-model.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import type { Logger, Redactor } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { Tool, ToolContextSource } from '../tools/types.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import type { ClientChannel } from './contract.ts';
-import { replayConfig } from './replay-config.ts';
+import { recordedModelConfig } from './recorded-model-config.ts';
 
 /** What `initialize` set up. */
 export interface Initialized {
@@ -114,7 +114,7 @@ export class RuntimeState {
     if (loaded.sessions.store !== undefined) redactor.add(storePassword(loaded.sessions.store));
     if (loaded.tools.webSearch !== undefined && 'apiKey' in loaded.tools.webSearch)
       redactor.add(loaded.tools.webSearch.apiKey);
-    return replay === undefined ? loaded : replayConfig(loaded, replay.models);
+    return replay === undefined ? loaded : recordedModelConfig(loaded, replay.models);
   }
 
   /** Takes the config as loaded (or what could be used of a broken one) into use. */

@@ -14,8 +14,8 @@ import { undoNote } from '../agent/user-notes.ts';
 import { computeDiffAsync } from '../approval/diff.ts';
 import { protectedReason } from '../approval/protected-paths.ts';
 import type { FileChangeRecord } from '../sessions/file-changes.ts';
+import { assertIdle, hold } from '../sessions/occupancy.ts';
 import type { Session, SessionStore } from '../sessions/store.ts';
-import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { FileTracker } from '../workspace/file-tracker.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import type { ClientChannel, RequestHandlers } from './contract.ts';
@@ -40,20 +40,10 @@ export function undoHandlers(
     async 'session/undo'(params, { signal }) {
       const { sessions, client, workspace, capabilities } = ready();
       const { session } = await sessions.open(params.sessionId);
-      if (session.running !== undefined) {
-        throw new ProtocolFault(
-          'SessionBusy',
-          `Session ${session.id} is running a prompt (or another undo). Wait for it to finish or cancel it, then undo.`,
-        );
-      }
+      assertIdle(session, 'undo');
       const picked = lastChanges(session.changes, params.scope ?? 'change');
       if (picked.length === 0) return { changes: [] };
-      const controller = new AbortController();
-      const abort = () => controller.abort(signal.reason);
-      signal.addEventListener('abort', abort, { once: true });
-      // A listener added to an aborted signal never fires.
-      if (signal.aborted) abort();
-      session.running = controller;
+      const held = hold(session, signal);
       // `allow_all` answers the rest of this undo's questions, protected locations excepted.
       let allowAll = false;
       const ask = async (change: FileChangeRecord, question: RestoreQuestion): Promise<RestoreAnswer> => {
@@ -80,7 +70,7 @@ export function undoHandlers(
             : { protected: true, protectedReason: question.protection }),
         };
         try {
-          const answer = await client.approve(request, controller.signal);
+          const answer = await client.approve(request, held.signal);
           switch (answer.decision) {
             case 'allow_all':
               allowAll = true;
@@ -104,7 +94,7 @@ export function undoHandlers(
       const settled: string[] = [];
       try {
         for (const change of picked.toReversed()) {
-          if (controller.signal.aborted) break;
+          if (held.signal.aborted) break;
           const restored = await restoreChange(change, {
             workspace,
             files: deps.files,
@@ -123,11 +113,10 @@ export function undoHandlers(
           session.messages.push(note);
           session.record({ type: 'message', runId: UNDO_AGENT, message: note });
         }
-        signal.removeEventListener('abort', abort);
-        session.running = undefined;
+        held.release();
       }
       // What was restored before the cancel stays restored, and recorded.
-      if (controller.signal.aborted) throw new Error('the undo was cancelled');
+      if (held.signal.aborted) throw new Error('the undo was cancelled');
       return { changes };
     },
   };

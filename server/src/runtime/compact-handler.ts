@@ -5,9 +5,9 @@
  */
 import { compactSession, DEFAULT_KEEP_TURNS } from '../agent/compaction.ts';
 import { selectModel } from '../agent/model-selection.ts';
-import { openSession } from '../agent/run-prompt.ts';
 import type { ResolvedConfig } from '../config/config.ts';
 import { EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
+import { hold, openIdleSession } from '../sessions/occupancy.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { RequestHandlers } from './contract.ts';
@@ -21,15 +21,10 @@ export function compactHandler(
   return {
     async 'session/compact'(params, { signal }) {
       const { sessions, config } = ready();
-      const session = await openSession(sessions, params.sessionId);
+      const session = await openIdleSession(sessions, params.sessionId);
       const selection = selectModel(config, session.model ?? defaultModel() ?? config.model);
       if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
-      const controller = new AbortController();
-      const abort = () => controller.abort(signal.reason);
-      signal.addEventListener('abort', abort, { once: true });
-      // A listener added to an aborted signal never fires.
-      if (signal.aborted) abort();
-      session.running = controller;
+      const held = hold(session, signal);
       try {
         const result = await compactSession({
           session,
@@ -38,7 +33,7 @@ export function compactHandler(
           stream,
           keepTurns: params.keepTurns ?? DEFAULT_KEEP_TURNS,
           maxOutputTokens: config.agent.maxOutputTokens,
-          signal: controller.signal,
+          signal: held.signal,
         });
         switch (result.outcome) {
           case 'compacted':
@@ -59,7 +54,7 @@ export function compactHandler(
             };
           case 'failed':
             // Cancelled by the client or a shutdown: the connection answers RequestCancelled.
-            if (signal.aborted || controller.signal.aborted) throw new Error('cancelled');
+            if (held.signal.aborted) throw new Error('cancelled');
             throw new ProtocolFault(
               'RequestFailed',
               `The session was not compacted: ${result.failure.message} Its history is unchanged.`,
@@ -71,8 +66,7 @@ export function compactHandler(
           }
         }
       } finally {
-        signal.removeEventListener('abort', abort);
-        session.running = undefined;
+        held.release();
       }
     },
   };

@@ -21,7 +21,7 @@ import type { ChatMessage } from '../src/providers/messages.ts';
 import type { ModelRequest, StreamEvent } from '../src/providers/stream.ts';
 import { parseJournal } from '../src/sessions/journal.ts';
 import type { SessionRecord } from '../src/sessions/records.ts';
-import { recordingOf, replayStream } from '../src/sessions/replay.ts';
+import { recordingOf, recordedModelStream } from '../src/sessions/recorded-model.ts';
 import { CANARY_KEY } from './helpers/run.ts';
 import { sessionServers } from './helpers/sessions.ts';
 import { type Json, WireClient } from './helpers/wire.ts';
@@ -309,7 +309,7 @@ describe('replay', () => {
   });
 });
 
-describe('replayStream', () => {
+describe('recordedModelStream', () => {
   const model = { provider: 'anthropic', id: 'claude-sonnet-4-5' } as ModelRequest['model'];
   const endpoint = {
     id: 'anthropic',
@@ -339,7 +339,7 @@ describe('replayStream', () => {
   ];
   const ask = async (request: Partial<ModelRequest>) => {
     const events: StreamEvent[] = [];
-    for await (const event of replayStream(recordingOf(records))(endpoint, {
+    for await (const event of recordedModelStream(recordingOf(records))(endpoint, {
       model,
       system: '',
       messages: [user('hi')],
@@ -406,7 +406,7 @@ describe('replaying a compaction', () => {
         usage: { inputTokens: 40, outputTokens: 6, cacheReadTokens: 0, cacheWriteTokens: 0 },
       },
     ];
-    const stream = replayStream(recordingOf(records));
+    const stream = recordedModelStream(recordingOf(records));
     const summarise = async () => {
       const events: StreamEvent[] = [];
       for await (const event of stream(endpoint, {

@@ -1,9 +1,11 @@
 /**
- * Replaying a recording. A session file holds every model call's answer (`model_output`); a replay
- * answers the runtime's model calls from them instead of a provider, so a run is executed again —
- * tools, approvals, sub-agents and all — with no key and no network. What makes it deterministic
- * is that the model is: everything else (the tools, the workspace) runs for real, and the
- * conversation they produce is checked against the recording before each answer.
+ * The model, answered from a recording (`santra-server --replay FILE`; the TUI's player of a
+ * recording is another thing, tui/src/ui/replay-*). A session file holds every model call's answer
+ * (`model_output`); this stream answers the runtime's model calls from them instead of a
+ * provider, so a run is executed again — tools, approvals, sub-agents and all — with no key and no
+ * network. What makes it deterministic is that the model is: everything else (the tools, the
+ * workspace) runs for real, and the conversation they produce is checked against the recording
+ * before each answer.
  *
  * Calls are matched by who asks (ModelRequest.caller): the n-th run of the replay is the n-th run
  * of the recording (in the order of their prompts), and within it each agent's k-th model call is
@@ -202,7 +204,7 @@ export interface ReplayOptions {
 const CHUNK_CHARS = 16 * 1024;
 
 /** A stream function that answers every model call from `recording` (see the file comment). */
-export function replayStream(recording: Recording, options: ReplayOptions = {}): StreamFn {
+export function recordedModelStream(recording: Recording, options: ReplayOptions = {}): StreamFn {
   /** Replay runs in the order they first called the model, mapped to the recording's runs. */
   const runIndex = new Map<string, number>();
   /** Summaries answered so far (compactions happen outside runs, in the recorded order). */

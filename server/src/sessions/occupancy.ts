@@ -1,0 +1,54 @@
+/**
+ * One thing at a time per session: a prompt, a compaction or an undo holds the session while it
+ * works, so a second one gets SessionBusy instead of changing a history that is being changed. The
+ * hold's signal aborts when the request's does, and when the server stops the session (cancel,
+ * shutdown: SessionStore.abortAll).
+ */
+import { ProtocolFault } from '../support/protocol-fault.ts';
+import type { Session, SessionStore } from './store.ts';
+
+export interface SessionHold {
+  /** Aborted when the request is cancelled or the server stops the session. */
+  readonly signal: AbortSignal;
+  /** Frees the session; call once, when the work has ended. */
+  release(): void;
+}
+
+/** Refuses with SessionBusy, saying what to do, when the session is held. */
+export function assertIdle(session: Session, then = 'try again'): void {
+  if (session.running !== undefined) {
+    throw new ProtocolFault(
+      'SessionBusy',
+      `Session ${session.id} is already running a prompt (or a compaction or an undo). Wait for it to finish or cancel it, then ${then}.`,
+    );
+  }
+}
+
+/** The session a request continues (from memory or the store), or a new one; refuses a held one. */
+export async function openIdleSession(
+  sessions: SessionStore,
+  sessionId: string | undefined,
+): Promise<Session> {
+  if (sessionId === undefined) return sessions.create();
+  const { session } = await sessions.open(sessionId);
+  assertIdle(session);
+  return session;
+}
+
+/** Holds an idle session for work cancelled by `signal`; refuses a held one (SessionBusy). */
+export function hold(session: Session, signal: AbortSignal, then?: string): SessionHold {
+  assertIdle(session, then);
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', abort, { once: true });
+  // A listener added to an aborted signal never fires.
+  if (signal.aborted) abort();
+  session.running = controller;
+  return {
+    signal: controller.signal,
+    release: () => {
+      signal.removeEventListener('abort', abort);
+      if (session.running === controller) session.running = undefined;
+    },
+  };
+}
