@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { tempDir } from '../../scripts/temp-dirs.ts';
-import { type Json, PrintRun, processGone, runPrint } from './helpers/print-run.ts';
+import { type Json, PrintRun, runPrint } from './helpers/print-run.ts';
 
 const workspace = tempDir('santra-print-ws-');
 const inWorkspace = ['--cwd', workspace];
@@ -238,19 +238,19 @@ describe('santra -p and Ctrl-C', () => {
   });
 
   test('a server that ignores the cancel is stopped after the grace period; exit 130', async () => {
-    const run = new PrintRun(['-p', 'work', ...inWorkspace], { scenario: 'stubborn' });
+    const run = new PrintRun(['-p', 'work', ...inWorkspace], { scenario: 'stubborn', watchServer: true });
     await run.waitFor('stdout', /working\.\.\./);
+    assert.ok(await run.serverRuns(), 'the server runs while it works (the control of serverGone)');
     run.child.kill('SIGINT');
     const { code, stderr } = await run.finished;
     assert.equal(code, 130);
     assert.match(stderr, /did not answer the cancellation within 2 s/);
-    const pid = run.log().find((entry) => 'pid' in entry)?.pid as number;
-    assert.ok(await processGone(pid), 'the server was killed');
+    await run.serverGone(); // the server was killed
     assert.ok(run.methods().includes('$/cancelRequest'));
   });
 
   test('a second SIGINT quits at once and kills the server', async () => {
-    const run = new PrintRun(['-p', 'work', ...inWorkspace], { scenario: 'stubborn' });
+    const run = new PrintRun(['-p', 'work', ...inWorkspace], { scenario: 'stubborn', watchServer: true });
     await run.waitFor('stdout', /working\.\.\./);
     run.child.kill('SIGINT');
     await run.waitFor('stderr', /cancelling the run/);
@@ -259,7 +259,6 @@ describe('santra -p and Ctrl-C', () => {
     assert.equal(code, 130);
     assert.match(stderr, /santra: stopped/);
     assert.doesNotMatch(stderr, /did not answer the cancellation/);
-    const pid = run.log().find((entry) => 'pid' in entry)?.pid as number;
-    assert.ok(await processGone(pid), 'the server was killed');
+    await run.serverGone(); // the server was killed
   });
 });

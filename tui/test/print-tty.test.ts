@@ -1,10 +1,11 @@
 /**
  * `santra -p` in a real terminal (tmux): approvals and questions are asked on the TTY and answered
- * with keystrokes. stdout goes to a file, so the pane shows only what santra asks on stderr.
+ * with keystrokes. stdout goes to a file, so the pane shows only what santra asks on stderr. A wait
+ * looks at the pane each time it prints (tmux pipes its output to a file the test watches).
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { tempDir } from '../../scripts/temp-dirs.ts';
@@ -17,6 +18,8 @@ const tmux = (...args: string[]) =>
   execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
 const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
 let sessions = 0;
+/** What the shell prints once santra has exited: all santra wrote is on the pane before it. */
+const EXITED = '--- santra exited ---';
 
 after(() => {
   if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
@@ -34,7 +37,12 @@ function startInTerminal(
 ) {
   const dir = tempDir('santra-tty-');
   const name = `s${++sessions}`;
-  const files = { stdout: join(dir, 'stdout'), code: join(dir, 'code'), log: join(dir, 'fake.log') };
+  const files = {
+    stdout: join(dir, 'stdout'),
+    code: join(dir, 'code'),
+    log: join(dir, 'fake.log'),
+    pane: join(dir, 'pane'),
+  };
   const command = [
     'env',
     `SANTRA_SERVER=${quote(FAKE_SERVER)}`,
@@ -63,34 +71,62 @@ function startInTerminal(
     '150',
     '-y',
     '50',
-    `${command}${noInput ? ' < /dev/null' : ''}${answerOnPane ? '' : ` > ${quote(files.stdout)}`}; echo $? > ${quote(files.code)}`,
+    `${command}${noInput ? ' < /dev/null' : ''}${answerOnPane ? '' : ` > ${quote(files.stdout)}`}; echo $? > ${quote(files.code)}; echo ${quote(EXITED)}`,
   );
+  // What the pane prints is copied to a file too: its changes are the news that the pane changed.
+  // Whatever it printed before the pipe was there is on the pane for the first look.
+  writeFileSync(files.pane, '');
+  tmux('pipe-pane', '-t', name, `cat >> ${quote(files.pane)}`);
   const pane = () => tmux('capture-pane', '-p', '-t', name, '-S', '-100');
+  const waitForPane = (pattern: RegExp, count = 1) =>
+    onPaneOutput(
+      files.pane,
+      () => (pane().match(new RegExp(pattern, 'g'))?.length ?? 0) >= count,
+      () => `waited for ${count} × ${pattern}; pane:\n${pane()}`,
+    );
   return {
     pane,
     type: (...keys: string[]) => tmux('send-keys', '-t', name, ...keys),
-    waitForPane: (pattern: RegExp, count = 1) =>
-      poll(
-        () => (pane().match(new RegExp(pattern, 'g'))?.length ?? 0) >= count,
-        () => `pane:\n${pane()}`,
-      ),
+    waitForPane,
     finished: async () => {
-      await poll(
-        () => existsSync(files.code) && readFileSync(files.code, 'utf8').endsWith('\n'),
-        () => `pane:\n${pane()}`,
-      );
+      await waitForPane(new RegExp(EXITED));
       const stdout = existsSync(files.stdout) ? readFileSync(files.stdout, 'utf8') : '';
       return { code: Number(readFileSync(files.code, 'utf8')), stdout };
     },
   };
 }
 
-async function poll(done: () => boolean, describe: () => string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out; ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/**
+ * Waits until `done()` holds, looking when the wait starts and each time the pane prints (`log`
+ * changes); fails after `timeoutMs` with `describe()`.
+ */
+function onPaneOutput(
+  log: string,
+  done: () => boolean,
+  describe: () => string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let over = false;
+    const watcher = watch(log);
+    const end = (error?: Error) => {
+      if (over) return;
+      over = true;
+      clearTimeout(deadline);
+      watcher.close();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const look = () => {
+      if (!over && done()) end();
+    };
+    const deadline = setTimeout(
+      () => end(new Error(`timed out after ${timeoutMs} ms; ${describe()}`)),
+      timeoutMs,
+    );
+    watcher.on('change', look).on('error', (error) => end(error));
+    look();
+  });
 }
 
 // tmux is part of the test environment (.ci/run installs it): without it these tests fail, not skip.

@@ -1,6 +1,8 @@
 /**
  * The approval and question overlays with ink-testing-library: frames and keys, without a terminal.
- * The clock is the test's, so the early-keypress guard is checked without sleeping.
+ * The clock is the test's, so the early-keypress guard is checked without sleeping; each key's
+ * effect is waited for (a frame, an answer), and a key that must do nothing is checked by a key
+ * after it that does something.
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
@@ -9,11 +11,10 @@ import { cleanup, render } from 'ink-testing-library';
 import { createElement as h } from 'react';
 import { ApprovalOverlay, GUARD_MS } from '../src/ui/components/approval-overlay.ts';
 import { QuestionOverlay } from '../src/ui/components/question-overlay.ts';
+import { frameWaits, until } from './helpers/until.ts';
 
 afterEach(() => cleanup());
 
-/** Lets Ink handle what was written to stdin and draw. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 const ESC = '\u001b';
 const UP = '\u001b[A';
 const DOWN = '\u001b[B';
@@ -77,22 +78,22 @@ function approval(params: ApproveParams, maxRows = 20) {
   );
   return {
     ...view,
+    ...frameWaits(view),
     answers,
     printed: () => printed,
     later: (ms: number) => (clock += ms),
-    press: async (keys: string) => {
-      view.stdin.write(keys);
-      await settle();
-    },
+    /** Types `keys`; what they do is waited for with `shows`, `hides`, `answered` or `until`. */
+    press: (keys: string) => void view.stdin.write(keys),
+    /** Waits for the overlay's first answer. */
+    answered: () => until(() => answers.length > 0, 'an answer', { state: () => view.lastFrame() ?? '' }),
   };
 }
 
 describe('the approval overlay', () => {
   test('shows who asks, the queue, the diff with line numbers, and the keys', async () => {
     const view = approval(fileChange(2));
-    await settle();
-    const frame = view.lastFrame() ?? '';
-    assert.match(frame, /Approval · executor-3 · write_file · 1 of 2 waiting/);
+    await view.shows(/Approval · executor-3 · write_file · 1 of 2 waiting/);
+    const frame = view.frame();
     assert.match(frame, /modify src\/greet\.ts {2}\+2 −1/);
     assert.match(frame, /1 1 {3}export function greet\(\) \{/);
     assert.match(frame, /2 {3}- {3}return 'hi';/);
@@ -123,18 +124,18 @@ describe('the approval overlay', () => {
       },
     };
     const view = approval(move);
-    await settle();
-    assert.match(view.lastFrame() ?? '', /move a\.txt → sub\/b\.txt {2}\+0 −0/);
+    await view.shows(/move a\.txt → sub\/b\.txt {2}\+0 −0/);
   });
 
   test('keys typed in the first 250 ms are dropped; y then allows', async () => {
     const view = approval(fileChange(1));
-    await view.press('y');
+    view.press('a');
     view.later(GUARD_MS - 10);
-    await view.press('y');
-    assert.deepEqual(view.answers, []);
+    view.press('n');
     view.later(20);
-    await view.press('y');
+    view.press('y');
+    await view.answered();
+    // Had a key of the first 250 ms counted, its answer (allow all, reject) would be the first.
     assert.deepEqual(view.answers, [{ decision: 'allow' }]);
   });
 
@@ -147,8 +148,9 @@ describe('the approval overlay', () => {
     test(`${key} answers ${decision}`, async () => {
       const view = approval(fileChange(1));
       view.later(GUARD_MS);
-      await view.press('x'); // not a key of the overlay: nothing happens
-      await view.press(key);
+      view.press('x'); // not a key of the overlay: nothing happens
+      view.press(key);
+      await view.answered();
       assert.deepEqual(view.answers, [{ decision }]);
     });
   }
@@ -156,40 +158,53 @@ describe('the approval overlay', () => {
   test('f asks for feedback, Esc goes back, Enter rejects with the text', async () => {
     const view = approval(fileChange(1));
     view.later(GUARD_MS);
-    await view.press('f');
-    assert.match(view.lastFrame() ?? '', /Feedback for the agent:/);
-    await view.press('use tabs');
-    await view.press(ESC);
-    assert.doesNotMatch(view.lastFrame() ?? '', /Feedback for the agent:/);
-    await view.press('f');
-    // Keys of the overlay are text here: y does not allow.
-    for (const char of 'y, tabs please') await view.press(char);
-    assert.match(view.lastFrame() ?? '', /Feedback for the agent: y, tabs please/);
-    await view.press('\r');
+    view.press('f');
+    await view.shows('Feedback for the agent:');
+    view.press('use tabs');
+    await view.shows('Feedback for the agent: use tabs');
+    view.press(ESC); // Ink holds a lone Esc back for a moment: its effect is waited for
+    await view.hides('Feedback for the agent:');
+    view.press('f');
+    await view.shows('Feedback for the agent:');
+    // Keys of the overlay are text here: y does not allow. One key at a time, each drawn.
+    let typed = '';
+    for (const char of 'y, tabs please') {
+      view.press(char);
+      typed += char;
+      await view.shows(`Feedback for the agent: ${typed.trimEnd()}`);
+    }
+    assert.deepEqual(view.answers, []);
+    view.press('\r');
+    await view.answered();
     assert.deepEqual(view.answers, [{ decision: 'feedback', feedback: 'y, tabs please' }]);
   });
 
   test('every key of a chunk counts: Backspace held down, then Enter, in one write', async () => {
     const view = approval(fileChange(2));
     view.later(GUARD_MS);
-    await view.press('f');
-    await view.press('use tabs');
-    await view.press('\u007f\u007f\u007f\u007f\u007f\r');
+    view.press('f');
+    await view.shows('Feedback for the agent:');
+    view.press('use tabs');
+    await view.shows('Feedback for the agent: use tabs');
+    view.press('\u007f\u007f\u007f\u007f\u007f\r');
+    await view.answered();
     assert.deepEqual(view.answers, [{ decision: 'feedback', feedback: 'use' }]);
   });
 
   test('an empty feedback is a plain reject', async () => {
     const view = approval(fileChange(1));
     view.later(GUARD_MS);
-    await view.press('f');
-    await view.press('\r');
+    view.press('f');
+    await view.shows('Feedback for the agent:');
+    view.press('\r');
+    await view.answered();
     assert.deepEqual(view.answers, [{ decision: 'reject' }]);
   });
 
   test('a long diff is cut to the rows there are, with "… N more lines", and e prints it whole', async () => {
     const view = approval(fileChange(50), 12);
-    await settle();
-    const frame = view.lastFrame() ?? '';
+    await view.shows(/… \d+ more lines/);
+    const frame = view.frame();
     assert.ok(frame.split('\n').length <= 12, frame);
     const more = /… (\d+) more lines \(PgUp\/PgDn: scroll · e: print the whole diff above\)/.exec(frame);
     assert.ok(more !== null, frame);
@@ -203,18 +218,19 @@ describe('the approval overlay', () => {
     assert.equal(shown.length + Number(more[1]), 50);
     view.later(GUARD_MS);
     // PgDn scrolls the diff a page (as many rows as are shown); PgUp back; never past either end.
-    await view.press(PAGE_DOWN);
-    const second = lines(view.lastFrame() ?? '');
-    assert.deepEqual(second[0], (shown.at(-1) ?? 0) + 1);
-    assert.match(view.lastFrame() ?? '', /↑ \d+ lines above · … \d+ more lines/);
-    for (let i = 0; i < 10; i++) await view.press(PAGE_DOWN);
-    assert.equal(lines(view.lastFrame() ?? '').at(-1), 50);
-    assert.doesNotMatch(view.lastFrame() ?? '', /more lines/);
-    for (let i = 0; i < 10; i++) await view.press(PAGE_UP);
-    assert.deepEqual(lines(view.lastFrame() ?? ''), shown);
-    assert.deepEqual(view.answers, []);
-    await view.press('e');
+    view.press(PAGE_DOWN);
+    await view.until(() => lines(view.frame())[0] === (shown.at(-1) ?? 0) + 1, 'the next page');
+    assert.match(view.frame(), /↑ \d+ lines above · … \d+ more lines/);
+    for (let i = 0; i < 10; i++) view.press(PAGE_DOWN);
+    await view.hides('more lines');
+    assert.equal(lines(view.frame()).at(-1), 50);
+    for (let i = 0; i < 10; i++) view.press(PAGE_UP);
+    await view.hides('lines above');
+    assert.deepEqual(lines(view.frame()), shown);
+    view.press('e');
+    await view.until(() => view.printed() > 0, 'the whole diff printed');
     assert.equal(view.printed(), 1);
+    // No key of these answered: the last, e, came after them all.
     assert.deepEqual(view.answers, []);
   });
 
@@ -231,8 +247,8 @@ describe('the approval overlay', () => {
       protected: true,
       protectedReason: "git's internals",
     });
-    await settle();
-    const frame = view.lastFrame() ?? '';
+    await view.shows(/\$ rm -rf \.git\/hooks/);
+    const frame = view.frame();
     assert.match(frame, /! protected location \(git's internals\): asked every time/);
     assert.match(frame, /\$ rm -rf \.git\/hooks/);
     assert.match(frame, /in \/home\/ada\/project/);
@@ -247,29 +263,28 @@ describe('the approval overlay', () => {
       protectedReason: 'git hooks run code',
     });
     view.later(GUARD_MS);
-    await settle();
-    const frame = view.lastFrame() ?? '';
-    assert.match(frame, /\[y\] allow {2}\[r\/n\] reject {2}\[f\] feedback/);
-    assert.doesNotMatch(frame, /allow all|\[a\]/);
-    await view.press('a');
-    assert.deepEqual(view.answers, []);
-    await view.press('y');
+    await view.shows(/\[y\] allow {2}\[r\/n\] reject {2}\[f\] feedback/);
+    assert.doesNotMatch(view.frame(), /allow all|\[a\]/);
+    view.press('a');
+    view.press('y');
+    await view.answered();
+    // Had a answered (allow all), its answer would be the first.
     assert.deepEqual(view.answers, [{ decision: 'allow' }]);
   });
 
   test("an undo's question says what it asks, offers no feedback, and names no protocol method", async () => {
     const view = approval({ ...fileChange(1), agentId: 'undo', toolName: 'session/undo' });
     view.later(GUARD_MS);
-    await settle();
-    const frame = view.lastFrame() ?? '';
-    assert.match(frame, /Undo · this file changed since the agent wrote it: put it back anyway\?/);
+    await view.shows(/Undo · this file changed since the agent wrote it: put it back anyway\?/);
+    const frame = view.frame();
     assert.doesNotMatch(frame, /session\/undo|Approval ·|feedback|\[f\]/);
     assert.match(frame, /\[y\] allow {2}\[a\] allow all {2}\[r\/n\] reject {2}\[e\] whole diff/);
-    await view.press('f');
-    assert.doesNotMatch(view.lastFrame() ?? '', /Feedback for the agent/);
-    assert.deepEqual(view.answers, []);
-    await view.press('n');
+    view.press('f');
+    view.press('n');
+    await view.answered();
+    // Had f opened a feedback field, n would have been typed into it, not answered.
     assert.deepEqual(view.answers, [{ decision: 'reject' }]);
+    assert.doesNotMatch(view.frame(), /Feedback for the agent/);
   });
 });
 
@@ -290,11 +305,10 @@ function question(params: Omit<AskParams, 'sessionId' | 'runId' | 'agentId' | 't
   clock += GUARD_MS;
   return {
     ...view,
+    ...frameWaits(view),
     answers,
-    press: async (keys: string) => {
-      view.stdin.write(keys);
-      await settle();
-    },
+    press: (keys: string) => void view.stdin.write(keys),
+    answered: () => until(() => answers.length > 0, 'an answer', { state: () => view.lastFrame() ?? '' }),
   };
 }
 
@@ -310,43 +324,50 @@ describe('the question overlay', () => {
 
   test('options are chosen with the arrows and Enter', async () => {
     const view = question(colours);
-    await settle();
-    assert.match(view.lastFrame() ?? '', /Theme · reader-2/);
-    assert.match(view.lastFrame() ?? '', /› 1\. Red/);
-    await view.press(DOWN);
-    assert.match(view.lastFrame() ?? '', /› 2\. Blue/);
-    await view.press('\r');
+    await view.shows(/Theme · reader-2/);
+    assert.match(view.frame(), /› 1\. Red/);
+    view.press(DOWN);
+    await view.shows(/› 2\. Blue/);
+    view.press('\r');
+    await view.answered();
     assert.deepEqual(view.answers, [{ answer: 'blue' }]);
   });
 
   test('a free answer is always possible: the last row', async () => {
     const view = question(colours);
-    await view.press(DOWN);
-    await view.press(DOWN);
-    await view.press(DOWN); // stays on the last row
-    await view.press(UP);
-    await view.press(DOWN);
-    await view.press('green');
-    assert.match(view.lastFrame() ?? '', /› Other: green/);
-    await view.press('\r');
+    view.press(DOWN);
+    await view.shows(/› 2\. Blue/);
+    view.press(DOWN);
+    await view.shows(/› Other:/);
+    view.press(DOWN); // stays on the last row: the Up after it goes to the second
+    view.press(UP);
+    await view.shows(/› 2\. Blue/);
+    view.press(DOWN);
+    await view.shows(/› Other:/);
+    view.press('green');
+    await view.shows(/› Other: green/);
+    view.press('\r');
+    await view.answered();
     assert.deepEqual(view.answers, [{ answer: 'green' }]);
   });
 
   test('every key of a chunk counts: two arrows and Enter in one write answer the third option', async () => {
     const view = question({ ...colours, options: [...colours.options, { label: 'Grey', value: 'grey' }] });
-    await settle();
-    await view.press(`${DOWN}${DOWN}\r`);
+    await view.shows(/› 1\. Red/);
+    view.press(`${DOWN}${DOWN}\r`);
+    await view.answered();
     assert.deepEqual(view.answers, [{ answer: 'grey' }]);
   });
 
   test('without options it is a text field; a secret answer is masked', async () => {
     const view = question({ prompt: 'API key?', secret: true });
-    await view.press('sk-hidden-123');
-    const frame = view.lastFrame() ?? '';
+    view.press('sk-hidden-123');
+    await view.shows(/Answer: •{13}/);
+    const frame = view.frame();
     assert.doesNotMatch(frame, /sk-hidden/);
-    assert.match(frame, /Answer: •{13}/);
     assert.match(frame, /masked and never saved/);
-    await view.press('\r');
+    view.press('\r');
+    await view.answered();
     assert.deepEqual(view.answers, [{ answer: 'sk-hidden-123' }]);
   });
 });

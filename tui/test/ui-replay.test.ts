@@ -13,10 +13,10 @@ import { ReplayApp } from '../src/ui/components/replay-app.ts';
 import { type PlayerClock, REPLAY_FRAME_MS, ReplayPlayer } from '../src/ui/replay-player.ts';
 import { MAX_GAP_MS, PHASE_MS, readRecording } from '../src/ui/replay-recording.ts';
 import { EMPTY_TRANSCRIPT, stepAll, type TranscriptEvent } from '../src/ui/transcript.ts';
+import { frameWaits } from './helpers/until.ts';
 
 afterEach(() => cleanup());
 
-const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
 const USAGE = { inputTokens: 100, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 };
 let seq = 0;
 const phase = (runId: string, fields: Record<string, unknown>, agentId = 'orchestrator', parent?: string) =>
@@ -243,32 +243,31 @@ describe('ReplayApp', () => {
         size: { columns: 200, rows: 30 },
       }),
     );
-    const frame = () => view.lastFrame() ?? '';
-    const press = async (keys: string) => {
-      view.stdin.write(keys);
-      await settle();
-    };
+    const { frame, shows, until } = frameWaits(view);
+    const press = (keys: string) => void view.stdin.write(keys);
     player.start();
     advance(REPLAY_FRAME_MS);
-    await settle();
+    await shows(/▶ replay 1x · 4\/17 · run 1 of 2 · Space pause/);
     assert.match(frame(), /› check a\.ts/);
-    assert.match(frame(), /▶ replay 1x · 4\/17 · run 1 of 2 · Space pause/);
     assert.match(frame(), /Reading \(0s\)/);
     assert.match(frame(), /shop · anthropic\/claude-sonnet-4-5 · session rec00001/);
-    await press(' ');
-    assert.match(frame(), /⏸ paused 1x · 4\/17/);
-    await press(' ');
-    await press('+');
-    await press('+');
-    assert.match(frame(), /▶ replay 4x/);
-    await press('-');
-    assert.match(frame(), /▶ replay 2x/);
-    await press('\u001b[F'); // End
-    assert.match(frame(), /■ end of the recording · 17\/17 · run 2 of 2/);
+    press(' ');
+    await shows(/⏸ paused 1x · 4\/17/);
+    press(' ');
+    await shows(/▶ replay 1x/);
+    press('+');
+    await shows(/▶ replay 2x/);
+    press('+');
+    await shows(/▶ replay 4x/);
+    press('-');
+    await shows(/▶ replay 2x/);
+    press('\u001b[F'); // End
+    await shows(/■ end of the recording · 17\/17 · run 2 of 2/);
     assert.match(frame(), /Second answer\./);
     assert.match(frame(), /shop · openai\/gpt-5 · session rec00001 · 200 in \/ 40 out · \$0\.0300/);
     assert.equal(quit, 0);
-    await press('q');
+    press('q');
+    await until(() => quit > 0, 'q to quit');
     assert.equal(quit, 1);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * What the slash commands and Ctrl+O print and offer: /help, /models, /cost, /status, the model and
- * session pickers, a tool call's output, and the user's prompts of a session's records (for
- * /resume). Pure text from protocol data; the controller carries the commands out.
+ * session pickers, a tool call's output, the user's prompts of a session's records (for
+ * /resume), and an error's message. Pure text from protocol data; the controller carries the
+ * commands out.
  */
 import {
   type ModelEntry,
@@ -11,6 +12,7 @@ import {
   type UndoneChange,
   type Usage,
 } from '#protocol';
+import { PrintError } from '../client/print-error.ts';
 import type { NewEntry, ToolOutput } from './transcript.ts';
 import type { PickerState, SetupState, UiState } from './ui-state.ts';
 import { keyHelp, keyOf } from './keybindings.ts';
@@ -248,4 +250,14 @@ export function outputEntries(output: ToolOutput, position: number, total: numbe
     diff: false,
   });
   return entries;
+}
+
+/**
+ * An error's message for the screen: the server's own words, without the "santra: " of the
+ * command line or the name of the protocol method it refused (client/session.ts words both).
+ */
+export function messageOf(error: unknown): string {
+  if (error instanceof PrintError)
+    return error.message.replace(/^santra: /, '').replace(/^santra-server refused [\w/]+: /, '');
+  return error instanceof Error ? error.message : String(error);
 }

@@ -11,33 +11,10 @@ import { App } from '../../src/ui/components/app.ts';
 import { loadMarkdown } from '../../src/ui/components/entry-view.ts';
 import { Controller } from '../../src/ui/controller.ts';
 import type { Interactions } from '../../src/ui/interactions.ts';
+import { turn, until } from './until.ts';
 
 /** An approval as the test writes it: the ids of this session and run are added. */
 type WithoutIds<T> = T extends unknown ? Omit<T, 'sessionId' | 'runId'> : never;
-
-/** One turn of the event loop: the promises and React renders queued so far have run. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * Waits for `check` to hold, calling `step` (e.g. the controller's flush) before each look; fails
- * after `ms` with `what`, and `state()` (e.g. the frame) to show what was there instead.
- */
-export async function until(
-  check: () => boolean,
-  what: string,
-  options: { step?: () => void; state?: () => string; ms?: number } = {},
-): Promise<void> {
-  const { step = () => {}, state = () => '', ms = 5000 } = options;
-  const deadline = performance.now() + ms;
-  for (;;) {
-    step();
-    if (check()) return;
-    if (performance.now() > deadline) {
-      throw new Error(`waited ${ms} ms for ${what}; it did not happen:\n${state()}`);
-    }
-    await turn();
-  }
-}
 
 /**
  * Lets what is under way finish without a clock: applies the controller's queued events (what its

@@ -1,0 +1,240 @@
+/**
+ * The slash commands carried out: what each shows (a note in the transcript, a picker) and what it
+ * changes (the session, the model). The work with the server is session-commands.ts's and the
+ * text command-text.ts's; this is the wiring to the UI's state. Also `--continue` / `--resume`,
+ * which go on with a saved session as /resume does.
+ */
+import type { Usage } from '#protocol';
+import {
+  agentsText,
+  costText,
+  helpText,
+  messageOf,
+  modelPicker,
+  modelsText,
+  sessionsText,
+  sessionPicker,
+  statusText,
+} from './command-text.ts';
+import { keyOf } from './keybindings.ts';
+import type { ServerLink } from './server-link.ts';
+import {
+  chooseModel,
+  compactSession,
+  exportTranscript,
+  sessionPrompts,
+  undoInSession,
+} from './session-commands.ts';
+import { SLASH_COMMANDS, type SlashCommand } from './slash-commands.ts';
+import type { UiStore } from './store.ts';
+import type { TranscriptFeed } from './transcript-feed.ts';
+import type { PickerState } from './ui-state.ts';
+
+export interface CommandRunnerOptions {
+  store: UiStore;
+  feed: TranscriptFeed;
+  link: ServerLink;
+  workspaceRoot: string;
+  /** Where /export writes a relative file name. */
+  startDir: string;
+  /** /clear's clear of the screen. */
+  clearScreen: () => void;
+  /** /exit. */
+  exit: () => Promise<void>;
+}
+
+export class CommandRunner {
+  readonly #store: UiStore;
+  readonly #feed: TranscriptFeed;
+  readonly #link: ServerLink;
+  readonly #options: CommandRunnerOptions;
+  #selectedModel: string | undefined;
+
+  constructor(options: CommandRunnerOptions) {
+    this.#store = options.store;
+    this.#feed = options.feed;
+    this.#link = options.link;
+    this.#options = options;
+  }
+
+  /**
+   * The model /model chose for each prompt, when the server has no `model/set` to choose it for
+   * the session; undefined otherwise.
+   */
+  get selectedModel(): string | undefined {
+    return this.#selectedModel;
+  }
+
+  /** Carries out `command`; what goes wrong is said in the transcript. */
+  async run(command: SlashCommand, arg: string): Promise<void> {
+    try {
+      await this.#runOrThrow(command, arg);
+    } catch (error) {
+      this.#feed.note(messageOf(error), 'error');
+    }
+  }
+
+  /** A model or session chosen from a picker: what `/model NAME` or `/resume ID` does. */
+  async pick(picker: PickerState, value: string): Promise<void> {
+    this.#store.set({ picker: undefined });
+    const name = picker.purpose === 'model' ? 'model' : 'resume';
+    const command = SLASH_COMMANDS.find((c) => c.name === name);
+    if (command !== undefined) await this.run(command, value);
+  }
+
+  /**
+   * `santra --continue` / `--resume <id>`: once the server is ready, go on with that session (the
+   * latest of the project for --continue), as /resume would.
+   */
+  async continueSession(resume: { latest: true } | { id: string }): Promise<void> {
+    if (this.#store.state.connection !== 'ready') return;
+    try {
+      let id = 'id' in resume ? resume.id : undefined;
+      if (id === undefined) {
+        const { sessions } = await this.#link.server().sessions(1);
+        id = sessions[0]?.sessionId;
+        if (id === undefined) {
+          this.#feed.note('No saved session of this project to continue: this is a new one.');
+          return;
+        }
+      }
+      await this.#resume(id);
+    } catch (error) {
+      this.#feed.note(messageOf(error), 'error');
+    }
+  }
+
+  async #runOrThrow(command: SlashCommand, arg: string): Promise<void> {
+    const store = this.#store;
+    const feed = this.#feed;
+    const server = () => this.#link.server();
+    if (command.idle === true && store.state.transcript.running) {
+      feed.note(`A run is going on: press ${keyOf('abort')} to stop it first.`, 'warning');
+      return;
+    }
+    switch (command.name) {
+      case 'help':
+        feed.note(helpText(store.state.commands));
+        return;
+      case 'clear':
+        feed.startOver();
+        feed.dispatch({ type: 'new_session' });
+        store.set({ sessionId: undefined, sessionUsage: undefined, sessionCostUsd: 0 });
+        this.#options.clearScreen();
+        feed.note('New session.');
+        return;
+      case 'exit':
+        await this.#options.exit();
+        return;
+      case 'status':
+        feed.note(statusText(store.state, this.#options.workspaceRoot));
+        return;
+      case 'cost':
+        feed.note(costText(store.state.sessionUsage, store.state.sessionCostUsd));
+        return;
+      case 'export': {
+        const note = await exportTranscript({
+          backend: this.#link.backend,
+          sessionId: store.state.sessionId,
+          name: arg,
+          startDir: this.#options.startDir,
+          shown: () => feed.shownMarkdown(),
+        });
+        feed.note(note.text);
+        return;
+      }
+      case 'model':
+        if (arg !== '') await this.#setModel(arg);
+        else store.set({ picker: modelPicker((await server().models()).models, store.state.model) });
+        return;
+      case 'models':
+        feed.note(modelsText((await server().models()).models, store.state.model));
+        return;
+      case 'agents':
+        feed.note(agentsText(await server().agents()));
+        return;
+      case 'sessions':
+        feed.note(sessionsText((await server().sessions(20)).sessions));
+        return;
+      case 'resume': {
+        if (arg !== '') {
+          await this.#resume(arg);
+          return;
+        }
+        const { sessions } = await server().sessions(50);
+        if (sessions.length === 0) feed.note('No saved session to resume.');
+        else store.set({ picker: sessionPicker(sessions) });
+        return;
+      }
+      case 'compact':
+      case 'undo': {
+        const sessionId = store.state.sessionId;
+        if (sessionId === undefined) {
+          feed.note(`Nothing to ${command.name} yet: this session has no run.`);
+          return;
+        }
+        if (command.name === 'undo') {
+          const note = await undoInSession(server(), sessionId, arg);
+          feed.note(note.text, note.tone);
+          return;
+        }
+        feed.note('Compacting…');
+        const compacted = await compactSession(server(), sessionId);
+        // The summary's tokens and cost are the session's (the server adds them): /cost and the
+        // ChromeBar count them now, not from the next run on.
+        store.set({
+          sessionUsage: addUsage(store.state.sessionUsage, compacted.usage),
+          sessionCostUsd: store.state.sessionCostUsd + compacted.costUsd,
+        });
+        feed.note(compacted.text, compacted.tone);
+        return;
+      }
+      default: {
+        const exhaustive: never = command.name;
+        throw new Error(`unknown command ${String(exhaustive)}`);
+      }
+    }
+  }
+
+  async #setModel(model: string): Promise<void> {
+    const chosen = await chooseModel(this.#link.server(), model, this.#store.state.sessionId);
+    this.#selectedModel = chosen.perPrompt ? chosen.model : undefined;
+    this.#store.set({ model: chosen.model });
+    // A model Santra does not list: the server's warning at the next run says what that means.
+    this.#feed.note(`Model: ${chosen.model}${chosen.listed ? '' : " (not in Santra's model list)"}`);
+  }
+
+  /**
+   * Continues a saved session, its earlier runs replayed on screen first: `session/resume` with
+   * afterSeq 0 sends every saved phase again before it answers. Phases carry no user text, so the
+   * prompts come from `session/export` (json) when the server offers it, one per run.
+   */
+  async #resume(sessionId: string): Promise<void> {
+    const backend = this.#link.server();
+    const store = this.#store;
+    if (store.state.transcript.running) {
+      this.#feed.note(`A run is going on: press ${keyOf('abort')} to stop it first.`, 'warning');
+      return;
+    }
+    const prompts = await sessionPrompts(backend, sessionId);
+    this.#feed.note('Earlier in this session:');
+    const { session, warnings } = await this.#link.replaying(prompts, () => backend.resume(sessionId, 0));
+    for (const warning of warnings) this.#feed.note(warning, 'warning');
+    store.set({ sessionId: session.sessionId, sessionUsage: session.usage, sessionCostUsd: session.costUsd });
+    if (session.model !== undefined && this.#selectedModel === undefined) store.set({ model: session.model });
+    this.#feed.note(
+      `Resumed "${session.title}" (${session.messageCount} messages). The model has its whole history.`,
+    );
+  }
+}
+
+function addUsage(usage: Usage | undefined, more: Usage): Usage {
+  if (usage === undefined) return more;
+  return {
+    inputTokens: usage.inputTokens + more.inputTokens,
+    outputTokens: usage.outputTokens + more.outputTokens,
+    cacheReadTokens: usage.cacheReadTokens + more.cacheReadTokens,
+    cacheWriteTokens: usage.cacheWriteTokens + more.cacheWriteTokens,
+    ...(usage.estimated === true || more.estimated === true ? { estimated: true } : {}),
+  };
+}
