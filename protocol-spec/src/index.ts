@@ -7,6 +7,7 @@ export * from './agents.ts';
 export * from './approval.ts';
 export * from './ask.ts';
 export * from './common.ts';
+export * from './context.ts';
 export * from './editor.ts';
 export * from './envelope.ts';
 export * from './errors.ts';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Usage } from './common.ts';
+import { PromptContext } from './context.ts';
 import { named } from './registry.ts';
 
 /** How a prompt is routed. `auto` lets the server's classifier decide. */
@@ -40,6 +41,9 @@ export const PromptParams = named(
       .describe(
         'The directory the user is working in: an absolute path inside the workspace, or one relative to the workspace root. Relative paths in the prompt are read from it, and the agents are told both it and the workspace root. Default: the workspace root. Outside the workspace: InvalidParams.',
       ),
+    context: PromptContext.optional().describe(
+      "The editor's context: the files in view, the cursor, selections and diagnostics (§7.1.1). A path outside the workspace: InvalidParams. Since 0.3.0.",
+    ),
   }),
 );
 export type PromptParams = z.infer<typeof PromptParams>;

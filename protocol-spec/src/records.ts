@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { ApproveParams, ApproveResult } from './approval.ts';
 import { Usage } from './common.ts';
+import { PromptContext } from './context.ts';
 import { Phase, RunErrorCode } from './prompt.ts';
 import { named } from './registry.ts';
 
@@ -117,6 +118,7 @@ export const SessionRecord = named(
       agent: z.string().optional(),
       mode: z.string().optional(),
       cwd: z.string().optional(),
+      context: PromptContext.optional().describe("The editor's context sent with the prompt."),
     }).describe('A prompt starts a run.'),
     record('message', { runId, message: RecordedMessage }).describe(
       "A message joined the session's conversation (what the model is sent on the next prompt).",

@@ -168,6 +168,37 @@ describe('santra -p --replay of what the person did between runs', () => {
     assert.doesNotMatch(replay.stderr, /diverged/);
   });
 
+  test("a prompt with the editor's context: the replay sends it again, in the new workspace, and matches", async () => {
+    const workspace = freshWorkspace();
+    const s = await recorder(workspace);
+    fake.push(text('E1'), text('E2'));
+    const context = {
+      files: [
+        {
+          path: join(workspace, 'greeting.txt'),
+          focused: true,
+          selections: [{ start: { line: 1 }, end: { line: 1 } }],
+        },
+      ],
+      diagnostics: [
+        {
+          path: join(workspace, 'greeting.txt'),
+          range: { start: { line: 1, column: 1 }, end: { line: 1, column: 5 } },
+          severity: 'warning',
+          message: 'lowercase greeting',
+        },
+      ],
+    };
+    const sessionId = (await s.prompt({ text: 'P1', context })).result.sessionId as string;
+    await s.prompt({ text: 'P2', sessionId });
+    const { file } = recording(s.home);
+
+    const replay = await santraReplay(file, freshWorkspace());
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.equal(replay.stdout, 'E1\nE2\n');
+    assert.doesNotMatch(replay.stderr, /diverged/);
+  });
+
   test('santra-server --replay: a client that sends the prompts and the session/compact between them', async () => {
     const workspace = freshWorkspace();
     const s = await recorder(workspace);

@@ -27,6 +27,7 @@ import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
 import type { AgentLimits } from './loop.ts';
 import { selectModel } from './model-selection.ts';
 import { ANSWER_KEPT } from './phase-stream.ts';
+import { checkContextPaths, describeContext } from './prompt-context.ts';
 import { instructionsPrompt, instructionsStatus, type ProjectInstructions } from './project-instructions.ts';
 import { RunEvents } from './run-events.ts';
 import { runSwarm, type SwarmOutcome, type SwarmSettings } from './swarm.ts';
@@ -79,6 +80,16 @@ export async function runPrompt(
   try {
     const { route, agents, root, problems } = await chooseAgents(deps, params);
     const startDir = await startDirectory(deps.workspaceRoot, params.cwd);
+    const contextTools = deps.toolContext({
+      sessionId: session.id,
+      runId,
+      agentId: root.id,
+      call: { id: 'prompt_context', name: 'read_file' },
+      signal: held.signal,
+      approvals: session.approvals,
+      emit: () => {},
+    });
+    if (params.context !== undefined) await checkContextPaths(params.context, contextTools);
     const emit = (event: AgentEvent) => events.emitAs({ agentId: root.id }, event);
     const ref = params.model ?? session.model ?? deps.defaultModel ?? deps.config.model;
     const selection = selectModel(deps.config, ref);
@@ -130,7 +141,9 @@ export async function runPrompt(
       emit,
     });
     events.rootId = root.id;
-    startConversation(session, runId, params, selection.ref, deps.redactor);
+    const context =
+      params.context === undefined ? undefined : await describeContext(params.context, contextTools);
+    startConversation(session, runId, params, selection.ref, deps.redactor, context);
     const outcome = await runSwarm(
       {
         sessionId: session.id,
@@ -193,6 +206,8 @@ function startConversation(
   params: PromptParams,
   model: string,
   redactor: Redactor,
+  /** The editor's context in words (prompt-context.ts), below what the person typed. */
+  context: string | undefined,
 ): void {
   session.record({
     type: 'prompt',
@@ -203,9 +218,10 @@ function startConversation(
     ...(params.agent === undefined ? {} : { agent: params.agent }),
     ...(params.mode === undefined ? {} : { mode: params.mode }),
     ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
+    ...(params.context === undefined ? {} : { context: params.context }),
   });
   if (session.title === '') session.title = titleOf(session.redact(redactor.apply(params.text)));
-  const prompt = userText(params.text);
+  const prompt = userText(context === undefined ? params.text : `${params.text}\n\n${context}`);
   session.messages.push(prompt);
   session.record({ type: 'message', runId, message: prompt });
 }

@@ -12,7 +12,7 @@ import { cliHint, createOutput, errorLine, statusLine, usageLine, verboseLine } 
 import { isDirectory, serverArgs, serverPathFor, startServer } from '../client/server-process.ts';
 import { findWorkplace, promptCwd } from '../client/project-root.ts';
 import { PrintError, ServerSession } from '../client/session.ts';
-import { readReplayScript, RecordedAnswers, replayClient, replayRuns, type ReplayScript } from './replay.ts';
+import { readRerunScript, RecordedAnswers, rerunClient, runsToRerun, type RerunScript } from './rerun.ts';
 import { terminalInput } from './terminal.ts';
 
 export interface PrintEnvironment {
@@ -50,9 +50,9 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
   const say = (line: string) => void toStderr(`${line}\n`);
   stdout.on('error', () => {}); // A reader that went away (| head) must not crash the run.
 
-  let script: ReplayScript | undefined;
+  let script: RerunScript | undefined;
   try {
-    script = options.replay === undefined ? undefined : readReplayScript(options.replay);
+    script = options.replay === undefined ? undefined : readRerunScript(options.replay);
   } catch (error) {
     say(error instanceof Error ? error.message : String(error));
     return EXIT.usage;
@@ -194,8 +194,8 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
       return result;
     };
     if (script !== undefined && recorded !== undefined) {
-      const client = replayClient(session, send);
-      const asRecorded = await replayRuns(script, recorded, client, say, () => interrupted);
+      const client = rerunClient(session, send);
+      const asRecorded = await runsToRerun(script, recorded, client, say, () => interrupted);
       code = interrupted ? EXIT.interrupted : asRecorded ? EXIT.ok : EXIT.failure;
     } else {
       const result = await send({

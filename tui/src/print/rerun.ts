@@ -1,5 +1,6 @@
 /**
- * `santra -p --replay FILE`: a recording executed again, end to end. The server is started with
+ * `santra -p --replay FILE`: a recording executed again, end to end — a re-run (the TUI's player,
+ * `santra replay`, only shows a recording: ui/replay-*). The server is started with
  * `--replay FILE` and answers every model call from the recording; this client plays the user's
  * part from the same file: it sends the recorded prompts in order (one session, as recorded),
  * answers each approval as it was answered, and each question whose answer was saved (a secret
@@ -24,6 +25,7 @@ import type {
   AskParams,
   AskResult,
   ParamsOf,
+  PromptContext,
   PromptResult,
   RecordedMessage,
   ResultOf,
@@ -55,6 +57,8 @@ export interface ReplayRun {
   agent?: string;
   mode?: string;
   cwd?: string;
+  /** The editor's context sent with it, its paths made relative to the workspace. */
+  context?: PromptContext;
   /** How it ended (`run_end`), when the recording says. */
   status?: string;
   approvals: RecordedApproval[];
@@ -70,14 +74,14 @@ export type UserAction =
 
 export type ReplayStep = { action: 'prompt'; run: ReplayRun } | UserAction;
 
-export interface ReplayScript {
+export interface RerunScript {
   runs: ReplayRun[];
   /** The runs and what the person did between them, in the recorded order. */
   steps: ReplayStep[];
 }
 
 /** The prompts and answers of a recording. Throws a PrintError when there is nothing to replay. */
-export function readReplayScript(path: string): ReplayScript {
+export function readRerunScript(path: string): RerunScript {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -143,6 +147,7 @@ export function readReplayScript(path: string): ReplayScript {
           ...(record.agent === undefined ? {} : { agent: record.agent }),
           ...(record.mode === undefined ? {} : { mode: record.mode }),
           ...(cwd === undefined ? {} : { cwd }),
+          ...(record.context === undefined ? {} : { context: rebased(record.context, workspaceRoot) }),
           approvals: [],
           questions: [],
         };
@@ -201,11 +206,12 @@ export function replayPrompt(run: ReplayRun, sessionId: string | undefined): Par
     ...(run.agent === undefined ? {} : { agent: run.agent }),
     ...(run.mode === undefined ? {} : { mode: run.mode as NonNullable<ParamsOf<'prompt'>['mode']> }),
     ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
+    ...(run.context === undefined ? {} : { context: run.context }),
   };
 }
 
 /** What a replay needs of the server: its prompts run and reported, and the person's actions. */
-export interface ReplayClient {
+export interface RerunClient {
   /** Runs a prompt and reports it (output, status line); undefined when the server would not stop. */
   prompt(params: ParamsOf<'prompt'>): Promise<PromptResult | undefined>;
   /** Asks the server to stop the running prompt, as the person did. */
@@ -216,10 +222,10 @@ export interface ReplayClient {
 }
 
 /** The replay's client on a server session; `prompt` is the caller's (it reports the run). */
-export function replayClient(
+export function rerunClient(
   session: Pick<ServerSession, 'request' | 'cancelPrompt'>,
-  prompt: ReplayClient['prompt'],
-): ReplayClient {
+  prompt: RerunClient['prompt'],
+): RerunClient {
   return {
     prompt,
     cancel: () => session.cancelPrompt(),
@@ -234,10 +240,10 @@ export function replayClient(
  * ends it with status error), or a compaction or undo the server refuses. True when every run
  * ended as recorded.
  */
-export async function replayRuns(
-  script: ReplayScript,
+export async function runsToRerun(
+  script: RerunScript,
   answers: RecordedAnswers,
-  client: ReplayClient,
+  client: RerunClient,
   say: (line: string) => void,
   interrupted: () => boolean,
 ): Promise<boolean> {
@@ -273,7 +279,7 @@ export async function replayRuns(
 async function userAction(
   step: UserAction,
   sessionId: string,
-  client: ReplayClient,
+  client: RerunClient,
   say: (line: string) => void,
 ): Promise<boolean> {
   try {
@@ -413,6 +419,26 @@ function userTurns(messages: RecordedMessage[]): number {
       message.content.length > 0 &&
       message.content.every((block) => block.type === 'text'),
   ).length;
+}
+
+/**
+ * The context with each path inside the recorded workspace made relative to it, so that it names
+ * the same file in the workspace the recording runs again in.
+ */
+function rebased(context: PromptContext, workspaceRoot: string | undefined): PromptContext {
+  const inside = (path: string) => {
+    if (!isAbsolute(path) || workspaceRoot === undefined) return path;
+    const rel = relative(workspaceRoot, path);
+    return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+  };
+  return {
+    ...(context.files === undefined
+      ? {}
+      : { files: context.files.map((file) => ({ ...file, path: inside(file.path) })) }),
+    ...(context.diagnostics === undefined
+      ? {}
+      : { diagnostics: context.diagnostics.map((d) => ({ ...d, path: inside(d.path) })) }),
+  };
 }
 
 /** The prompt's start directory relative to the workspace (as recorded, or made relative to it). */

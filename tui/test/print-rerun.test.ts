@@ -14,7 +14,7 @@ import { after, describe, test } from 'node:test';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { Approvals, QuestionWithdrawn } from '../src/print/approvals.ts';
 import { parseCommandLine } from '../src/print/args.ts';
-import { type ReplayClient, readReplayScript, RecordedAnswers, replayRuns } from '../src/print/replay.ts';
+import { type RerunClient, readRerunScript, RecordedAnswers, runsToRerun } from '../src/print/rerun.ts';
 import { serverArgs } from '../src/client/server-process.ts';
 import { NewerRecordFormat, readSessionRecords } from '../src/client/session-records.ts';
 import { SessionRecord } from '#protocol';
@@ -137,7 +137,7 @@ describe('the recording is read as the published record format (§10.9)', () => 
     const later = [{ ...(RECORDS[0] as object), format: 2 }, ...RECORDS.slice(1)];
     assert.throws(() => readSessionRecords(JSON.stringify(later)), NewerRecordFormat);
     assert.throws(
-      () => readReplayScript(recording(later)),
+      () => readRerunScript(recording(later)),
       /session record format 2, and this santra reads format 1; update santra/,
     );
   });
@@ -305,7 +305,7 @@ describe('what the person did between runs', () => {
   ];
 
   test('a compaction between runs, an undo of one change or of a run: steps in the recorded order', () => {
-    const script = readReplayScript(
+    const script = readRerunScript(
       recording([
         RECORDS[0] as object,
         // A compaction before any run: nothing to act on yet.
@@ -351,7 +351,7 @@ describe('what the person did between runs', () => {
   });
 
   test('a prompt refused before it ran leaves no run behind: a later compaction is still the person’s', () => {
-    const script = readReplayScript(
+    const script = readRerunScript(
       recording([
         prompt('run_1'),
         end('run_1'),
@@ -369,7 +369,7 @@ describe('what the person did between runs', () => {
   });
 
   test('the steps are sent in order in the session; a compaction the server does not do stops the replay', async () => {
-    const script = readReplayScript(
+    const script = readRerunScript(
       recording([
         prompt('run_1'),
         end('run_1'),
@@ -381,7 +381,7 @@ describe('what the person did between runs', () => {
     const sent: string[] = [];
     const said: string[] = [];
     let compacted = true;
-    const client: ReplayClient = {
+    const client: RerunClient = {
       prompt: (params) => {
         sent.push(`prompt ${params.text} ${params.sessionId ?? '(new)'}`);
         return Promise.resolve({
@@ -410,7 +410,7 @@ describe('what the person did between runs', () => {
       () => {},
     );
     const replay = () =>
-      replayRuns(
+      runsToRerun(
         script,
         answers,
         client,
@@ -439,7 +439,7 @@ describe('what the person did between runs', () => {
 
   test('an approval the person left unanswered when they stopped the run: the replay stops the run there', async () => {
     const request = (RECORDS[4] as { request: object }).request;
-    const script = readReplayScript(
+    const script = readRerunScript(
       recording([
         prompt('run_1'),
         { type: 'approval', runId: 'run_1', request, at: AT },
