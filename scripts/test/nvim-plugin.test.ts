@@ -16,13 +16,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  type FakeTurn,
-  type RecordedRequest,
-  startFakeProvider,
-} from '../../conformance-tests/src/fake-providers/index.ts';
+import { type FakeTurn, type RecordedRequest } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
-import { nvimTestEnv, runHeadlessNvim, writeTesterAgent } from './helpers/editor-env.ts';
+import { runHeadlessNvim, runNvimFlow, writeTesterAgent } from './helpers/editor-env.ts';
 
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
 const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
@@ -54,7 +50,7 @@ const write = (path: string, content: string): FakeTurn => ({
 interface Report {
   error?: string;
   approval_lines: string[];
-  approval_in_current_window: boolean;
+  approval_shown_not_entered: boolean;
   approval_filetype: string;
   approval_closed: boolean;
   input_prompt?: string;
@@ -73,34 +69,13 @@ interface Report {
  * Runs Lua flow `script` in a headless Neovim with the plugin, in a fresh workspace that
  * `prepare` fills, against a fake provider scripted with `turns`; the flow reads `env`.
  */
-async function runLua<R extends { error?: string }>(
+function runLua<R extends { error?: string }>(
   script: string,
   turns: FakeTurn[],
   prepare: (workspace: string) => void,
   env: Record<string, string>,
 ) {
-  const fake = await startFakeProvider('anthropic', turns);
-  const home = tempDir('santra-nvim-home-');
-  const workspace = tempDir('santra-nvim-ws-');
-  cleanups.push(async () => {
-    await fake.close();
-    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
-  });
-  prepare(workspace);
-  const out = join(home, 'report.json');
-  const report = await runHeadlessNvim<R>({
-    args: ['--cmd', `set rtp^=${PLUGIN}`, '-c', `luafile ${script}`],
-    cwd: workspace,
-    env: {
-      ...nvimTestEnv(home, fake.url),
-      SANTRA_NVIM_NODE: process.execPath,
-      SANTRA_NVIM_SERVER: SERVER,
-      SANTRA_NVIM_OUT: out,
-      ...env,
-    },
-    out,
-  });
-  return { report, fake, workspace };
+  return runNvimFlow<R>({ plugin: PLUGIN, server: SERVER, script, turns, prepare, env, cleanups });
 }
 
 /** approval_flow.lua, with a tester agent that writes files and asks. */
@@ -183,13 +158,19 @@ describe('santra.nvim', () => {
     assert.ok(report.models?.includes('anthropic/claude-haiku-4-5'), String(report.models));
     assert.equal(report.model_notice, 'santra: model: anthropic/claude-haiku-4-5');
     assert.equal(fake.requests[0]?.body.model, 'claude-haiku-4-5');
-    assert.equal(report.approval_in_current_window, true);
+    assert.equal(report.approval_shown_not_entered, true);
     assert.equal(report.approval_filetype, 'diff');
-    assert.equal(report.approval_lines[0], 'Santra wants to create greeting.txt');
+    // What and where first, the keys right under it (a small window shows them), then the diff,
+    // then the commands that answer from any window.
+    assert.equal(report.approval_lines[0], 'Santra wants to create greeting.txt  (+1 -0)');
+    assert.equal(
+      report.approval_lines[1],
+      '[y] allow   [a] allow all   [r/n] reject   [f] reject with feedback   (:q rejects)',
+    );
     assert.ok(report.approval_lines.includes('+hello from nvim'), report.approval_lines.join('\n'));
     assert.match(
       report.approval_lines.at(-1) ?? '',
-      /\[y\] allow {3}\[a\] allow all {3}\[r\/n\] reject {3}\[f\]/,
+      /^From any window: :SantraAllow {2}:SantraAllowAll {2}:SantraReject/,
     );
     assert.equal(report.approval_closed, true);
     assert.equal(readFileSync(join(workspace, 'greeting.txt'), 'utf8'), 'hello from nvim\n');
@@ -199,14 +180,18 @@ describe('santra.nvim', () => {
     assert.match(transcript, /• .*greeting\.txt/);
     assert.match(transcript, /✓ ok/);
     assert.match(transcript, /^Wrote greeting\.txt\.$/m);
-    assert.match(transcript, /^\[completed\]$/m);
-    // :SantraResume listed the session (session/list); resuming it (afterSeq 0) drew it again.
+    assert.match(transcript, /^\[completed\]\n\(completed, \$\d+\.\d{4}\)$/m);
+    // :SantraResume listed the session (session/list); resuming it (afterSeq 0) drew it again,
+    // the prompt and the cost of each run included (from session/export's records).
     assert.equal(report.sessions.length, 1);
     assert.match(report.sessions[0] ?? '', /write the greeting {2}\(\d+ messages\)$/);
     assert.equal(report.resumed_transcript[0], '# write the greeting');
+    assert.deepEqual(report.resumed_transcript.slice(2), report.transcript);
     const resumed = report.resumed_transcript.join('\n');
+    assert.match(resumed, /^> write the greeting$/m);
     assert.match(resumed, /^Wrote greeting\.txt\.$/m);
     assert.match(resumed, /✓ ok/);
+    assert.match(resumed, /^\[completed\]\n\(completed, \$\d+\.\d{4}\)$/m);
     assert.equal(report.server_exited, true);
   });
 
@@ -251,6 +236,7 @@ describe('santra.nvim', () => {
         call('orchestrator', 'o1', 'spawn_agent', { agentId: 'executor', task: 'Create notes.txt' }),
         call('executor', 'e1', 'write_file', { path: 'notes.txt', content: 'notes\n' }),
         call('executor', 'e2', 'write_file', { path: 'more.txt', content: 'more\n' }),
+        call('executor', 'e4', 'run_command', { command: "printf 'out %s\\n' 1 2 3 4 5 6 7 8 9 10 11 12" }),
         call('executor', 'e3', 'task_completed', { result: 'notes.txt created' }),
         {
           ...call('orchestrator', 'o2', 'task_completed', { result: 'Created notes.txt.' }),
@@ -270,6 +256,10 @@ describe('santra.nvim', () => {
     assert.match(transcript, /^ {2}• write_file notes\.txt$/m);
     assert.match(transcript, /^ {4}✓ ok: created notes\.txt/m);
     assert.match(transcript, /^ {2}\[executor completed\]$/m);
+    // The command's output, as the model read it: its last 10 lines, and how many were left out.
+    const output = ['    ✓ ok: exit 0', '      │ … 2 earlier lines left out'];
+    for (let n = 3; n <= 12; n++) output.push(`      │ out ${n}`);
+    assert.ok(transcript.includes(output.join('\n')), transcript);
     // Text the orchestrator wrote before task_completed does not hide the answer it gave with it.
     assert.match(transcript, /^Wrapping up\.$/m);
     assert.match(transcript, /^Created notes\.txt\.$/m);
@@ -326,7 +316,7 @@ describe('santra.nvim', () => {
     const dir = tempDir('santra-nvim-transcript-');
     cleanups.push(() => removeTempDir(dir));
     const out = join(dir, 'report.json');
-    const report = await runHeadlessNvim<{ lines?: string[]; error?: string }>({
+    const report = await runHeadlessNvim<{ lines?: string[]; command_lines?: string[]; error?: string }>({
       args: ['--cmd', `set rtp^=${PLUGIN}`, '-c', `luafile ${TRANSCRIPT_CASES}`],
       cwd: dir,
       env: {
@@ -347,6 +337,16 @@ describe('santra.nvim', () => {
       '… write_file notes.md: receiving 16 KB',
       '… Reading the tests',
       '… Reading the tests again',
+    ]);
+    // A command's output: its last 10 lines, stderr's marked, and how many were left out.
+    assert.deepEqual(report.command_lines, [
+      '• run_command make',
+      '  ✗ error: exit 2',
+      '    │ … 3 earlier lines left out',
+      ...[4, 5, 6, 7, 8, 9, 10, 11, 12].map((n) => `    │ line ${n}`),
+      '    │ stderr: make: *** [all] Error 2',
+      '• read_file a',
+      '  ✓ ok: 1 lines',
     ]);
   });
 
@@ -374,10 +374,20 @@ describe('santra.nvim', () => {
       assert.equal(value, null);
       assert.match(String(err), pattern);
     };
-    // Reading: a buffer found through a link; unmodified or not loaded → null (the disk).
+    // Reading: a buffer found through a link, lent when unmodified too (it holds what the disk
+    // holds); not loaded, or unmodified while the disk changed → null (the disk).
     assert.equal(report.found_through_link, true);
-    assert.deepEqual(report.unmodified, answered(null));
+    assert.deepEqual(report.unmodified, answered('one\n'));
+    assert.deepEqual(report.stale, answered(null));
     assert.deepEqual(report.not_loaded, answered(null));
+    // Typed in after Santra read it: the change is noticed, and a write over it declined.
+    assert.deepEqual(report.unchanged_since_read, answered(null));
+    assert.deepEqual(report.changed_since_read, answered('lent'));
+    declined(/did not put the approved change into your buffer .* it changed after Santra read it/)(
+      report.write_after_typing,
+    );
+    assert.deepEqual(report.write_after_typing_buffer, ['typed']);
+    assert.deepEqual(report.changed_unlent, answered('unlent'));
     assert.deepEqual(report.unix, answered('a\nchanged\n'));
     assert.deepEqual(report.noeol, answered('a\nchanged'));
     assert.deepEqual(report.fixeol, answered('a\nchanged\n'));
@@ -409,10 +419,10 @@ describe('santra.nvim', () => {
     declined(/it is not 'modifiable'/)(report.not_modifiable);
   });
 
-  test(':checkhealth santra reports the version and whether the server answers initialize', async () => {
+  test(':checkhealth santra reports the version, whether the server answers initialize, and the model and its key', async () => {
     const home = tempDir('santra-nvim-health-');
     cleanups.push(() => removeTempDir(home));
-    const check = async (cmd: string[]) => {
+    const check = async (cmd: string[], env: Record<string, string> = {}) => {
       const out = join(home, 'health.txt');
       const lua = (code: string) => ['-c', `lua ${code}`];
       const nvim = spawn(
@@ -440,6 +450,7 @@ describe('santra.nvim', () => {
             SANTRA_HOME: join(home, 'santra'),
             SANTRA_NVIM_CMD: JSON.stringify(cmd),
             SANTRA_NVIM_OUT: out,
+            ...env,
           },
         },
       );
@@ -447,9 +458,22 @@ describe('santra.nvim', () => {
       assert.equal(code, 0);
       return readFileSync(out, 'utf8');
     };
-    const found = await check([process.execPath, SERVER]);
+    const key = 'sk-ant-health-check-secret';
+    const found = await check([process.execPath, SERVER], {
+      ANTHROPIC_API_KEY: key,
+      SANTRA_MODEL: 'anthropic/claude-haiku-4-5',
+    });
     assert.match(found, /OK: Neovim \d+\.\d+\.\d+/);
     assert.match(found, /OK: santra-server \d+\.\d+\.\d+ answers initialize \(protocol \d+\.\d+\.\d+\)/);
+    assert.match(found, /OK: model anthropic\/claude-haiku-4-5 \(anthropic has a key\)/);
+    assert.match(found, /OK: providers with a key: anthropic/);
+    assert.ok(!found.includes(key), 'the key itself is never shown');
+    // A model whose provider has no key, and nothing configured at all: errors that say what to set.
+    const keyless = await check([process.execPath, SERVER], { SANTRA_MODEL: 'anthropic/claude-haiku-4-5' });
+    assert.match(keyless, /ERROR: model anthropic\/claude-haiku-4-5: its provider anthropic has no key/);
+    assert.match(keyless, /ANTHROPIC_API_KEY/);
+    const nothing = await check([process.execPath, SERVER]);
+    assert.match(nothing, /ERROR: no model is set and no provider has a key/);
     const missing = await check(['santra-server-that-is-not-there']);
     assert.match(missing, /ERROR: santra-server-that-is-not-there is not executable/);
   });

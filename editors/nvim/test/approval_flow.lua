@@ -25,7 +25,6 @@ end
 
 flow.run(report, function()
   local santra = require('santra')
-  local transcript = require('santra.transcript')
   local approval = require('santra.approval')
   santra.setup({
     cmd = { os.getenv('SANTRA_NVIM_NODE'), os.getenv('SANTRA_NVIM_SERVER') },
@@ -63,7 +62,7 @@ flow.run(report, function()
 
   if decision == 'cancel' then
     wait('no answer text streamed', function()
-      return table.concat(transcript.lines(), '\n'):find('working', 1, true) ~= nil
+      return table.concat(flow.transcript(), '\n'):find('working', 1, true) ~= nil
     end)
     vim.cmd('SantraCancel')
   else
@@ -72,8 +71,10 @@ flow.run(report, function()
     end)
     local current = approval.current()
     report.approval_lines = vim.api.nvim_buf_get_lines(current.buf, 0, -1, false)
-    report.approval_in_current_window = vim.api.nvim_get_current_win() == current.win
+    -- It shows in a window the cursor did not move to.
+    report.approval_shown_not_entered = current.win ~= nil
       and vim.api.nvim_win_get_buf(current.win) == current.buf
+      and vim.api.nvim_get_current_win() ~= current.win
     report.approval_filetype = vim.api.nvim_buf_get_option(current.buf, 'filetype')
     local key = decision == 'allow_all' and 'a' or 'y'
     if decision == 'feedback' then
@@ -83,8 +84,7 @@ flow.run(report, function()
         on_confirm('use a.md instead')
       end
     end
-    -- Press the key in the approval window, as a user would.
-    vim.api.nvim_feedkeys(key, 'x', false)
+    flow.press_in_approval(key)
     report.approval_closed = approval.current() == nil and not vim.api.nvim_buf_is_valid(current.buf)
   end
 
@@ -100,7 +100,7 @@ flow.run(report, function()
   local status = santra.status()
   report.result_status = status.last_result.status
   report.session_id = status.session_id
-  report.transcript = transcript.lines()
+  report.transcript = flow.transcript()
 
   -- :SantraResume lists the saved sessions; choosing this one draws it again (afterSeq 0).
   select_with(function(items, formatted)
@@ -113,9 +113,9 @@ flow.run(report, function()
   end)
   vim.cmd('SantraResume')
   wait('the session was not resumed', function()
-    return (transcript.lines()[1] or ''):sub(1, 2) == '# '
+    return (flow.transcript()[1] or ''):sub(1, 2) == '# '
   end)
-  report.resumed_transcript = transcript.lines()
+  report.resumed_transcript = flow.transcript()
 
   local client = status.client
   santra.stop()

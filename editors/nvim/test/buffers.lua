@@ -33,6 +33,13 @@ local function modified(name, text, before_read)
   return path, vim.api.nvim_get_current_buf()
 end
 
+--- `modified`, then read by Santra: what a change of it is computed from, before it is written.
+local function read_modified(name, text)
+  local path, buf = modified(name, text)
+  buffers.read(path)
+  return path, buf
+end
+
 --- A case's outcome: what the call returned (nil as false, so the JSON keeps the member).
 local function outcome(value, err)
   return { value = value == nil and vim.NIL or value, err = err == nil and vim.NIL or err }
@@ -44,9 +51,25 @@ flow.run(report, function()
   vim.loop.fs_symlink(real, dir .. '/link.txt')
   vim.cmd('edit ' .. dir .. '/link.txt')
   report.found_through_link = buffers.find(real) == vim.api.nvim_get_current_buf()
-  -- Unmodified: the disk holds the same text, Santra reads it.
+  -- Unmodified, holding what the disk holds: lent too, so Santra reads it again after an approval.
   report.unmodified = outcome(buffers.read(real))
+  report.unchanged_since_read = outcome(buffers.changed_since_read(real))
+  -- Typed in after Santra read it: a change made from the earlier text must not be written over it.
+  vim.api.nvim_buf_set_lines(0, 0, 1, true, { 'typed' })
+  report.changed_since_read = outcome(buffers.changed_since_read(real))
+  report.write_after_typing = outcome(buffers.write(real, 'one\ntwo\n'))
+  report.write_after_typing_buffer = vim.api.nvim_buf_get_lines(0, 0, -1, true)
+  vim.cmd('edit!')
+  -- Unmodified but the file changed on disk since it was loaded: the disk is newer.
+  create('real.txt', 'newer\n')
+  report.stale = outcome(buffers.read(real))
   report.not_loaded = outcome(buffers.read(create('elsewhere.txt', 'x\n')))
+  -- Santra read the disk, then the user opened the file and typed in it.
+  local opened_later = create('later.txt', 'disk\n')
+  buffers.read(opened_later)
+  vim.cmd('edit ' .. vim.fn.fnameescape(opened_later))
+  vim.api.nvim_buf_set_lines(0, 0, 1, true, { 'typed' })
+  report.changed_unlent = outcome(buffers.changed_since_read(opened_later))
 
   local unix = modified('unix.txt', 'a\nb\n')
   report.unix = outcome(buffers.read(unix))
@@ -65,7 +88,7 @@ flow.run(report, function()
   report.latin1 = outcome(buffers.read(latin))
 
   -- Writes: the change goes into the buffer and is saved, bytes as Santra approved them.
-  local path, buf = modified('write.txt', 'keep 1\nkeep 2\nold 3\nkeep 4\n')
+  local path, buf = read_modified('write.txt', 'keep 1\nkeep 2\nold 3\nkeep 4\n')
   vim.api.nvim_win_set_cursor(0, { 4, 2 })
   vim.api.nvim_buf_set_mark(buf, 'a', 1, 0, {})
   report.write = outcome(buffers.write(path, 'keep 1\nkeep 2\nnew 3a\nnew 3b\nkeep 4\nchanged\n'))
@@ -77,13 +100,13 @@ flow.run(report, function()
   report.write_undone = vim.api.nvim_buf_get_lines(buf, 0, -1, true)
   report.write_undone_modified = vim.bo[buf].modified
 
-  path = modified('dos-write.txt', 'a\r\nb\r\n')
+  path = read_modified('dos-write.txt', 'a\r\nb\r\n')
   report.dos_write = outcome(buffers.write(path, 'A\r\nb\r\n'))
   report.dos_write_disk = disk('dos-write.txt')
   report.dos_mixed = outcome(buffers.write(path, 'A\nb\r\n'))
   report.dos_mixed_disk = disk('dos-write.txt')
 
-  path = modified('to-noeol.txt', 'a\n')
+  path = read_modified('to-noeol.txt', 'a\n')
   report.to_noeol = outcome(buffers.write(path, 'a\nb'))
   report.to_noeol_disk = disk('to-noeol.txt')
   report.to_noeol_read_after_change = (function()
@@ -91,7 +114,7 @@ flow.run(report, function()
     return buffers.read(path)
   end)()
 
-  path = modified('emptied.txt', 'a\n')
+  path = read_modified('emptied.txt', 'a\n')
   report.emptied = outcome(buffers.write(path, ''))
   report.emptied_disk = disk('emptied.txt')
 
@@ -101,7 +124,7 @@ flow.run(report, function()
   report.unloaded_disk = disk('unloaded.txt')
   report.unloaded_buffer = vim.fn.bufnr(path)
 
-  path = modified('readonly.txt', 'a\n')
+  path = read_modified('readonly.txt', 'a\n')
   vim.bo.modifiable = false
   report.not_modifiable = outcome(buffers.write(path, 'b\n'))
 end)

@@ -8,6 +8,27 @@ function M.wait(what, condition)
   assert(vim.wait(30000, condition, 10), what)
 end
 
+--- The lines of the current session's transcript.
+function M.transcript()
+  return vim.api.nvim_buf_get_lines(require('santra').status().transcript, 0, -1, false)
+end
+
+--- Enters the approval's window and presses `key` there, as a user would.
+function M.press_in_approval(key)
+  local current = assert(require('santra.approval').current(), 'no approval is shown')
+  assert(current.win ~= nil, 'the approval is not in a window')
+  vim.api.nvim_set_current_win(current.win)
+  vim.api.nvim_feedkeys(key, 'x', false)
+end
+
+--- Waits until the current session's prompt has ended.
+function M.wait_run_end(what)
+  M.wait(what or 'the run did not end', function()
+    local s = require('santra').status()
+    return not s.running and s.last_result ~= nil
+  end)
+end
+
 --- Runs `body`, then writes `report` and quits.
 function M.run(report, body)
   local out = assert(os.getenv('SANTRA_NVIM_OUT'))
@@ -19,6 +40,14 @@ function M.run(report, body)
       return require('santra').status().client
     end)
     client = found and client or nil
+    -- What the run had drawn, and what the server said on stderr, to tell why.
+    local drawn, lines = pcall(M.transcript)
+    if drawn then
+      report.error = report.error .. '\n-- the transcript then:\n' .. table.concat(lines, '\n')
+    end
+    if client and client.stderr ~= '' then
+      report.error = report.error .. '\n-- the server\'s stderr:\n' .. client.stderr
+    end
     if client and client.handle and not client.handle:is_closing() then
       client.handle:kill('sigkill')
       client:wait_exit(5000)

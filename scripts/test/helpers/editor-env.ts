@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type FakeTurn, startFakeProvider } from '../../../conformance-tests/src/fake-providers/index.ts';
+import { removeTempDir, tempDir } from '../../temp-dirs.ts';
 
 /** A server's environment: home, config and temp files under `home`; the model is the fake at `fakeUrl`. */
 export function santraTestEnv(home: string, fakeUrl: string): NodeJS.ProcessEnv {
@@ -71,4 +73,44 @@ export async function runHeadlessNvim<Report extends { error?: string }>(options
   const report = JSON.parse(readFileSync(options.out, 'utf8')) as Report;
   assert.equal(report.error, undefined, `the Lua flow failed: ${report.error}`);
   return report;
+}
+
+/**
+ * Runs the Neovim plugin's Lua flow `script` (the plugin at `plugin` on the runtimepath) in a
+ * headless Neovim, in a fresh workspace that `prepare` fills, against the built server `server`
+ * and a fake Anthropic provider scripted with `turns`; the flow reads `env`, and finds the server
+ * in $SANTRA_NVIM_NODE and $SANTRA_NVIM_SERVER. The provider and the temp directories are closed
+ * by a function pushed onto `cleanups`, for the test file's `after` hook.
+ */
+export async function runNvimFlow<Report extends { error?: string }>(options: {
+  plugin: string;
+  server: string;
+  script: string;
+  turns: FakeTurn[];
+  prepare: (workspace: string) => void;
+  env: Record<string, string>;
+  cleanups: (() => Promise<void>)[];
+}) {
+  const fake = await startFakeProvider('anthropic', options.turns);
+  const home = tempDir('santra-nvim-home-');
+  const workspace = tempDir('santra-nvim-ws-');
+  options.cleanups.push(async () => {
+    await fake.close();
+    await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
+  });
+  options.prepare(workspace);
+  const out = join(home, 'report.json');
+  const report = await runHeadlessNvim<Report>({
+    args: ['--cmd', `set rtp^=${options.plugin}`, '-c', `luafile ${options.script}`],
+    cwd: workspace,
+    env: {
+      ...nvimTestEnv(home, fake.url),
+      SANTRA_NVIM_NODE: process.execPath,
+      SANTRA_NVIM_SERVER: options.server,
+      SANTRA_NVIM_OUT: out,
+      ...options.env,
+    },
+    out,
+  });
+  return { report, fake, workspace };
 }

@@ -1,7 +1,13 @@
 -- The buffers the plugin lends Santra (protocol §7.5, `capabilities.fs`): Santra reads a file the
--- user has changed but not saved from its buffer (`fs/readTextFile`), and an approved change of a
--- file the user has loaded goes into that buffer as one undoable change and is saved there
+-- user has loaded from its buffer (`fs/readTextFile`), unsaved changes included, and an approved
+-- change of it goes into that buffer as one undoable change and is saved there
 -- (`fs/writeTextFile`). A file with no loaded buffer is left to Santra, which uses the disk.
+--
+-- A buffer Santra read is read again before an approved change is written (the server does so
+-- for every text it was lent), so an edit the user makes while the approval is open is seen: the
+-- change is computed again on it and asked again, never written over it. What was lent is kept
+-- here, so that the approval window can tell the user, and a write that would still land on
+-- text Santra has not seen is declined.
 --
 -- Santra compares texts with what it reads on disk, so a text given or taken here is the file's
 -- bytes as Neovim would write them: lines joined with the 'fileformat' line ending, a final one
@@ -11,6 +17,10 @@
 local M = {}
 
 local api = vim.api
+
+-- path → the text last lent for it (false: Santra read the disk). The base of the change Santra
+-- computes next, and of the approval it shows.
+local lent = {}
 
 local function option(buf, name)
   return api.nvim_buf_get_option(buf, name)
@@ -67,19 +77,70 @@ local function saved_text(buf, ending)
   return text
 end
 
---- `fs/readTextFile`: the unsaved text of the file at `path`, or nil when Santra should read the
---- disk; nil and a message when the buffer's text cannot be given. An unmodified buffer is left
---- to the disk: it holds the same text, or a newer one the buffer has not reloaded.
+--- The bytes of the file at `path` on disk, or nil.
+local function disk_text(path)
+  local f = io.open(path, 'rb')
+  if f == nil then
+    return nil
+  end
+  local text = f:read('*a')
+  f:close()
+  return text
+end
+
+--- The text of `buf` as Santra is lent it, or nil: its 'fileencoding' or 'fileformat' cannot be
+--- given as text, or it is unmodified and the disk holds another text (the file changed on disk
+--- and the buffer was not reloaded: the disk is newer).
+local function lendable(buf, path)
+  local ending = line_ending(buf)
+  if ending == nil then
+    return nil
+  end
+  local text = saved_text(buf, ending)
+  if not option(buf, 'modified') and text ~= disk_text(path) then
+    return nil
+  end
+  return text
+end
+
+--- `fs/readTextFile`: the text of the file at `path` as its buffer holds it, unsaved changes
+--- included, or nil when Santra should read the disk; nil and a message when a modified buffer's
+--- text cannot be given. An unmodified buffer is lent too when it holds what the disk holds, so
+--- that Santra reads it again after an approval and sees what the user typed meanwhile.
 function M.read(path)
+  lent[path] = false
   local buf = M.find(path)
-  if buf == nil or not option(buf, 'modified') then
+  if buf == nil then
     return nil
   end
   local ending, why = line_ending(buf)
-  if ending == nil then
+  if ending == nil and option(buf, 'modified') then
     return nil, string.format('santra.nvim cannot lend its buffer of %s: %s', path, why)
   end
-  return saved_text(buf, ending)
+  local text = lendable(buf, path)
+  if text ~= nil then
+    lent[path] = text
+  end
+  return text
+end
+
+--- Whether the file at `path` changed, as the user sees it, since Santra last read it: nil when
+--- not; 'lent' when Santra was lent a text that differs now (Santra reads it again before writing
+--- and asks again); 'unlent' when Santra read the disk but a buffer now holds unsaved changes
+--- Santra has not seen (an approved change would be computed without them).
+function M.changed_since_read(path)
+  local buf = M.find(path)
+  local base = lent[path]
+  if type(base) == 'string' then
+    local now = buf and lendable(buf, path) or disk_text(path)
+    return now ~= base and 'lent' or nil
+  end
+  if buf ~= nil and option(buf, 'modified') and line_ending(buf) ~= nil then
+    if saved_text(buf, line_ending(buf)) ~= disk_text(path) then
+      return 'unlent'
+    end
+  end
+  return nil
 end
 
 --- `text` as the lines of a buffer whose lines end with `ending`, and whether it ends with one;
@@ -134,14 +195,23 @@ end
 --- the buffer stays in step with the disk (Santra would write the disk itself otherwise, and the
 --- user's next :write would warn that the file changed since it was read). Returns true, with a
 --- warning when the buffer holds the text but could not be saved (Santra then writes the disk);
---- nil and a message when the text could not go into the buffer. A file with no loaded buffer is
---- not touched.
+--- nil and a message when the text could not go into the buffer, or must not: the buffer holds
+--- unsaved text Santra did not read, which the change would be written over. A file with no
+--- loaded buffer is not touched.
 function M.write(path, text)
   local buf = M.find(path)
   if buf == nil then
     return true
   end
   local ending, why = line_ending(buf)
+  if ending ~= nil and option(buf, 'modified') and saved_text(buf, ending) ~= lent[path] then
+    -- The user typed in it after Santra read it: the change was computed without that text.
+    return nil,
+      string.format(
+        'santra.nvim did not put the approved change into your buffer of %s: it changed after Santra read it. Your buffer is left as it is; Santra writes the change to the file on disk (:edit! loads it, :write keeps yours)',
+        path
+      )
+  end
   local lines, final
   if ending ~= nil then
     lines, final, why = lines_of(text, ending)
@@ -153,6 +223,7 @@ function M.write(path, text)
     return nil, string.format("santra.nvim cannot put the change into its buffer of %s: it is not 'modifiable'", path)
   end
   replace_lines(buf, lines)
+  lent[path] = text
   api.nvim_buf_set_option(buf, 'endofline', final)
   if not final then
     -- Saving would add the final newline the approved text does not have.
@@ -167,6 +238,27 @@ function M.write(path, text)
     return true, string.format('%s holds the change but could not be saved (%s); Santra writes the file', path, tostring(err))
   end
   return true
+end
+
+--- After Santra changed the file at `path` on disk (an undo): its loaded buffer, if unmodified,
+--- is read again (`:edit`, which `u` undoes). Returns a message when it was not: the buffer holds
+--- changes the user has not saved, or the file is gone.
+function M.reload(path)
+  local buf = M.find(path)
+  lent[path] = nil
+  if buf == nil then
+    return nil
+  end
+  if option(buf, 'modified') then
+    return string.format('%s: your buffer has unsaved changes, it was not reloaded', path)
+  end
+  if vim.loop.fs_stat(path) == nil then
+    return string.format('%s no longer exists; its buffer is kept', path)
+  end
+  api.nvim_buf_call(buf, function()
+    vim.cmd('silent edit')
+  end)
+  return nil
 end
 
 return M

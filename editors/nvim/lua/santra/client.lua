@@ -175,8 +175,11 @@ function Client:_closed(code, signal)
   self.closed = true
   local pending = self.pending
   self.pending = {}
+  -- What it said last on stderr tells why (a Node.js too old, a bad config file).
+  local said = vim.trim(self.stderr):match('([^\n]*)$') or ''
+  local message = 'santra-server exited (code ' .. tostring(code) .. ')' .. (said ~= '' and (': ' .. said) or '')
   for _, callback in pairs(pending) do
-    callback({ code = -32099, message = 'santra-server exited (code ' .. tostring(code) .. ')' }, nil)
+    callback({ code = -32099, message = message }, nil)
   end
   if self.opts.on_exit then
     self.opts.on_exit(code, signal, self.stderr)

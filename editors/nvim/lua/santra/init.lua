@@ -1,9 +1,13 @@
 -- santra.nvim: Santra in Neovim. Starts santra-server, speaks its protocol (protocol-spec/README.md)
--- and draws runs in a transcript buffer; approvals open a split, questions use vim.ui.
-local client_mod = require('santra.client')
+-- and draws each session's runs in a transcript buffer; approvals show in a split the cursor does
+-- not move to, questions use vim.ui. This file holds the commands and the Lua API; santra.server
+-- the connection, santra.sessions what each session did.
+local server = require('santra.server')
+local sessions = require('santra.sessions')
 local transcript = require('santra.transcript')
 local approval = require('santra.approval')
 local buffers = require('santra.buffers')
+local select = require('santra.select')
 
 local M = {}
 
@@ -16,246 +20,137 @@ local defaults = {
   env = nil,
   -- A custom agent (.agents/*.json) to run prompts with instead of the server's routing.
   agent = nil,
-  -- How the transcript and approval windows open.
+  -- How the transcript, approval and chat windows open.
   transcript_split = 'botright vsplit',
   approval_split = 'botright split',
+  chat_split = 'belowright 8split',
+  -- How many lines of a command's output the transcript shows (the last ones).
+  command_output_lines = 10,
 }
 
 M.config = vim.deepcopy(defaults)
 
-local state = {
-  client = nil,
-  ready = false,
-  starting = {}, -- callbacks waiting for the handshake
-  server_info = nil,
-  session_id = nil,
-  prompt_id = nil, -- the id of the running `prompt` request
-  last_result = nil, -- the last `prompt` result
-}
+local notify = server.notify
 
-local function notify(msg, level)
-  vim.notify('santra: ' .. msg, level or vim.log.levels.INFO)
-end
-
-local function root()
+--- The workspace root, absolute, symbolic links resolved (as Santra names files).
+function M.root()
   local r = M.config.root
   if type(r) == 'function' then
     r = r()
   end
-  return (vim.fn.fnamemodify(r or vim.fn.getcwd(), ':p'):gsub('/$', ''))
+  local dir = (vim.fn.fnamemodify(r or vim.fn.getcwd(), ':p'):gsub('/$', ''))
+  return vim.loop.fs_realpath(dir) or dir
 end
 
--- RequestFailed (-32803): how a client declines a request it cannot serve (§7.4, §7.5).
-local function declined(respond, message)
-  respond(nil, { code = -32803, message = message })
+--- The absolute path of a path Santra gives relative to the workspace root.
+local function resolve(path)
+  if path:sub(1, 1) == '/' then
+    return path
+  end
+  return M.root() .. '/' .. path
 end
 
--- InvalidParams (-32602): a field that is not a string.
-local function not_a_string(respond, method, field)
-  respond(nil, { code = -32602, message = method .. ': params.' .. field .. ' must be a string' })
+--- The params of a `prompt`. Editor context (the file, the cursor, a selection, diagnostics) goes
+--- here once the protocol carries it: a function collecting it from the current window, its
+--- fields added to these params.
+local function prompt_params(session, text)
+  return { text = text, sessionId = session.id, agent = M.config.agent }
 end
 
---- Runs `fn(...)`, which returns a value or nil and a message; Neovim refusing the change (the
---- command-line window is open, say) is a message too.
-local function attempt(fn, ...)
-  local ok, value, err = pcall(fn, ...)
-  if not ok then
-    return nil, 'santra.nvim: ' .. tostring(value)
+--- Gives `session` an id before its first prompt (`session/new`), so that its phases are told
+--- from another new session's; `done()` then. A server without session/new names it in the
+--- prompt's phases.
+local function with_id(client, session, done)
+  if session.id ~= nil or not server.has('session/new') then
+    return done()
   end
-  return value, err
-end
-
---- `fs/readTextFile` and `fs/writeTextFile` (§7.5): served from the loaded buffers. Declining
---- (RequestFailed) makes Santra use the disk.
-local function serve_file(method, params, respond)
-  if type(params.path) ~= 'string' then
-    return not_a_string(respond, method, 'path')
-  end
-  if method == 'fs/readTextFile' then
-    local text, err = attempt(buffers.read, params.path)
-    if err then
-      return declined(respond, err)
+  client:request('session/new', nil, function(err, result)
+    if err == nil and result and result.session then
+      sessions.set_id(session, result.session.sessionId)
     end
-    return respond({ text = text == nil and vim.NIL or text })
-  end
-  if type(params.text) ~= 'string' then
-    return not_a_string(respond, method, 'text')
-  end
-  local written, err = attempt(buffers.write, params.path, params.text)
-  if not written then
-    return declined(respond, err)
-  end
-  if err then
-    notify(err, vim.log.levels.WARN)
-  end
-  respond(client_mod.object({}))
-end
-
-local function on_request(method, params, respond, id)
-  if method == 'approve' then
-    approval.request(id, params, respond)
-  elseif method == 'fs/readTextFile' or method == 'fs/writeTextFile' then
-    serve_file(method, params, respond)
-  elseif method == 'ask' then
-    local answer = function(value)
-      if value == nil then
-        -- RequestFailed is how a client declines (§7.4); RequestCancelled is for the server's own cancels.
-        declined(respond, 'The user dismissed the question.')
-      else
-        respond({ answer = value })
-      end
-    end
-    local question = params.prompt or ''
-    if params.header ~= nil then
-      question = params.header .. ': ' .. question
-    end
-    if params.options ~= nil and #params.options > 0 then
-      vim.ui.select(params.options, {
-        prompt = question,
-        format_item = function(o)
-          return o.label
-        end,
-      }, function(choice)
-        answer(choice and choice.value)
-      end)
-    else
-      -- vim.ui.input has no hidden mode; a secret answer goes through inputsecret().
-      if params.secret then
-        local ok, value = pcall(vim.fn.inputsecret, question .. ' ')
-        answer(ok and value or nil)
-      else
-        vim.ui.input({ prompt = question .. ' ' }, answer)
-      end
-    end
-  else
-    respond(nil, { code = -32601, message = 'Method not found: ' .. method })
-  end
-end
-
-local function on_notification(method, params)
-  if method == 'phase' then
-    if params.sessionId ~= nil then
-      state.session_id = params.sessionId
-    end
-    transcript.phase(params)
-  end
-end
-
-local function on_exit(code, _, stderr)
-  local was_ready = state.ready
-  state.client, state.ready, state.prompt_id = nil, false, nil
-  approval.reset()
-  local waiting = state.starting
-  state.starting = {}
-  for _, cb in ipairs(waiting) do
-    cb('santra-server exited (code ' .. tostring(code) .. '): ' .. stderr)
-  end
-  if was_ready and not state.stopping then
-    notify('santra-server exited with code ' .. tostring(code), vim.log.levels.WARN)
-  end
-  state.stopping = false
-end
-
---- Runs `fn(client)` once the server is started and initialised (starting it if needed).
-local function with_client(fn)
-  if state.client ~= nil and state.ready then
-    return fn(state.client)
-  end
-  table.insert(state.starting, function(err)
-    if err then
-      notify(err, vim.log.levels.ERROR)
-    else
-      fn(state.client)
-    end
-  end)
-  if state.client ~= nil then
-    return
-  end
-  local client, err = client_mod.start({
-    cmd = M.config.cmd,
-    cwd = root(),
-    env = M.config.env,
-    on_request = on_request,
-    on_notification = on_notification,
-    on_cancel = approval.cancel,
-    on_exit = on_exit,
-  })
-  if not client then
-    local waiting = state.starting
-    state.starting = {}
-    for _, cb in ipairs(waiting) do
-      cb(err)
-    end
-    return
-  end
-  state.client = client
-  client:initialize(root(), function(ierr, result)
-    local waiting = state.starting
-    state.starting = {}
-    if ierr then
-      for _, cb in ipairs(waiting) do
-        cb('initialize failed: ' .. tostring(ierr.message))
-      end
-      return
-    end
-    state.ready = true
-    state.server_info = result.serverInfo
-    for _, cb in ipairs(waiting) do
-      cb(nil)
-    end
+    done()
   end)
 end
 
---- Sends `text` as a prompt in the current session; the run is drawn in the transcript.
+--- Sends `text` as a prompt in the current session (the first prompt starts one); the run is
+--- drawn in the session's transcript. Returns false when a prompt of the session is running.
 function M.prompt(text)
-  if state.prompt_id ~= nil then
-    notify('a prompt is running; :SantraCancel stops it', vim.log.levels.WARN)
-    return
+  local session = sessions.current(true)
+  if session.prompt_id ~= nil then
+    notify('a prompt is running in this session; :SantraCancel stops it, :SantraNew starts another session', vim.log.levels.WARN)
+    return false
   end
-  transcript.show(M.config.transcript_split)
-  transcript.begin(text)
-  with_client(function(client)
-    local params = { text = text, sessionId = state.session_id, agent = M.config.agent }
-    local id
-    id = client:request('prompt', params, function(err, result)
-      if state.prompt_id == id then
-        state.prompt_id = nil
+  require('santra.chat').remember(text)
+  session.transcript:show(M.config.transcript_split)
+  session.transcript:begin(text)
+  sessions.begin_run(session, text)
+  session.prompt_id = 'starting'
+  require('santra.status').changed()
+  server.with_client(function(client)
+    with_id(client, session, function()
+      local id
+      id = client:request('prompt', prompt_params(session, text), function(err, result)
+        if session.prompt_id == id then
+          sessions.ended(session)
+        end
+        if err then
+          session.transcript:error(err.message)
+          return
+        end
+        sessions.set_id(session, result.sessionId or session.id)
+        session.last_result = result
+        session.cost = result.sessionCostUsd or session.cost
+        require('santra.status').changed()
+        session.transcript:append({ transcript.cost_line(result.status, result.costUsd) })
+      end)
+      session.prompt_id = id
+      if session.cancel_asked and id ~= nil then
+        client:cancel(id)
       end
-      if err then
-        transcript.append({ '! ' .. tostring(err.message) })
-        return
-      end
-      state.session_id = result.sessionId or state.session_id
-      state.last_result = result
-      if result.costUsd ~= nil then
-        transcript.append({ string.format('(%s, $%.4f)', result.status, result.costUsd) })
-      end
+      session.cancel_asked = nil
     end)
-    state.prompt_id = id
+  end, function(err)
+    sessions.ended(session)
+    session.transcript:error(err)
   end)
+  return true
 end
 
---- Cancels the running prompt (§6.1); it still ends with its `complete` phase.
+--- Cancels the current session's running prompt (§6.1); it still ends with its `complete` phase.
 function M.cancel()
-  if state.client == nil or state.prompt_id == nil then
-    notify('no prompt is running')
+  local session = sessions.current(false)
+  local client = server.state().client
+  if session == nil or session.prompt_id == nil then
+    return notify('no prompt is running')
+  end
+  if session.prompt_id == 'starting' or client == nil then
+    -- Not sent yet: it is cancelled as soon as it is.
+    session.cancel_asked = true
     return
   end
-  state.client:cancel(state.prompt_id)
+  client:cancel(session.prompt_id)
 end
 
---- Lists saved sessions with vim.ui.select and resumes the chosen one, drawing it again.
+--- `:SantraNew`: a new session, in a transcript of its own; the others stay readable (:ls).
+function M.new_session()
+  local session = sessions.new()
+  session.transcript:show(M.config.transcript_split)
+  notify('new session: the next prompt starts it')
+  return session
+end
+
+--- Lists saved sessions and resumes the chosen one, drawing it again.
 function M.resume()
-  with_client(function(client)
+  server.with_client(function(client)
     client:request('session/list', { limit = 50 }, function(err, result)
       if err then
         return notify(tostring(err.message), vim.log.levels.ERROR)
       end
-      local sessions = result.sessions or {}
-      if #sessions == 0 then
+      local list = result.sessions or {}
+      if #list == 0 then
         return notify('no saved sessions in this workspace')
       end
-      vim.ui.select(sessions, {
+      select.select(list, {
         prompt = 'Resume a session',
         format_item = function(s)
           return string.format('%s  %s  (%d messages)', (s.updatedAt or ''):sub(1, 16), s.title or s.sessionId, s.messageCount or 0)
@@ -269,34 +164,78 @@ function M.resume()
   end)
 end
 
---- Resumes session `id`: its saved phases are sent again (afterSeq 0) and drawn.
-function M.resume_session(id, callback)
-  if state.prompt_id ~= nil then
-    return notify('a prompt is running', vim.log.levels.WARN)
+--- runId → { prompt, status, cost } of session `id`'s runs, from its records (`session/export`
+--- json: phases carry no prompt); empty when the server cannot export.
+local function saved_runs(client, id, done)
+  if not server.has('session/export') then
+    return done({})
   end
-  transcript.show(M.config.transcript_split)
-  transcript.clear()
-  with_client(function(client)
-    client:request('session/resume', { sessionId = id, afterSeq = 0 }, function(err, result)
-      if err then
-        notify(tostring(err.message), vim.log.levels.ERROR)
-      else
-        state.session_id = id
-        local title = result.session and result.session.title or id
-        transcript.prepend({ '# ' .. title, '' })
+  client:request('session/export', { sessionId = id, format = 'json' }, function(err, result)
+    local runs = {}
+    local records = result and result.records
+    if err == nil and records == nil and result and type(result.content) == 'string' then
+      local ok, parsed = pcall(vim.json.decode, result.content)
+      records = ok and parsed or nil
+    end
+    for _, record in ipairs(type(records) == 'table' and records or {}) do
+      if record.type == 'prompt' or record.type == 'run_end' then
+        local run = runs[record.runId] or {}
+        runs[record.runId] = run
+        if record.type == 'prompt' then
+          run.prompt = record.text
+        else
+          run.status, run.cost = record.status, record.costUsd
+        end
       end
-      if callback then
-        callback(err, result)
-      end
+    end
+    done(runs)
+  end)
+end
+
+--- Resumes session `id`: its saved phases are sent again (afterSeq 0) and drawn, each run under
+--- its prompt and ending with its cost, in the session's transcript.
+function M.resume_session(id, callback)
+  local session = sessions.find(id)
+  if session == nil then
+    local empty = sessions.current(false)
+    session = (empty and empty.id == nil and #empty.runs == 0 and empty.prompt_id == nil) and empty or sessions.new()
+  end
+  if session.prompt_id ~= nil then
+    return notify('a prompt is running in that session', vim.log.levels.WARN)
+  end
+  sessions.select(session)
+  sessions.set_id(session, id)
+  session.transcript:show(M.config.transcript_split)
+  session.transcript:clear()
+  session.runs, session.calls, session.last_call = {}, {}, nil
+  server.with_client(function(client)
+    saved_runs(client, id, function(runs)
+      session.replay = { runs = runs }
+      client:request('session/resume', { sessionId = id, afterSeq = 0 }, function(err, result)
+        session.replay = nil
+        if err then
+          notify(tostring(err.message), vim.log.levels.ERROR)
+        else
+          session.cost = result.session and result.session.costUsd or session.cost
+          require('santra.status').changed()
+          local title = result.session and result.session.title or id
+          session.transcript:prepend({ '# ' .. title, '' })
+        end
+        if callback then
+          callback(err, result)
+        end
+      end)
     end)
   end)
 end
 
 --- Sets the model (of the session, or the connection's default); without `model`, picks one.
 function M.model(model)
-  with_client(function(client)
+  local session = sessions.current(false)
+  local session_id = session and session.id
+  server.with_client(function(client)
     local set = function(ref)
-      client:request('model/set', { model = ref, sessionId = state.session_id }, function(err, result)
+      client:request('model/set', { model = ref, sessionId = session_id }, function(err, result)
         if err then
           notify(tostring(err.message), vim.log.levels.ERROR)
         else
@@ -307,11 +246,11 @@ function M.model(model)
     if model ~= nil and model ~= '' then
       return set(model)
     end
-    client:request('model/list', { sessionId = state.session_id }, function(err, result)
+    client:request('model/list', { sessionId = session_id }, function(err, result)
       if err then
         return notify(tostring(err.message), vim.log.levels.ERROR)
       end
-      vim.ui.select(result.models or {}, {
+      select.select(result.models or {}, {
         prompt = 'Model (now ' .. tostring(result.current) .. ')',
         format_item = function(m)
           return m.ref .. (m.configured and '' or '  (not configured)')
@@ -325,51 +264,166 @@ function M.model(model)
   end)
 end
 
---- Ends the server politely (shutdown, exit).
-function M.stop()
-  if state.client ~= nil then
-    state.stopping = true
-    state.client:stop()
+local UNDONE = { create = 'deleted', modify = 'restored', delete = 'restored', move = 'moved back' }
+
+--- `:SantraUndo [run]`: undoes the current session's last file change, or its last run's
+--- (`session/undo`), and reloads the buffers of the files it restored. Refused while a buffer of a
+--- file the session changed has unsaved changes: the undo would be written under them.
+function M.undo(scope)
+  local session = sessions.current(false)
+  if session == nil or session.id == nil then
+    return notify('no session to undo in')
   end
+  if session.prompt_id ~= nil then
+    return notify('a prompt is running in this session; undo when it has ended', vim.log.levels.WARN)
+  end
+  local unsaved = {}
+  for path in pairs(session.changed) do
+    local buf = buffers.find(path)
+    if buf ~= nil and vim.api.nvim_buf_get_option(buf, 'modified') then
+      table.insert(unsaved, vim.fn.fnamemodify(path, ':.'))
+    end
+  end
+  if #unsaved > 0 then
+    table.sort(unsaved)
+    return notify('nothing undone: ' .. table.concat(unsaved, ', ') .. ' has unsaved changes; :write or :edit! it first', vim.log.levels.ERROR)
+  end
+  server.with_client(function(client)
+    client:request('session/undo', { sessionId = session.id, scope = scope == 'run' and 'run' or 'change' }, function(err, result)
+      if err then
+        return notify(tostring(err.message), vim.log.levels.ERROR)
+      end
+      local changes = result.changes or {}
+      local lines = { '', #changes == 0 and 'Nothing left to undo.' or 'Undone:' }
+      local problems = {}
+      for _, change in ipairs(changes) do
+        local where = change.path .. (change.destination and (' → ' .. change.destination) or '')
+        if change.outcome == 'restored' then
+          table.insert(lines, string.format('  %-10s  %s', UNDONE[change.operation] or 'restored', where))
+          for _, path in ipairs({ change.path, change.destination }) do
+            local problem = buffers.reload(resolve(path))
+            if problem ~= nil then
+              table.insert(problems, problem)
+            end
+          end
+        else
+          table.insert(lines, string.format('  left as is  %s%s', where, change.reason and (': ' .. change.reason) or ''))
+        end
+      end
+      session.transcript:append(lines)
+      notify(#changes == 0 and 'nothing left to undo' or string.format('undone: %d change%s (see the transcript)', #changes, #changes == 1 and '' or 's'))
+      for _, problem in ipairs(problems) do
+        notify(problem, vim.log.levels.WARN)
+      end
+    end)
+  end)
 end
 
---- What the plugin knows, for tests and :checkhealth.
+--- `require('santra').statusline()`: a short line for 'statusline' (santra.status).
+M.statusline = function()
+  return require('santra.status').line()
+end
+
+--- Ends the server politely (shutdown, exit).
+function M.stop()
+  server.stop()
+end
+
+--- What the plugin knows of the current session, for tests and :checkhealth.
 function M.status()
+  local session = sessions.current(false)
+  local s = server.state()
   return {
-    running = state.prompt_id ~= nil,
-    ready = state.ready,
-    client = state.client,
-    session_id = state.session_id,
-    server_info = state.server_info,
-    last_result = state.last_result,
+    running = session ~= nil and session.prompt_id ~= nil,
+    ready = s.ready,
+    client = s.client,
+    session_id = session and session.id,
+    server_info = s.server_info,
+    last_result = session and session.last_result,
+    transcript = session and session.transcript:buffer(),
   }
 end
+
+M.approvals = approval.reopen
+M.allow = function()
+  approval.answer('allow')
+end
+M.allow_all = function()
+  approval.answer('allow_all')
+end
+M.reject = function()
+  approval.answer('reject')
+end
+M.reject_with_feedback = approval.feedback
+
+function M.follow()
+  require('santra.follow').follow()
+end
+
+function M.quickfix()
+  require('santra.follow').quickfix()
+end
+
+function M.chat()
+  local session = sessions.current(true)
+  require('santra.chat').open(session.transcript:show(M.config.transcript_split), M.config.chat_split, M.root())
+end
+
+-- name, function, nargs, what it does: the commands, and the <Plug>(Name) mappings of those that
+-- take no argument.
+local COMMANDS = {
+  { 'SantraCancel', M.cancel, 0, 'Cancel the running Santra prompt' },
+  { 'SantraNew', M.new_session, 0, 'Start a new Santra session in a transcript of its own' },
+  { 'SantraResume', M.resume, 0, 'Resume a saved Santra session' },
+  { 'SantraApprovals', M.approvals, 0, 'Show the waiting Santra approval again' },
+  { 'SantraAllow', M.allow, 0, 'Allow the waiting Santra action' },
+  { 'SantraAllowAll', M.allow_all, 0, 'Allow it and every later action of the session' },
+  { 'SantraReject', M.reject, 0, 'Reject the waiting Santra action' },
+  { 'SantraFollow', M.follow, 0, 'Go to the file and line of the tool call under the cursor, or the last one' },
+  { 'SantraQuickfix', M.quickfix, 0, 'The files the last Santra run changed, in the quickfix list' },
+  { 'SantraChat', M.chat, 0, 'Open the Santra chat buffer' },
+}
 
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   if opts and opts.cmd then
     M.config.cmd = opts.cmd -- a list replaces, never merges
   end
-  approval.configure(M.config)
-  vim.api.nvim_create_user_command('Santra', function(c)
+  transcript.command_output_lines = M.config.command_output_lines
+  server.configure({ cmd = M.config.cmd, env = M.config.env, root = M.root })
+  sessions.configure(resolve)
+  approval.configure({ approval_split = M.config.approval_split, resolve = resolve })
+  local command = vim.api.nvim_create_user_command
+  command('Santra', function(c)
     M.prompt(c.args)
   end, { nargs = '+', desc = 'Send a prompt to Santra' })
-  vim.api.nvim_create_user_command('SantraCancel', M.cancel, { nargs = 0, desc = 'Cancel the running Santra prompt' })
-  vim.api.nvim_create_user_command('SantraResume', M.resume, { nargs = 0, desc = 'Resume a saved Santra session' })
-  vim.api.nvim_create_user_command('SantraModel', function(c)
+  command('SantraModel', function(c)
     M.model(c.args)
   end, { nargs = '?', desc = 'Show or switch the Santra model' })
+  command('SantraUndo', function(c)
+    M.undo(c.args)
+  end, { nargs = '?', complete = function() return { 'run' } end, desc = "Undo the Santra session's last change (or run)" })
+  command('SantraRejectWithFeedback', function(c)
+    M.reject_with_feedback(c.args)
+  end, { nargs = '*', desc = 'Reject the waiting Santra action, telling the agent why (the text, or asked for)' })
+  for _, def in ipairs(COMMANDS) do
+    command(def[1], function()
+      def[2]()
+    end, { nargs = def[3], desc = def[4] })
+  end
+  local feedback = { 'SantraRejectWithFeedback', M.reject_with_feedback, 0, 'Reject the waiting Santra action, telling the agent why' }
+  for _, def in ipairs(vim.list_extend({ feedback }, COMMANDS)) do
+    vim.keymap.set('n', '<Plug>(' .. def[1] .. ')', function()
+      def[2]()
+    end, { desc = def[4] })
+  end
   local group = vim.api.nvim_create_augroup('santra', { clear = true })
   -- Neovim quits when this returns: wait (briefly) for the server's answer to `shutdown`, so that
   -- `exit` is sent too and the server ends cleanly instead of seeing its input close.
   vim.api.nvim_create_autocmd('VimLeavePre', {
     group = group,
     callback = function()
-      local client = state.client
-      M.stop()
-      if client ~= nil then
-        client:wait_exit(2000)
-      end
+      server.stop(2000)
     end,
   })
 end

@@ -1,0 +1,199 @@
+/**
+ * The Neovim plugin's approvals against what real users did (issue 31), end to end: a headless
+ * Neovim with the plugin runs a Lua flow of editors/nvim/test against the built santra-server and
+ * a fake Anthropic provider on 127.0.0.1.
+ *
+ * - stale_flow.lua: the user edits the file while its approval is open, then allows: the change
+ *   is made again on the user's text and asked again, never written over it.
+ * - focus_flow.lua (typing): keys typed for the file right after `:Santra` go to the file, not
+ *   to the approval, which waits for a deliberate answer.
+ * - focus_flow.lua (close): `:q` on the approval rejects it and the run goes on; a window closed
+ *   otherwise leaves it waiting, and `:SantraApprovals` shows it again.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { FakeTurn } from '../../conformance-tests/src/fake-providers/index.ts';
+import { runNvimFlow, writeTesterAgent } from './helpers/editor-env.ts';
+
+const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
+const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
+const cleanups: (() => Promise<void>)[] = [];
+
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+const tool = (id: string, name: string, args: unknown): FakeTurn => ({ toolCalls: [{ id, name, args }] });
+
+/** What a flow reports of the approval waiting, and of where the cursor is. */
+interface ApprovalState {
+  waiting: boolean;
+  path?: string;
+  shown: boolean;
+  entered: boolean;
+  cursor_in_file: boolean;
+}
+
+interface FocusReport {
+  error?: string;
+  notices: string[];
+  shown_while_typing?: boolean;
+  file?: string[];
+  after_typing?: ApprovalState;
+  statusline_waiting?: string;
+  first?: ApprovalState;
+  second?: ApprovalState;
+  hidden?: ApprovalState;
+  reopened?: ApprovalState;
+  result_status: string;
+  transcript: string[];
+  statusline_after: string;
+  server_exited: boolean;
+}
+
+function runFocusFlow(which: 'typing' | 'close', turns: FakeTurn[]) {
+  return runNvimFlow<FocusReport>({
+    plugin: PLUGIN,
+    server: SERVER,
+    script: join(PLUGIN, 'test/focus_flow.lua'),
+    turns,
+    prepare: (workspace) => {
+      writeTesterAgent(workspace, ['write_file', 'task_completed'], 'Neovim plugin');
+      writeFileSync(join(workspace, 'notes.md'), '# notes\n');
+    },
+    env: { SANTRA_NVIM_CASE: which, SANTRA_NVIM_FILE: 'notes.md' },
+    cleanups,
+  });
+}
+
+describe('santra.nvim approvals', () => {
+  test('an edit made while the approval is open is not written over: the change is made again on it and asked again', async () => {
+    const { report, workspace } = await runNvimFlow<{
+      error?: string;
+      approvals: string[][];
+      edited: string[];
+      result_status: string;
+      after: string[];
+      after_modified: boolean;
+      undone: string[];
+      undone_modified: boolean;
+      server_exited: boolean;
+    }>({
+      plugin: PLUGIN,
+      server: SERVER,
+      script: join(PLUGIN, 'test/stale_flow.lua'),
+      turns: [
+        tool('t1', 'str_replace', { path: 'hello.txt', oldStr: 'hello', newStr: 'goodbye' }),
+        { text: 'Done.' },
+      ],
+      prepare: (workspace) => {
+        writeTesterAgent(workspace, ['read_file', 'str_replace', 'task_completed'], 'Neovim plugin');
+        writeFileSync(join(workspace, 'hello.txt'), 'hello world\n');
+      },
+      env: {
+        SANTRA_NVIM_FILE: 'hello.txt',
+        SANTRA_NVIM_PROMPT: 'Say goodbye',
+        SANTRA_NVIM_EDIT: 's/world/there/',
+      },
+      cleanups,
+    });
+    const [first, second] = report.approvals;
+    assert.ok(first?.includes('+goodbye world'), (first ?? []).join('\n'));
+    assert.deepEqual(report.edited, ['hello there']);
+    // Allowing did not write the first diff: Santra read the buffer again, made the change on the
+    // user's text, and asked again with the new diff.
+    assert.equal(report.approvals.length, 2, JSON.stringify(report.approvals));
+    assert.ok(second?.includes('-hello there'), (second ?? []).join('\n'));
+    assert.ok(second?.includes('+goodbye there'), (second ?? []).join('\n'));
+    assert.match(second?.[1] ?? '', /You changed the file while you were asked/);
+    assert.equal(report.result_status, 'completed');
+    // Buffer and disk hold the user's edit and Santra's; one undo brings back the user's text.
+    assert.deepEqual(report.after, ['goodbye there']);
+    assert.equal(report.after_modified, false);
+    assert.equal(readFileSync(join(workspace, 'hello.txt'), 'utf8'), 'goodbye there\n');
+    assert.deepEqual(report.undone, ['hello there']);
+    assert.equal(report.undone_modified, true);
+    assert.equal(report.server_exited, true);
+  });
+
+  test('keys typed for the file right after :Santra go to the file; the approval waits for :SantraAllow', async () => {
+    const { report, workspace } = await runFocusFlow('typing', [
+      tool('w1', 'write_file', { path: 'greeting.txt', content: 'hello from nvim\n' }),
+      { text: 'Wrote greeting.txt.' },
+    ]);
+    // The approval appeared while the user was typing in the file, and every key went there.
+    assert.equal(report.shown_while_typing, true);
+    assert.deepEqual(report.file, ['# notes', '# typing in my buffer, yes and no']);
+    assert.deepEqual(report.after_typing, {
+      waiting: true,
+      path: 'greeting.txt',
+      shown: true,
+      entered: false,
+      cursor_in_file: true,
+    });
+    // A one-line notice said how to answer; the statusline counts the approval.
+    assert.ok(
+      report.notices.some((n) => /^santra: create greeting\.txt\? :SantraAllow, :SantraReject/.test(n)),
+      report.notices.join('\n'),
+    );
+    assert.equal(report.statusline_waiting, 'santra: tester running · 1 approval');
+    // Only :SantraAllow answered it.
+    assert.equal(report.result_status, 'completed');
+    assert.equal(readFileSync(join(workspace, 'greeting.txt'), 'utf8'), 'hello from nvim\n');
+    assert.match(report.transcript.join('\n'), /✓ ok: created greeting\.txt/);
+    assert.match(report.statusline_after, /^santra: \$\d+\.\d{4}$/);
+    assert.equal(report.server_exited, true);
+  });
+
+  test(':q on the approval rejects it and the run goes on; :only hides one, :SantraApprovals shows it again', async () => {
+    const { report, workspace } = await runFocusFlow('close', [
+      tool('w1', 'write_file', { path: 'a.txt', content: 'a\n' }),
+      tool('w2', 'write_file', { path: 'b.txt', content: 'b\n' }),
+      { text: 'Wrote b.txt only.' },
+    ]);
+    assert.deepEqual(report.first, {
+      waiting: true,
+      path: 'a.txt',
+      shown: true,
+      entered: false,
+      cursor_in_file: true,
+    });
+    // :q rejected a.txt (with a notice), and the run went on to b.txt.
+    assert.ok(
+      report.notices.includes('santra: rejected (you closed the approval with :q): create a.txt'),
+      report.notices.join('\n'),
+    );
+    assert.equal(existsSync(join(workspace, 'a.txt')), false);
+    assert.equal(report.second?.path, 'b.txt');
+    // :only closed its window: it still waits, and the user is told how to get it back.
+    assert.deepEqual(report.hidden, {
+      waiting: true,
+      path: 'b.txt',
+      shown: false,
+      entered: false,
+      cursor_in_file: true,
+    });
+    assert.ok(
+      report.notices.some((n) =>
+        n.startsWith('santra: approval hidden, still waiting: :SantraApprovals shows it'),
+      ),
+      report.notices.join('\n'),
+    );
+    assert.deepEqual(report.reopened, {
+      waiting: true,
+      path: 'b.txt',
+      shown: true,
+      entered: true,
+      cursor_in_file: false,
+    });
+    assert.equal(readFileSync(join(workspace, 'b.txt'), 'utf8'), 'b\n');
+    assert.equal(report.result_status, 'completed');
+    const transcript = report.transcript.join('\n');
+    assert.match(transcript, /⊘ rejected/);
+    assert.match(transcript, /✓ ok: created b\.txt/);
+    assert.equal(report.server_exited, true);
+  });
+});
