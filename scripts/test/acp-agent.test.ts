@@ -21,6 +21,7 @@ import {
   messageText,
   refuse,
   rejection,
+  rowContent,
   setup,
   testerSession,
   updatesOf,
@@ -34,13 +35,22 @@ describe('santra acp', () => {
     const context = await setup([write('greeting.txt', 'hello from acp\n'), { text: 'Wrote greeting.txt.' }]);
     const editor = await connect(context, choose('allow'));
     const sessionId = await testerSession(editor, context.workspace);
+    // As Zed sends a message with a mention: the text around it keeps its spaces.
     const response = await editor.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
-      prompt: [{ type: 'text', text: 'write the greeting' }],
+      prompt: [
+        { type: 'text', text: 'write the greeting into ' },
+        { type: 'resource_link', name: 'greeting.txt', uri: `file://${context.workspace}/greeting.txt` },
+        { type: 'text', text: ' please' },
+      ],
     });
     assert.equal(response.stopReason, 'end_turn');
     assert.equal(readFileSync(join(context.workspace, 'greeting.txt'), 'utf8'), 'hello from acp\n');
     assert.match(messageText(editor), /Wrote greeting\.txt\./);
+    assert.deepEqual(
+      updatesOf(editor, 'session_info_update').map((update) => update.title),
+      ['write the greeting into @greeting.txt please'],
+    );
 
     const [call] = updatesOf(editor, 'tool_call');
     assert.equal(call?.kind, 'edit');
@@ -51,18 +61,26 @@ describe('santra acp', () => {
     assert.equal(permission?.sessionId, sessionId);
     assert.equal(permission?.toolCall.toolCallId, call?.toolCallId);
     assert.deepEqual(
-      permission?.options.map((option) => option.kind),
-      ['allow_once', 'allow_always', 'reject_once'],
+      permission?.options.map((option) => [option.kind, option.name]),
+      [
+        ['allow_once', 'Allow'],
+        ['allow_always', 'Always allow edits and commands'],
+        ['reject_once', 'Reject'],
+      ],
     );
-    assert.deepEqual(permission?.toolCall.content, [
-      { type: 'diff', path: join(context.workspace, 'greeting.txt'), newText: 'hello from acp\n' },
-    ]);
+    const diff = { type: 'diff', path: join(context.workspace, 'greeting.txt'), newText: 'hello from acp\n' };
+    assert.deepEqual(permission?.toolCall.content, [diff]);
 
     const done = updatesOf(editor, 'tool_call_update').filter(
       (update) => update.toolCallId === call?.toolCallId,
     );
     assert.equal(done.at(-1)?.status, 'completed');
-    assert.equal(done.at(-1)?.content?.[0]?.type, 'diff', 'the completed edit keeps its diff');
+    assert.deepEqual(rowContent(editor, call?.toolCallId), [diff], 'the completed edit keeps its diff');
+    // One diff, sent once to the row: none before the approval, none again at the end.
+    const diffsSent = [call, ...done].filter((update) =>
+      (update?.content ?? []).some((content) => content.type === 'diff'),
+    );
+    assert.equal(diffsSent.length, 1, JSON.stringify(diffsSent));
     assert.equal(await editor.close(), 0);
   });
 
@@ -255,6 +273,11 @@ describe('santra acp', () => {
     const calls = updatesOf(editor, 'tool_call');
     const section = calls.find((update) => update.kind === 'think');
     assert.match(section?.title ?? '', /^Executor: Create notes\.txt/);
+    // One delegation, one row: the spawn_agent call is the executor's row, not a second one.
+    assert.deepEqual(
+      calls.filter((update) => !update.title.startsWith('executor-1: ')).map((update) => update.title),
+      ['Executor: Create notes.txt'],
+    );
     assert.ok(calls.some((update) => update.title === 'executor-1: write_file notes.txt'));
     assert.ok(!calls.some((update) => /task_completed/.test(update.title)), 'task_completed is not a row');
     const sectionEnd = updatesOf(editor, 'tool_call_update').filter(

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import type { ApproveParams, Phase } from '#protocol';
 import { keepEnd, lentCapabilities } from '../src/connection/acp/lent.ts';
 import { approvalOptions } from '../src/connection/acp/permissions.ts';
-import { promptText, UnsupportedPrompt } from '../src/connection/acp/prompt-text.ts';
+import { promptText, promptTitle, UnsupportedPrompt } from '../src/connection/acp/prompt-text.ts';
 import { RunView } from '../src/connection/acp/run-view.ts';
 
 const ROOT = '/home/ada/project';
@@ -130,25 +130,34 @@ describe('RunView', () => {
     assert.match(JSON.stringify(failed), /error: exit 1/);
   });
 
-  test('an edit shows its diff from the arguments, and the approval replaces it with the exact hunks', () => {
+  test("an edit shows one diff, sent once: the approval's exact hunks when Santra asks, its arguments' when it does not", () => {
     const view = new RunView({ root: ROOT });
-    const [call] = view.phase(
+    const editCall = (toolCallId: string) =>
       phase({
         ...sub,
         agentId: 'executor-1',
         type: 'tool_call',
-        toolCallId: 'toolu_03',
+        toolCallId,
         toolName: 'str_replace',
         kind: 'edit',
         args: { path: 'src/greet.ts', oldStr: 'a', newStr: 'b' },
         summary: 'str_replace src/greet.ts',
-      }),
-    );
+      });
+    const editResult = (toolCallId: string) =>
+      phase({
+        ...sub,
+        agentId: 'executor-1',
+        type: 'tool_result',
+        toolCallId,
+        toolName: 'str_replace',
+        status: 'ok',
+        summary: 'updated',
+      });
+    // Asked about: the row waits with no diff; the approval brings the exact one; the end keeps it.
+    const [call] = view.phase(editCall('toolu_03'));
     assert.equal(call?.sessionUpdate === 'tool_call' && call.title, 'executor-1: str_replace src/greet.ts');
     assert.equal(call?.sessionUpdate === 'tool_call' && call.status, 'pending');
-    assert.deepEqual(call?.sessionUpdate === 'tool_call' && call.content, [
-      { type: 'diff', path: `${ROOT}/src/greet.ts`, oldText: 'a', newText: 'b' },
-    ]);
+    assert.deepEqual(call?.sessionUpdate === 'tool_call' && call.content, []);
     const approval = view.approval(modify());
     assert.equal(approval.toolCallId, 'run_1/toolu_03');
     assert.equal(approval.title, 'Edit src/greet.ts');
@@ -160,18 +169,20 @@ describe('RunView', () => {
         newText: 'export function greet(name: string) {\n  return `Hello, ${name}!`;\n',
       },
     ]);
-    const [done] = view.phase(
-      phase({
-        ...sub,
-        agentId: 'executor-1',
-        type: 'tool_result',
-        toolCallId: 'toolu_03',
-        toolName: 'str_replace',
-        status: 'ok',
-        summary: 'updated',
-      }),
-    );
-    assert.deepEqual(done?.sessionUpdate === 'tool_call_update' && done.content, approval.content);
+    const [done] = view.phase(editResult('toolu_03'));
+    assert.deepEqual(done, {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'run_1/toolu_03',
+      status: 'completed',
+      rawOutput: { status: 'ok', summary: 'updated' },
+    });
+    // Allowed without asking (after "always allow"): the arguments' diff, once, when it is done.
+    const [quiet] = view.phase(editCall('toolu_04'));
+    assert.deepEqual(quiet?.sessionUpdate === 'tool_call' && quiet.content, []);
+    const [quietDone] = view.phase(editResult('toolu_04'));
+    assert.deepEqual(quietDone?.sessionUpdate === 'tool_call_update' && quietDone.content, [
+      { type: 'diff', path: `${ROOT}/src/greet.ts`, oldText: 'a', newText: 'b' },
+    ]);
   });
 
   test('a protected approval says why and offers no "allow all"; a command shows the exact line', () => {
@@ -191,8 +202,13 @@ describe('RunView', () => {
       ],
     );
     assert.deepEqual(
-      approvalOptions(modify(), true).map((option) => option.kind),
-      ['allow_once', 'allow_always', 'reject_once', 'reject_once'],
+      approvalOptions(modify(), true).map((option) => [option.kind, option.name]),
+      [
+        ['allow_once', 'Allow'],
+        ['allow_always', 'Always allow edits and commands'],
+        ['reject_once', 'Reject'],
+        ['reject_once', 'Reject with feedback…'],
+      ],
     );
     const command = view.approval({
       kind: 'command',
@@ -206,6 +222,25 @@ describe('RunView', () => {
     });
     assert.equal(command.kind, 'execute');
     assert.match(JSON.stringify(command.content), /\$ npm test/);
+    const commandParams = {
+      kind: 'command' as const,
+      sessionId: 'ses_1',
+      runId: 'run_1',
+      agentId: 'executor-1',
+      toolCallId: 'toolu_10',
+      toolName: 'run_command',
+      command: 'npm test',
+      cwd: ROOT,
+    };
+    // The same names for a command: "always" covers edits and commands alike, and says so.
+    assert.deepEqual(
+      approvalOptions(commandParams, false).map((option) => option.name),
+      ['Allow', 'Always allow edits and commands', 'Reject'],
+    );
+    assert.deepEqual(
+      approvalOptions({ ...commandParams, protected: true }, false).map((option) => option.name),
+      ['Allow this command, which touches a protected location', 'Reject'],
+    );
   });
 
   test("a command run in the editor's terminal shows it on its row, and keeps it when it ends", () => {
@@ -235,9 +270,9 @@ describe('RunView', () => {
         output: 'a.txt',
       }),
     );
-    assert.deepEqual(ok?.sessionUpdate === 'tool_call_update' && ok.content, [
-      { type: 'terminal', terminalId: 'term_7' },
-    ]);
+    // The terminal is on the row already: the end leaves it there and sends no content again.
+    assert.equal(ok?.sessionUpdate === 'tool_call_update' && ok.status, 'completed');
+    assert.equal(ok !== undefined && 'content' in ok, false);
 
     view.phase(
       phase({
@@ -285,6 +320,76 @@ describe('RunView', () => {
     assert.match(JSON.stringify(ended), /JWT, in src\/auth\.ts/);
   });
 
+  test("one delegation is one row: spawn_agent is not a row of its own, its sub-agent's row is; a spawn that started no agent is shown when it ends", () => {
+    const view = new RunView({ root: ROOT });
+    const rows = (updates: ReturnType<RunView['phase']>) =>
+      updates.filter((update) => update.sessionUpdate === 'tool_call');
+    const spawn = (toolCallId: string, args: Record<string, unknown>, toolName = 'spawn_agent') =>
+      phase({ type: 'tool_call', toolCallId, toolName, kind: 'agent', args, summary: `${toolName} x` });
+    const spawned = (toolCallId: string, toolName = 'spawn_agent', status = 'ok') =>
+      phase({
+        type: 'tool_result',
+        toolCallId,
+        toolName,
+        status,
+        summary: 'done',
+        output: '## reader-1: done',
+      });
+    const updates = [
+      ...view.phase(spawn('o1', { agentId: 'reader', task: 'Read the auth module' })),
+      ...view.phase(phase({ ...sub, type: 'section', title: 'Reader: Read the auth module' })),
+      ...view.phase(phase({ ...sub, type: 'complete', status: 'completed', output: 'JWT.' })),
+      ...view.phase(spawned('o1')),
+    ];
+    assert.deepEqual(
+      rows(updates).map((row) => row.sessionUpdate === 'tool_call' && row.title),
+      ['Reader: Read the auth module'],
+    );
+    assert.deepEqual(
+      updates.map((update) => ('toolCallId' in update ? update.toolCallId : update.sessionUpdate)),
+      ['run_1/agent/reader-1', 'run_1/agent/reader-1'],
+      'the sub-agent row, then its end: nothing for the spawn call itself',
+    );
+
+    // spawn_agents: a row per agent started, none for the call.
+    const many = [
+      ...view.phase(spawn('o2', { agents: [{ agentId: 'reader' }, { agentId: 'thinker' }] }, 'spawn_agents')),
+      ...view.phase(phase({ ...sub, agentId: 'reader-2', type: 'section', title: 'Reader: a' })),
+      ...view.phase(
+        phase({ ...sub, agentId: 'thinker-1', agentRole: 'thinker', type: 'section', title: 'Thinker: b' }),
+      ),
+      ...view.phase(spawned('o2', 'spawn_agents')),
+    ];
+    assert.deepEqual(
+      rows(many).map((row) => row.sessionUpdate === 'tool_call' && row.title),
+      ['Reader: a', 'Thinker: b'],
+    );
+
+    // No agent started (an unknown one): the call is a row after all, failed, saying why.
+    assert.deepEqual(view.phase(spawn('o3', { agentId: 'wizard', task: 'x' })), []);
+    const [refused] = view.phase({
+      ...spawned('o3', 'spawn_agent', 'error'),
+      output: 'There is no agent "wizard".',
+    } as Phase);
+    assert.equal(refused?.sessionUpdate === 'tool_call' && refused.status, 'failed');
+    assert.match(JSON.stringify(refused), /There is no agent \\"wizard\\"/);
+  });
+
+  test("a row's title is one line with single spaces", () => {
+    const view = new RunView({ root: ROOT });
+    const [call] = view.phase(
+      phase({
+        type: 'tool_call',
+        toolCallId: 't1',
+        toolName: 'grep_search',
+        kind: 'search',
+        args: { pattern: '  a\tb' },
+        summary: 'grep_search   a\tb',
+      }),
+    );
+    assert.equal(call?.sessionUpdate === 'tool_call' && call.title, 'grep_search a b');
+  });
+
   test('todo_write is the plan, not a row; a run ended by task_completed shows its output once', () => {
     const view = new RunView({ root: ROOT });
     const [plan] = view.phase(
@@ -329,8 +434,23 @@ describe('promptText', () => {
     );
     assert.equal(
       text,
-      'Explain @src/a.ts\n\nContext from src/b.ts (as the editor has it):\n````\nconst b = "```";\n````',
+      'Explain @src/a.ts @src/b.ts\n\nContext from src/b.ts (as the editor has it):\n````\nconst b = "```";\n````',
     );
+  });
+
+  test('text cut at mentions, as Zed sends it, joins without doubled spaces; the title is one single-spaced line', () => {
+    const text = promptText(
+      [
+        { type: 'text', text: 'Why does ' },
+        { type: 'resource_link', name: 'a.ts', uri: `file://${ROOT}/src/a.ts` },
+        { type: 'text', text: ' call ' },
+        { type: 'resource', resource: { uri: `file://${ROOT}/src/b.ts`, text: 'export {};' } },
+        { type: 'text', text: ' twice?' },
+      ],
+      ROOT,
+    );
+    assert.equal(text.split('\n')[0], 'Why does @src/a.ts call @src/b.ts twice?');
+    assert.equal(promptTitle('  Fix  the\tbug in @src/a.ts \n\nmore'), 'Fix the bug in @src/a.ts');
   });
 
   test('images and empty prompts are refused with what to send instead', () => {

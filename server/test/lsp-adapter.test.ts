@@ -271,7 +271,14 @@ describe('santra lsp', () => {
       capabilities: {},
     });
     assert.deepEqual(init.capabilities.executeCommandProvider, {
-      commands: ['santra.explain', 'santra.fix', 'santra.ask', 'santra.answer', 'santra.cancel'],
+      commands: [
+        'santra.explain',
+        'santra.fix',
+        'santra.ask',
+        'santra.answer',
+        'santra.cancel',
+        'santra.undo',
+      ],
     });
     assert.ok(init.capabilities.codeActionProvider);
     assert.deepEqual(init.capabilities.textDocumentSync, { openClose: true, change: 2 });
@@ -304,7 +311,7 @@ describe('santra lsp', () => {
     lsp.dispose();
   });
 
-  test('fix, rejected in the showMessageRequest: the question names the file and the +/- lines; nothing is written', async () => {
+  test('fix, rejected in the showMessageRequest: the question names the file and shows the change with line numbers and context; nothing is written', async () => {
     const e = await editor(fixTurns(), WITH_BUTTONS, () => ({ title: 'reject' }));
     assert.equal(await runAction(e, 'Santra: fix'), null);
     await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
@@ -314,9 +321,16 @@ describe('santra lsp', () => {
       request.actions?.map((a) => a.title),
       ['allow', 'allow all', 'reject'],
     );
-    assert.match(request.message, /^Santra wants to modify greet\.js \(\+1 -1\)/);
-    assert.ok(request.message.includes('-  return "Hello " + name;'), request.message);
-    assert.ok(request.message.includes('+  return `Hello, ${name}!`;'), request.message);
+    assert.equal(
+      request.message,
+      [
+        'Santra wants to modify greet.js (+1 -1)',
+        '1   export function greet(name) {',
+        '2 -   return "Hello " + name;',
+        '  +   return `Hello, ${name}!`;',
+        '3   }',
+      ].join('\n'),
+    );
     assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), ORIGINAL);
     assert.equal(e.edits.length, 0);
     assert.ok(
@@ -331,10 +345,15 @@ describe('santra lsp', () => {
       assert.fail('no showMessageRequest without window.showMessage'),
     );
     await runAction(e, 'Santra: fix');
-    await until(
+    const notice = await until(
       'the approval notice',
       () => e.shown.find((m) => m.startsWith('Santra wants to modify greet.js')),
       e,
+    );
+    // The status line shows the first line only: how to answer is there, typed as Helix takes it.
+    assert.equal(
+      notice.split('\n')[0],
+      'Santra wants to modify greet.js (+1 -1) — answer from the code actions, or with santra.answer "allow" (or "allow_all", "reject", "your feedback")',
     );
     const titles = (await codeActions(e)).map((a) => a.title);
     assert.deepEqual(titles.slice(0, 3), [
@@ -441,6 +460,61 @@ describe('santra lsp', () => {
     assert.equal(await shutdown(e), 0);
   });
 
+  test('santra.undo (the code action "Santra: undo the last change") puts the file back on disk and in the buffer', async () => {
+    const e = await editor(fixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
+    assert.ok(!(await codeActions(e)).some((a) => a.title === 'Santra: undo the last change'));
+    await runAction(e, 'Santra: fix');
+    await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), FIXED);
+    assert.equal(e.text, FIXED);
+    await runAction(e, 'Santra: undo the last change');
+    await until('the undo', () => e.shown.find((m) => m.startsWith('santra.undo:')), e);
+    assert.ok(e.shown.includes('santra.undo: restored greet.js'), e.shown.join(' | '));
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), ORIGINAL);
+    assert.equal(e.text, ORIGINAL, 'the buffer is brought along, by an edit undo can take back');
+    assert.equal(e.edits.length, 2);
+    await e.lsp.sendRequest('workspace/executeCommand', { command: 'santra.undo' });
+    await until('the second undo', () => e.shown.find((m) => m === 'santra.undo: nothing left to undo'), e);
+    assert.ok(!(await codeActions(e)).some((a) => a.title === 'Santra: undo the last change'));
+    assert.equal(await shutdown(e), 0);
+  });
+
+  test('santra.undo of a file changed on disk since asks first, saying it is the undo', async () => {
+    const e = await editor(fixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
+    await runAction(e, 'Santra: fix');
+    await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
+    writeFileSync(join(e.workspace, 'greet.js'), `${FIXED}// saved by someone else\n`);
+    await e.lsp.sendRequest('workspace/executeCommand', { command: 'santra.undo' });
+    await until('the undo', () => e.shown.find((m) => m.startsWith('santra.undo:')), e);
+    assert.match(
+      e.requests[1]?.message ?? '',
+      /^santra\.undo, on a file changed since, wants to modify greet\.js \(\+1 -2\)\n/,
+    );
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), ORIGINAL);
+    assert.equal(e.text, ORIGINAL);
+    assert.equal(await shutdown(e), 0);
+  });
+
+  test("the editor's undo takes the change out of the buffer only: the user is told, and santra.undo puts the disk back", async () => {
+    const e = await editor(fixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
+    await runAction(e, 'Santra: fix');
+    await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
+    await type(e, ORIGINAL); // `u` in the editor: the buffer as before, which the editor calls unmodified
+    const told = await until('the notice', () => e.shown.find((m) => m.includes('your undo took')), e);
+    assert.match(
+      told,
+      /greet\.js: your undo took Santra's change out of the buffer, but the file on disk still has it/,
+    );
+    assert.match(told, /run santra\.undo \(Helix: :lsp-workspace-command santra\.undo\)/);
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), FIXED);
+    await e.lsp.sendRequest('workspace/executeCommand', { command: 'santra.undo' });
+    await until('the undo', () => e.shown.find((m) => m.startsWith('santra.undo:')), e);
+    assert.equal(readFileSync(join(e.workspace, 'greet.js'), 'utf8'), ORIGINAL);
+    assert.equal(e.text, ORIGINAL);
+    assert.equal(e.edits.length, 1, 'the buffer held the old text already');
+    assert.equal(await shutdown(e), 0);
+  });
+
   test('santra.cancel while an approval waits: the run ends cancelled and the file is untouched', async () => {
     const e = await editor(fixTurns(), WITHOUT_BUTTONS, () => null);
     await runAction(e, 'Santra: fix');
@@ -478,7 +552,15 @@ describe('santra lsp', () => {
       run('santra.explain', [{ uri: 'file:///nowhere/x.js', range }]),
       /is not open in the editor/,
     );
-    await assert.rejects(run('santra.answer', [42]), /takes the answer as one string/);
+    await assert.rejects(
+      run('santra.answer', [42]),
+      /takes the answer as one string, in double quotes on a command line: santra.answer "allow"/,
+    );
+    await assert.rejects(
+      run('santra.undo', ['everything']),
+      /takes no argument \(the last change\), or "run"/,
+    );
+    await assert.rejects(run('santra.undo'), /Santra has changed nothing here yet/);
     assert.equal(await shutdown(e), 0);
   });
 });

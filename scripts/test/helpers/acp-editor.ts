@@ -319,6 +319,19 @@ export const updatesOf = <K extends acp.SessionUpdate['sessionUpdate']>(editor: 
       (update): update is Extract<acp.SessionUpdate, { sessionUpdate: K }> => update.sessionUpdate === kind,
     );
 
+/**
+ * What the editor shows as the content of the tool call `toolCallId` after every update: ACP's
+ * `tool_call` sets it, and a `tool_call_update` that carries `content` replaces it.
+ */
+export function rowContent(editor: Editor, toolCallId: string | undefined): acp.ToolCallContent[] {
+  let content: acp.ToolCallContent[] = [];
+  for (const { update } of editor.updates) {
+    if (update.sessionUpdate !== 'tool_call' && update.sessionUpdate !== 'tool_call_update') continue;
+    if (update.toolCallId === toolCallId && update.content != null) content = update.content;
+  }
+  return content;
+}
+
 export const messageText = (editor: Editor) =>
   updatesOf(editor, 'agent_message_chunk')
     .map((update) => (update.content.type === 'text' ? update.content.text : ''))

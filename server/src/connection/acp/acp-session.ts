@@ -33,7 +33,7 @@ import {
 import type { Logger } from '../../support/log.ts';
 import { type LendingEditor, readFromEditor, runInTerminal, writeToEditor } from './lent.ts';
 import { askApproval, askQuestion, type Editor } from './permissions.ts';
-import { promptText } from './prompt-text.ts';
+import { promptText, promptTitle } from './prompt-text.ts';
 import { acpToolCallId, RunView } from './run-view.ts';
 import type { LentCapabilities, SantraClient, SantraHandlers } from '../adapters/santra-client.ts';
 
@@ -153,7 +153,7 @@ export class AcpSession {
     try {
       if (this.#note !== undefined) this.#send(message(`> ${this.#note}\n\n`));
       this.#note = undefined;
-      if (!this.#titled) this.#send({ sessionUpdate: 'session_info_update', title: firstLine(text) });
+      if (!this.#titled) this.#send({ sessionUpdate: 'session_info_update', title: promptTitle(text) });
       this.#titled = true;
       const params: ParamsOf<'prompt'> = {
         text,
@@ -355,9 +355,4 @@ function savedRecords(content: string): SavedRecord[] {
 
 function message(text: string): SessionUpdate {
   return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } };
-}
-
-function firstLine(text: string): string {
-  const line = text.trim().split('\n')[0] ?? '';
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

@@ -1,9 +1,12 @@
 /**
  * Santra's `approve` and `ask` put to the editor's user through ACP.
  *
- * approve → `session/request_permission` on the tool call, with the diff or command shown:
- *   Allow (allow_once) → allow; Allow all (allow_always) → allow_all, which is Santra's state for
- *   the rest of the session; Reject (reject_once) → reject; and, when the client renders forms
+ * approve → `session/request_permission` on the tool call, with the diff or command shown, its
+ *   options named as Zed's own ACP agents name theirs (Claude Code's: "Allow", "Always Allow",
+ *   "Reject"), with what "always" covers said:
+ *   Allow (allow_once) → allow; Always allow edits and commands (allow_always) → allow_all, which is
+ *   Santra's state for the rest of the session, for every edit and command alike; Reject
+ *   (reject_once) → reject; and, when the client renders forms
  *   (elicitation), Reject with feedback… (reject_once) → a one-field form whose text goes to the
  *   model. A protected location is never offered "allow all" (Santra asks each time, §7.3); its
  *   request says so in its title, kind (`other`), option name and `_meta.santra.protected`. An
@@ -40,22 +43,19 @@ const REJECT = 'reject';
 const FEEDBACK = 'feedback';
 
 export function approvalOptions(params: ApproveParams, forms: boolean): PermissionOption[] {
-  const what = params.kind === 'command' ? 'commands' : 'edits';
   const allow =
-    params.protected === true
-      ? `Allow this ${params.kind === 'command' ? 'command' : 'change'} to a protected location`
-      : 'Allow';
+    params.protected !== true
+      ? 'Allow'
+      : params.kind === 'command'
+        ? 'Allow this command, which touches a protected location'
+        : 'Allow this change to a protected location';
   return [
     { optionId: ALLOW, name: allow, kind: 'allow_once' },
+    // Santra's allow_all is one switch for the session, whatever the request's kind: the name says
+    // so, or "always" on an edit would read as "always allow edits".
     ...(params.protected === true
       ? []
-      : [
-          {
-            optionId: ALLOW_ALL,
-            name: `Allow all ${what} and commands this session`,
-            kind: 'allow_always' as const,
-          },
-        ]),
+      : [{ optionId: ALLOW_ALL, name: 'Always allow edits and commands', kind: 'allow_always' as const }]),
     { optionId: REJECT, name: 'Reject', kind: 'reject_once' },
     ...(forms ? [{ optionId: FEEDBACK, name: 'Reject with feedback…', kind: 'reject_once' as const }] : []),
   ];

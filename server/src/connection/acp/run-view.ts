@@ -5,11 +5,15 @@
  * - the top agent's `text` and `thinking` are the agent's message and thought chunks;
  * - each `tool_call` is an ACP tool call (kind from tool-kinds.ts, title from Santra's summary,
  *   locations from its paths), its `tool_result` the update that completes or fails it, with the
- *   output as content; an edit keeps its diff as content, and a command run in the editor's
- *   terminal (§7.5) that terminal, whose output the editor shows;
+ *   output as content; a command run in the editor's terminal (§7.5) keeps that terminal, whose
+ *   output the editor shows;
+ * - an edit shows one diff, sent once: the approval's (the exact change, with the lines around
+ *   it) when Santra asks, else — an edit allowed without asking — its arguments' when it is done;
  * - a sub-agent (`section`) is a tool call of kind `think` titled like Santra's section; its text
  *   streams into that row and its `complete` ends it, and its own tool calls are rows whose titles
- *   name the agent, so the swarm reads as a tree flattened into the thread;
+ *   name the agent, so the swarm reads as a tree flattened into the thread. The spawn_agent(s)
+ *   call that started it is not a row of its own: one delegation, one row (a spawn that started
+ *   no agent is shown when it ends, with why);
  * - `todo_write` is the ACP plan; `error` phases and warnings are told in the message;
  * - info `status` lines (routing, progress) are not shown: ACP has no status line.
  */
@@ -39,10 +43,19 @@ interface Row {
   toolName: string;
   agentId: string;
   /**
-   * What the row keeps showing when it completes: an edit's diffs (from its arguments, then from
-   * the approval), or the editor terminal a command ran in.
+   * What the row shows and keeps when it completes, already sent to the editor: an edit's diffs
+   * from its approval, or the editor terminal a command ran in.
    */
   kept: ToolCallContent[];
+  /** An edit's diffs from its arguments, shown when it completes without an approval. */
+  argumentDiffs: ToolCallContent[];
+}
+
+/** A spawn_agent(s) call, until its result: the agents it may start, by role, not started yet. */
+interface Delegation {
+  call: Extract<Phase, { type: 'tool_call' }>;
+  roles: string[];
+  started: number;
 }
 
 interface Section {
@@ -59,6 +72,7 @@ export class RunView {
   readonly #root: string;
   readonly #rows = new Map<string, Row>();
   readonly #sections = new Map<string, Section>();
+  readonly #delegations = new Map<string, Delegation>();
   /** The top agent's streamed answer in the current run, to tell whether its final output was shown. */
   #answer = { runId: '', text: '' };
 
@@ -182,19 +196,27 @@ export class RunView {
     if (phase.toolName === 'todo_write') return plan(phase.args);
     if (!isToolRow(phase.toolName)) return [];
     const toolCallId = acpToolCallId(phase.runId, phase.toolCallId);
-    const diffs = argumentDiffs(phase.toolName, phase.args, this.#root);
-    this.#rows.set(toolCallId, { toolName: phase.toolName, agentId: phase.agentId, kept: diffs });
-    const title = phase.summary ?? phase.toolName;
+    const roles = delegatedRoles(phase.toolName, phase.args);
+    if (roles !== undefined) {
+      this.#delegations.set(toolCallId, { call: phase, roles, started: 0 });
+      return [];
+    }
+    this.#rows.set(toolCallId, {
+      toolName: phase.toolName,
+      agentId: phase.agentId,
+      kept: [],
+      argumentDiffs: argumentDiffs(phase.toolName, phase.args, this.#root),
+    });
     return [
       {
         sessionUpdate: 'tool_call',
         toolCallId,
-        title: phase.parentAgentId === undefined ? title : `${phase.agentId}: ${title}`,
+        title: rowTitle(phase),
         kind: toolKind(phase.kind),
         // An edit or a command may wait for the user's approval before it starts.
         status: GATED.has(toolKind(phase.kind)) ? 'pending' : 'in_progress',
         rawInput: phase.args,
-        content: diffs,
+        content: [],
         locations: toolLocations(phase.toolName, phase.args, this.#root),
       },
     ];
@@ -202,9 +224,17 @@ export class RunView {
 
   #toolResult(phase: Extract<Phase, { type: 'tool_result' }>): SessionUpdate[] {
     const toolCallId = acpToolCallId(phase.runId, phase.toolCallId);
+    const delegation = this.#delegations.get(toolCallId);
+    if (delegation !== undefined) return this.#delegationResult(delegation, phase);
     const row = this.#rows.get(toolCallId);
     if (row === undefined) return [];
     const status: ToolCallStatus = phase.status === 'ok' ? 'completed' : 'failed';
+    const rawOutput = { status: phase.status, summary: phase.summary };
+    if (phase.status === 'ok' && row.kept.length > 0) {
+      // Its diff or terminal is on the row already: sent once, kept by leaving content out.
+      return [{ sessionUpdate: 'tool_call_update', toolCallId, status, rawOutput }];
+    }
+    if (phase.status === 'ok' && row.argumentDiffs.length > 0) row.kept = row.argumentDiffs;
     const said =
       phase.status === 'ok' && row.kept.length > 0
         ? []
@@ -217,6 +247,28 @@ export class RunView {
         toolCallId,
         status,
         content: [...row.kept, ...said],
+        rawOutput,
+      },
+    ];
+  }
+
+  /**
+   * The end of a spawn_agent(s) call: its agents' rows said it all, unless it started none (an
+   * unknown agent, too deep, cancelled first): then it is a row, ended, saying why.
+   */
+  #delegationResult(delegation: Delegation, phase: Extract<Phase, { type: 'tool_result' }>): SessionUpdate[] {
+    const { call } = delegation;
+    this.#delegations.delete(acpToolCallId(phase.runId, phase.toolCallId));
+    if (delegation.started > 0) return [];
+    return [
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId: acpToolCallId(call.runId, call.toolCallId),
+        title: rowTitle(call),
+        kind: toolKind(call.kind),
+        status: phase.status === 'ok' ? 'completed' : 'failed',
+        rawInput: call.args,
+        content: [text(phase.output !== undefined && phase.output !== '' ? phase.output : phase.summary)],
         rawOutput: { status: phase.status, summary: phase.summary },
       },
     ];
@@ -225,6 +277,7 @@ export class RunView {
   #section(phase: Extract<Phase, { type: 'section' }>): SessionUpdate[] {
     const id = sectionId(phase.runId, phase.agentId);
     this.#sections.set(id, { id, text: '' });
+    this.#started(phase);
     return [
       {
         sessionUpdate: 'tool_call',
@@ -234,6 +287,19 @@ export class RunView {
         status: 'in_progress',
       },
     ];
+  }
+
+  /** Counts the sub-agent against the spawn call of its parent that asked for its role. */
+  #started(phase: Extract<Phase, { type: 'section' }>): void {
+    for (const delegation of this.#delegations.values()) {
+      const { call, roles } = delegation;
+      if (call.runId !== phase.runId || call.agentId !== phase.parentAgentId) continue;
+      const index = roles.indexOf(phase.agentRole ?? '');
+      if (index === -1) continue;
+      roles.splice(index, 1);
+      delegation.started++;
+      return;
+    }
   }
 
   #subAgentText(runId: string, agentId: string, delta: string): SessionUpdate[] {
@@ -258,6 +324,23 @@ export class RunView {
       },
     ];
   }
+}
+
+/** A call's title: Santra's summary on one line, after the agent's id when a sub-agent made it. */
+function rowTitle(phase: Extract<Phase, { type: 'tool_call' }>): string {
+  const title = (phase.summary ?? phase.toolName).replace(/\s+/g, ' ').trim();
+  return phase.parentAgentId === undefined ? title : `${phase.agentId}: ${title}`;
+}
+
+/** The roles a spawn call asks for (its sub-agents' rows stand for it); undefined for other calls. */
+function delegatedRoles(toolName: string, args: Record<string, unknown>): string[] | undefined {
+  const role = (request: unknown) => {
+    const agentId = (request ?? {}) as { agentId?: unknown };
+    return typeof agentId.agentId === 'string' ? [agentId.agentId] : [];
+  };
+  if (toolName === 'spawn_agent') return role(args);
+  if (toolName === 'spawn_agents') return Array.isArray(args.agents) ? args.agents.flatMap(role) : [];
+  return undefined;
 }
 
 function message(value: string): SessionUpdate {

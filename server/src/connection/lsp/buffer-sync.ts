@@ -16,6 +16,11 @@
  * edit the editor refused — still leaves a buffer stale, and saving it would undo the change. So
  * after each tool result of a run, every open file whose disk content changed since the run began,
  * and whose buffer does not already hold it, is brought to the new content the same way.
+ *
+ * The editor's undo takes such a change out of the buffer only: the disk keeps it, and an editor
+ * that compares with its last save then calls the buffer unmodified. When a buffer goes back to
+ * exactly its text before Santra's change while the disk still holds the change, the user is told
+ * so, and how to undo it on disk too (santra.undo).
  */
 import { readFile } from 'node:fs/promises';
 import type {
@@ -52,6 +57,8 @@ export class BufferSync {
    * disk that holds it holds the buffer's unsaved changes too, and mirroring it loses nothing.
    */
   readonly #lent = new Map<string, string>();
+  /** Santra's latest change of each open file's buffer: its text before, and what it gave. */
+  readonly #changed = new Map<string, { before: string; after: string }>();
   /** Edits run one after another, so none is made against a buffer an earlier one changed. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -81,6 +88,26 @@ export class BufferSync {
     return this.#enqueue(() => this.#syncNow(root));
   }
 
+  /** Forgets the changes made under `root` so far: santra.undo put them back, or chose to keep them. */
+  forget(root: string): void {
+    for (const document of this.#filesUnder(root)) this.#changed.delete(document.path);
+  }
+
+  /**
+   * Called after the editor reported a change of the buffer at `uri`: if it now holds its text from
+   * before Santra's change (the user undid it) while the disk still holds the change, says so once.
+   */
+  async noticeChange(uri: string): Promise<void> {
+    const document = this.#options.documents.get(uri);
+    const change = document?.path === undefined ? undefined : this.#changed.get(document.path);
+    if (document?.path === undefined || change === undefined || document.text !== change.before) return;
+    if ((await readText(document.path)) !== change.after) return;
+    this.#changed.delete(document.path);
+    this.#options.warn(
+      `santra: ${document.path}: your undo took Santra's change out of the buffer, but the file on disk still has it. To undo it there too, run santra.undo (Helix: :lsp-workspace-command santra.undo); or save the buffer.`,
+    );
+  }
+
   #enqueue<T>(task: () => Promise<T>): Promise<T> {
     const done = this.#queue.then(task);
     // A failed task must not stop the ones after it; its caller sees the failure.
@@ -92,9 +119,11 @@ export class BufferSync {
     const document = await this.#options.documents.find(path);
     if (document?.path === undefined || document.text === text) return { written: true };
     this.#lent.set(document.path, text);
+    const before = document.text;
     const failure = await this.#apply(document, text);
     if (failure !== undefined)
       return { written: false, reason: `the editor did not take the edit of ${path}: ${failure}` };
+    this.#changed.set(document.path, { before, after: text });
     const held = await this.#options.documents.until(
       document.uri,
       (buffer) => buffer.text === text,
@@ -119,11 +148,13 @@ export class BufferSync {
       if (!known || disk === undefined || disk === before || disk === document.text) continue;
       if (document.text !== before && !lent) {
         this.#options.warn(
-          `santra: ${document.path} had unsaved changes; its buffer now holds the file as Santra wrote it (undo brings your changes back)`,
+          `santra: ${document.path} had unsaved changes; its buffer now holds the file as it is on disk (undo brings your changes back)`,
         );
       }
       const failure = await this.#apply(document, disk);
-      if (failure !== undefined) {
+      if (failure === undefined) {
+        this.#changed.set(document.path, { before: document.text, after: disk });
+      } else {
         this.#options.warn(
           `santra: ${document.path} was changed on disk but its buffer could not be updated (${failure}): reload it`,
         );

@@ -1,8 +1,9 @@
 /**
  * The code actions `santra lsp` offers on a selection: explain, fix, ask (with the question of a
- * `santra:` comment, or a choice of questions), cancel while a run is going, and — first, while
- * Santra waits on the user — one action per answer to the pending approval or question. Each
- * action is a command (`workspace/executeCommand`): the run starts when it is picked.
+ * `santra:` comment, or a choice of questions), undo after a run changed files, cancel while a
+ * run is going, and — first, while Santra waits on the user — one action per answer to the
+ * pending approval or question. Each action is a command (`workspace/executeCommand`): the run
+ * starts when it is picked.
  */
 import {
   type CodeAction,
@@ -19,6 +20,8 @@ export interface CodeActionState {
   pending: readonly PendingInteraction[];
   /** A run is going in the document's workspace. */
   running: boolean;
+  /** A run in the document's workspace changed files that santra.undo may put back. */
+  canUndo: boolean;
   /** The editor can show a choice of questions (showMessageRequest). */
   canChooseQuestion: boolean;
 }
@@ -73,6 +76,11 @@ function runActions(params: CodeActionParams, state: CodeActionState): CodeActio
     );
   } else if (state.canChooseQuestion) {
     actions.push(run('Santra: ask…', COMMANDS.ask, CodeActionKind.Empty));
+  }
+  if (state.canUndo) {
+    actions.push(
+      action('Santra: undo the last change', CodeActionKind.Empty, { title: 'undo', command: COMMANDS.undo }),
+    );
   }
   return actions;
 }

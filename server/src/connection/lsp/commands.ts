@@ -14,6 +14,7 @@ export const COMMANDS = {
   ask: 'santra.ask',
   answer: 'santra.answer',
   cancel: 'santra.cancel',
+  undo: 'santra.undo',
 } as const;
 
 export type RunKind = 'explain' | 'fix' | 'ask';
@@ -45,7 +46,8 @@ export type Target = z.infer<typeof Target>;
 
 /**
  * `santra.explain|fix|ask` take one Target; `santra.ask` also takes a question alone (typed in
- * the editor's command line: Helix `:lsp-workspace-command santra.ask "why…"`), with no file.
+ * the editor's command line: Helix `:lsp-workspace-command santra.ask "why…"`, where each argument
+ * is a JSON value, so text is typed in double quotes), with no file.
  */
 const RunArguments = z.union([z.tuple([Target]), z.tuple([z.string().min(1)])]);
 /** `santra.answer` takes an answer, alone (for the oldest pending interaction) or with its id. */
@@ -53,6 +55,9 @@ const AnswerArguments = z.union([
   z.tuple([z.string()]),
   z.tuple([z.object({ id: z.string().min(1), answer: z.string() })]),
 ]);
+/** What `santra.undo` puts back (protocol session/undo `scope`): the last change, or the last run's. */
+export type UndoScope = 'change' | 'run';
+const UndoArguments = z.union([z.tuple([]), z.tuple([z.enum(['change', 'run'])])]);
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -76,11 +81,22 @@ export function parseAnswerArguments(args: unknown[] | undefined): Parsed<{ id?:
   if (!parsed.success) {
     return {
       ok: false,
-      error: `${COMMANDS.answer} takes the answer as one string argument, e.g. "allow", "reject" or your text`,
+      error: `${COMMANDS.answer} takes the answer as one string, in double quotes on a command line: santra.answer "allow" (or "allow_all", "reject", "your feedback")`,
     };
   }
   const [value] = parsed.data;
   return { ok: true, value: typeof value === 'string' ? { answer: value } : value };
+}
+
+export function parseUndoArguments(args: unknown[] | undefined): Parsed<UndoScope> {
+  const parsed = UndoArguments.safeParse(args ?? []);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      error: `${COMMANDS.undo} takes no argument (the last change), or "run" (every change of the last run)`,
+    };
+  }
+  return { ok: true, value: parsed.data[0] ?? 'change' };
 }
 
 /** A `santra:` comment names the question: `// santra: why does this start at 1?`. */

@@ -4,7 +4,8 @@
  * releases up to 25.07 do not. So an interaction goes to `showMessageRequest` when the editor
  * declared it (`window.showMessage`) and has choices to offer; otherwise it waits as a pending
  * interaction that the editor answers through code actions (one per choice) or the `santra.answer`
- * command, which also carries free text: a question's answer, or an approval's feedback.
+ * command, which also carries free text: a question's answer, or an approval's feedback. Code
+ * actions and commands reach Santra only from files whose language has santra among its servers.
  */
 import type { ApproveParams, ApproveResult, AskParams, AskResult } from '#protocol';
 import { JsonRpcErrorCodes } from '#protocol';
@@ -53,6 +54,16 @@ const PROTECTED_CHOICES: Choice[] = [
   { title: 'allow', answer: 'allow' },
   { title: 'reject', answer: 'reject' },
 ];
+
+/**
+ * How to answer a pending interaction without buttons: a code action, or the command as a command
+ * line takes it (each argument a JSON value, so text in double quotes).
+ */
+function answerHint(kind: 'approve' | 'ask', choices: readonly Choice[]): string {
+  if (kind === 'ask') return 'answer from the code actions, or with santra.answer "your answer"';
+  const [first = '"allow"', ...others] = choices.map((choice) => JSON.stringify(choice.answer));
+  return `answer from the code actions, or with santra.answer ${first} (or ${[...others, '"your feedback"'].join(', ')})`;
+}
 
 export class Interactions {
   readonly #connection: Connection;
@@ -153,11 +164,13 @@ export class Interactions {
     token: CancellationToken,
   ): Promise<string | undefined> {
     const id = `${kind}-${this.#next++}`;
-    const how =
-      kind === 'approve'
-        ? 'answer from the code actions, or run santra.answer with allow, allow_all, reject or your feedback'
-        : 'answer from the code actions, or run santra.answer with your answer';
-    showMessage(this.#connection, 'warning', `${message}\n(${how})`);
+    // How to answer goes on the first line: a status line (Helix's) shows only that one.
+    const [first, ...rest] = message.split('\n');
+    showMessage(
+      this.#connection,
+      'warning',
+      [`${first ?? ''} — ${answerHint(kind, choices)}`, ...rest].join('\n'),
+    );
     return new Promise((resolve) => {
       this.#waiting.set(id, { id, kind, subject, choices, settle: resolve });
       token.onCancellationRequested(() => {

@@ -35,7 +35,13 @@ import {
 import type { AdapterOptions } from '../adapters/adapter.ts';
 import { BufferSync } from './buffer-sync.ts';
 import { codeActions } from './code-actions.ts';
-import { COMMANDS, parseAnswerArguments, parseRunArguments, type RunKind } from './commands.ts';
+import {
+  COMMANDS,
+  parseAnswerArguments,
+  parseRunArguments,
+  parseUndoArguments,
+  type RunKind,
+} from './commands.ts';
 import { Documents, filePath } from './documents.ts';
 import { Interactions } from './interactions.ts';
 import { showMessage } from './messages.ts';
@@ -73,6 +79,7 @@ export async function runLspAdapter(options: AdapterOptions): Promise<number> {
   const answers = new AnswerFiles();
   let runs: Runs | undefined;
   let interactions: Interactions | undefined;
+  let buffers: BufferSync | undefined;
   /** The editor answers window/showMessageRequest (declared `window.showMessage`). */
   let buttons = false;
 
@@ -90,11 +97,12 @@ export async function runLspAdapter(options: AdapterOptions): Promise<number> {
     buttons = capabilities.window?.showMessage !== undefined;
     interactions = new Interactions(connection, buttons);
     const canApply = capabilities.workspace?.applyEdit === true;
+    buffers = bufferSync(connection, documents, capabilities);
     runs = new Runs({
       connection,
       documents,
       interactions,
-      buffers: bufferSync(connection, documents, capabilities),
+      buffers,
       // An editor that takes no edits cannot be lent writes: Santra writes the disk, and the
       // buffer is left for the user to reload.
       lend: { fs: { readTextFile: true, writeTextFile: canApply } },
@@ -113,18 +121,21 @@ export async function runLspAdapter(options: AdapterOptions): Promise<number> {
   connection.onDidOpenTextDocument(({ textDocument: d }) =>
     documents.open(d.uri, d.languageId, d.version, d.text),
   );
-  connection.onDidChangeTextDocument(({ textDocument, contentChanges }) =>
-    documents.change(textDocument.uri, textDocument.version, contentChanges),
-  );
+  connection.onDidChangeTextDocument(({ textDocument, contentChanges }) => {
+    documents.change(textDocument.uri, textDocument.version, contentChanges);
+    void buffers?.noticeChange(textDocument.uri);
+  });
   connection.onDidCloseTextDocument(({ textDocument }) => documents.close(textDocument.uri));
 
   connection.onCodeAction((params) => {
     const document = documents.get(params.textDocument.uri);
     if (document === undefined || runs === undefined || interactions === undefined) return [];
+    const root = runs.rootOf(document.path);
     return codeActions(params, {
       document,
       pending: interactions.pending(),
-      running: runs.isRunning(runs.rootOf(document.path)),
+      running: runs.isRunning(root),
+      canUndo: runs.canUndo(root),
       canChooseQuestion: buttons,
     });
   });
@@ -170,6 +181,12 @@ function executeCommand(
   if (command === COMMANDS.cancel) {
     if (!runs.cancel())
       throw new ResponseError(ErrorCodes.InvalidRequest, 'santra.cancel: no Santra run is going');
+    return null;
+  }
+  if (command === COMMANDS.undo) {
+    const parsed = parseUndoArguments(args);
+    if (!parsed.ok) throw new ResponseError(ErrorCodes.InvalidParams, parsed.error);
+    runs.undo(parsed.value);
     return null;
   }
   if (command === COMMANDS.answer) {

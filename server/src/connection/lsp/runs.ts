@@ -8,18 +8,31 @@
  * `workspace/executeCommand` answers as soon as a run is accepted: a run outlasts the request
  * timeouts editors keep (Helix: 20 s by default), so it is followed by progress and messages,
  * and cancelled with `santra.cancel` or the progress's cancel button.
+ *
+ * `santra.undo` is Santra's own undo (protocol session/undo), in the workspace of the last run:
+ * Santra's changes are on disk as well as in the buffers (a command run next must see them), so
+ * the editor's undo alone leaves the file changed; this one restores the disk and brings the
+ * buffers along.
  */
 import { dirname, sep } from 'node:path';
-import type { Phase, PromptParams } from '#protocol';
+import type { Phase, PromptParams, ToolKind, UndoneChange } from '#protocol';
 import { ErrorCodes, MessageType, ResponseError, ShowMessageRequest } from 'vscode-languageserver-protocol';
 import type { Connection } from 'vscode-languageserver';
 import type { InProcessLink } from '../adapters/in-process.ts';
 import type { LentCapabilities } from '../adapters/santra-client.ts';
 import type { Logger } from '../../support/log.ts';
 import type { BufferSync } from './buffer-sync.ts';
-import { type PromptContext, promptText, questionIn, type RunKind, type Target } from './commands.ts';
+import {
+  type PromptContext,
+  promptText,
+  questionIn,
+  type RunKind,
+  type Target,
+  type UndoScope,
+} from './commands.ts';
 import { type Documents, textIn } from './documents.ts';
 import type { Interactions } from './interactions.ts';
+import { showMessage } from './messages.ts';
 import { type AnswerFiles, RunReport } from './run-report.ts';
 import { type RunHandle, SantraSession } from './santra-session.ts';
 
@@ -63,6 +76,9 @@ const TITLES: Record<RunKind, string> = {
   ask: 'Santra: ask',
 };
 
+/** Tool kinds whose successful call leaves a change session/undo can put back. */
+const CHANGING_KINDS: ReadonlySet<ToolKind> = new Set(['edit', 'delete', 'move']);
+
 /** A run accepted: its workspace, and how to get its prompt once it may ask the user. */
 interface Accepted {
   root: string;
@@ -73,8 +89,12 @@ interface Accepted {
 export class Runs {
   readonly #options: RunsOptions;
   readonly #sessions = new Map<string, Promise<SantraSession>>();
-  /** Workspaces with a run going, from acceptance to its end. */
-  readonly #running = new Map<string, RunHandle | 'starting'>();
+  /** Workspaces with a run (or an undo) going, from acceptance to its end. */
+  readonly #running = new Map<string, RunHandle | 'starting' | 'undoing'>();
+  /** Workspaces whose runs changed files that santra.undo has not put back yet (as far as known). */
+  readonly #undoable = new Set<string>();
+  /** The workspace of the latest run: where santra.undo undoes. */
+  #lastRoot: string | undefined;
 
   constructor(options: RunsOptions) {
     this.#options = options;
@@ -91,6 +111,11 @@ export class Runs {
 
   isRunning(root: string | undefined): boolean {
     return root !== undefined && this.#running.has(root);
+  }
+
+  /** A run in `root` changed a file that may still be undone. */
+  canUndo(root: string | undefined): boolean {
+    return root !== undefined && this.#undoable.has(root);
   }
 
   /**
@@ -112,11 +137,30 @@ export class Runs {
   cancel(root?: string): boolean {
     let cancelled = false;
     for (const [where, run] of this.#running) {
-      if (run === 'starting' || (root !== undefined && where !== root)) continue;
+      if (typeof run === 'string' || (root !== undefined && where !== root)) continue;
       run.cancel();
       cancelled = true;
     }
     return cancelled;
+  }
+
+  /**
+   * Starts undoing the last change (or run) in the workspace of the latest run, in the background:
+   * Santra restores the disk, the open buffers are brought to it, and a message says what was put
+   * back. Throws a ResponseError when it cannot start.
+   */
+  undo(scope: UndoScope): void {
+    const root = this.#lastRoot;
+    const session = root === undefined ? undefined : this.#sessions.get(root);
+    if (root === undefined || session === undefined)
+      throw invalid('santra.undo: Santra has changed nothing here yet');
+    if (this.#running.has(root)) {
+      throw invalid(
+        `santra.undo: Santra is running in ${root}: wait for it, or cancel it with santra.cancel, then undo`,
+      );
+    }
+    this.#running.set(root, 'undoing');
+    void this.#undo(root, session, scope).finally(() => this.#running.delete(root));
   }
 
   /** Cancels what runs and ends every workspace's Santra server. */
@@ -154,7 +198,7 @@ export class Runs {
       target.question ?? (kind === 'ask' ? questionIn(textIn(document.text, target.range)) : undefined);
     if (kind === 'ask' && question === undefined && !this.#options.canChooseQuestion) {
       throw invalid(
-        'santra.ask needs a question: write it in a "santra:" comment in the selection (// santra: why…?), or run santra.ask with the question as its argument',
+        'santra.ask needs a question: write it in a "santra:" comment in the selection (// santra: why…?), or give it to the command in double quotes: santra.ask "why…?"',
       );
     }
     const text = async () => {
@@ -182,10 +226,12 @@ export class Runs {
       const text = await accepted.text();
       if (text === undefined) return;
       const session = await this.#session(accepted.root);
+      this.#lastRoot = accepted.root;
       await report.begin(() => this.cancel(accepted.root));
       await this.#options.buffers.snapshot(accepted.root);
+      const changing = new Set<string>();
       const run = session.prompt(this.#promptParams(kind, text, accepted), (phase) =>
-        this.#phase(report, accepted.root, phase),
+        this.#phase(report, accepted.root, phase, changing),
       );
       this.#running.set(accepted.root, run);
       const result = await run.result;
@@ -196,9 +242,34 @@ export class Runs {
     }
   }
 
-  #phase(report: RunReport, root: string, phase: Phase): void {
+  /** `changing`: this run's calls of tools that change files, by id. */
+  #phase(report: RunReport, root: string, phase: Phase, changing: Set<string>): void {
     report.phase(phase);
-    if (phase.type === 'tool_result' && phase.status === 'ok') void this.#options.buffers.sync(root);
+    if (phase.type === 'tool_call' && phase.kind !== undefined && CHANGING_KINDS.has(phase.kind))
+      changing.add(phase.toolCallId);
+    if (phase.type === 'tool_result' && phase.status === 'ok') {
+      if (changing.has(phase.toolCallId)) this.#undoable.add(root);
+      void this.#options.buffers.sync(root);
+    }
+  }
+
+  async #undo(root: string, session: Promise<SantraSession>, scope: UndoScope): Promise<void> {
+    const { buffers, connection } = this.#options;
+    try {
+      await buffers.snapshot(root);
+      const changes = await (await session).undo(scope);
+      await buffers.sync(root);
+      // What the buffers now hold came from the undo, not from a change santra.undo could take back.
+      buffers.forget(root);
+      if (changes.length === 0) this.#undoable.delete(root);
+      const said = undoReport(changes);
+      connection.console.info(said);
+      showMessage(connection, changes.some((c) => c.outcome === 'kept') ? 'warning' : 'info', said);
+    } catch (error) {
+      const said = `santra.undo: ${error instanceof Error ? error.message : String(error)}`;
+      connection.console.error(said);
+      showMessage(connection, 'error', said);
+    }
   }
 
   #promptParams(kind: RunKind, text: string, accepted: Accepted): Omit<PromptParams, 'sessionId'> {
@@ -239,6 +310,35 @@ export class Runs {
     }
     return session;
   }
+}
+
+/**
+ * What santra.undo did, newest first, in one line (a status line) and in the words of what
+ * happened to each file, as the terminal's /undo says it.
+ */
+function undoReport(changes: readonly UndoneChange[]): string {
+  if (changes.length === 0) return 'santra.undo: nothing left to undo';
+  const said = changes.map((change) => {
+    if (change.outcome === 'kept') {
+      const where = `${change.path}${change.destination === undefined ? '' : ` → ${change.destination}`}`;
+      return `left ${where} as it is${change.reason === undefined ? '' : ` (${change.reason})`}`;
+    }
+    switch (change.operation) {
+      case 'create':
+        return `deleted ${change.path}, which the change had created`;
+      case 'modify':
+        return `restored ${change.path}`;
+      case 'delete':
+        return `restored ${change.path}, which the change had deleted`;
+      case 'move':
+        return `moved ${change.destination ?? '?'} back to ${change.path}`;
+      default: {
+        const _exhaustive: never = change.operation;
+        return `restored ${change.path}`;
+      }
+    }
+  });
+  return `santra.undo: ${said.join('; ')}`;
 }
 
 function invalid(message: string): ResponseError {

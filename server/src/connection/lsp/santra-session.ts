@@ -14,6 +14,7 @@ import type {
   Phase,
   PromptParams,
   PromptResult,
+  UndoneChange,
 } from '#protocol';
 import {
   type CancellationToken,
@@ -27,6 +28,7 @@ import {
   SantraClient,
 } from '../adapters/santra-client.ts';
 import type { WriteOutcome } from './buffer-sync.ts';
+import type { UndoScope } from './commands.ts';
 import type { Declined } from './interactions.ts';
 
 export interface SessionHandlers {
@@ -110,6 +112,16 @@ export class SantraSession {
   cancel(): boolean {
     this.#running?.cancel();
     return this.#running !== undefined;
+  }
+
+  /**
+   * Puts back what this workspace's runs changed (protocol §10.7 session/undo): the files are
+   * restored on disk, asking first about one changed since. Nothing before the first run.
+   */
+  async undo(scope: UndoScope): Promise<UndoneChange[]> {
+    if (this.#sessionId === undefined) return [];
+    const { changes } = await this.#client.request('session/undo', { sessionId: this.#sessionId, scope });
+    return changes;
   }
 
   /** Ends the Santra server as a client should (`shutdown`, `exit`), or hangs up if it will not. */
