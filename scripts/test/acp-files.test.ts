@@ -119,6 +119,36 @@ describe("santra acp with the editor's files and terminals", () => {
     assert.doesNotMatch(editor.stderr(), /the editor could not|was not released|uncaught|unhandled/i);
   });
 
+  test("a selection Zed attaches (file://…#L2:3) reaches the model as the prompt's context, read from the unsaved buffer", async () => {
+    const context = await setup([{ text: 'It adds them.' }], tools);
+    const file = join(context.workspace, 'app.js');
+    writeFileSync(file, 'const a = 1;\n');
+    const lend = new EditorLending(editorEnv(context.home));
+    lend.buffers.set(file, 'const a = 1;\nconst b = a + 1;\nconst c = a + b;\n'); // unsaved in the editor
+    const editor = await connect(context, refuse, { lend });
+    const sessionId = await testerSession(editor, context.workspace);
+    const response = await editor.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: 'text', text: 'What does ' },
+        {
+          type: 'resource',
+          resource: { uri: `file://${file}#L2:3`, text: 'const b = a + 1;\nconst c = a + b;\n' },
+        },
+        { type: 'text', text: ' do?' },
+      ],
+    });
+    assert.equal(response.stopReason, 'end_turn');
+    const prompt = lastMessage(context, 0);
+    assert.match(prompt, /What does @app\.js:2-3 do\?/);
+    assert.match(prompt, /Selected, 2–3:\\n +2│ const b = a \+ 1;\\n +3│ const c = a \+ b;/);
+    assert.ok(
+      lend.reads.some((read) => read.path === file),
+      'the server read the selection from the buffer',
+    );
+    assert.equal(await editor.close(), 0);
+  });
+
   test('a read the editor cannot answer falls back to the disk, and the run goes on', async () => {
     const context = await setup(
       [{ toolCalls: [{ id: 'r1', name: 'read_file', args: { path: 'app.js' } }] }, { text: 'Read it.' }],

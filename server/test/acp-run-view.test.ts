@@ -8,7 +8,12 @@ import { describe, test } from 'node:test';
 import type { ApproveParams, Phase } from '#protocol';
 import { keepEnd, lentCapabilities } from '../src/connection/acp/lent.ts';
 import { approvalOptions } from '../src/connection/acp/permissions.ts';
-import { promptText, promptTitle, UnsupportedPrompt } from '../src/connection/acp/prompt-text.ts';
+import {
+  promptContext,
+  promptText,
+  promptTitle,
+  UnsupportedPrompt,
+} from '../src/connection/acp/prompt-text.ts';
 import { RunView } from '../src/connection/acp/run-view.ts';
 
 const ROOT = '/home/ada/project';
@@ -451,6 +456,40 @@ describe('promptText', () => {
     );
     assert.equal(text.split('\n')[0], 'Why does @src/a.ts call @src/b.ts twice?');
     assert.equal(promptTitle('  Fix  the\tbug in @src/a.ts \n\nmore'), 'Fix the bug in @src/a.ts');
+  });
+
+  test("a selection (Zed's #L10:20) goes as the prompt's context, named in the text, not copied; mentions inside the workspace too", () => {
+    const blocks = [
+      { type: 'text' as const, text: 'Why ' },
+      {
+        type: 'resource' as const,
+        resource: { uri: `file://${ROOT}/src/a.ts#L10:12`, text: 'selected lines' },
+      },
+      { type: 'text' as const, text: ' and ' },
+      { type: 'resource_link' as const, name: 'b.ts', uri: `file://${ROOT}/src/b.ts` },
+      { type: 'resource_link' as const, name: 'c.ts', uri: `file://${ROOT}/src/a.ts#L3` },
+      { type: 'resource_link' as const, name: 'x', uri: 'file:///elsewhere/x.ts' },
+      { type: 'resource_link' as const, name: 'web', uri: 'https://example.com/a' },
+    ];
+    const text = promptText(blocks, ROOT);
+    assert.equal(
+      text.split('\n')[0],
+      'Why @src/a.ts:10-12 and @src/b.ts @src/a.ts:3 @/elsewhere/x.ts @https://example.com/a',
+    );
+    assert.doesNotMatch(text, /selected lines/, 'the server reads the selection itself');
+    assert.deepEqual(promptContext(blocks, ROOT), {
+      files: [
+        {
+          path: `${ROOT}/src/a.ts`,
+          selections: [
+            { start: { line: 10 }, end: { line: 12 } },
+            { start: { line: 3 }, end: { line: 3 } },
+          ],
+        },
+        { path: `${ROOT}/src/b.ts` },
+      ],
+    });
+    assert.equal(promptContext([{ type: 'text', text: 'no files' }], ROOT), undefined);
   });
 
   test('images and empty prompts are refused with what to send instead', () => {

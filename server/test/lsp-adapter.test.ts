@@ -412,6 +412,32 @@ describe('santra lsp', () => {
     assert.equal(await shutdown(e), 0);
   });
 
+  test("fix sends the selection and the diagnostics as the prompt's context: the model gets the buffer's lines and the problem", async () => {
+    const e = await editor(fixTurns(), WITH_BUTTONS, () => ({ title: 'reject' }));
+    await type(e, ORIGINAL.replace('"Hello " + name', '"Hi " + nam'));
+    const range = { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } };
+    const actions: CodeAction[] = await e.lsp.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: e.uri },
+      range,
+      context: {
+        diagnostics: [{ range, message: "Cannot find name 'nam'.", source: 'ts', code: 2304, severity: 1 }],
+      },
+    });
+    const fix = actions.find((a) => a.title === 'Santra: fix');
+    assert.ok(fix?.command);
+    await e.lsp.sendRequest('workspace/executeCommand', {
+      command: fix.command.command,
+      arguments: fix.command.arguments,
+    });
+    await until('the answer', () => e.shown.find((m) => m === 'Fixed greet().'), e);
+    const prompt = lastMessage(e.fake, 0);
+    // The unsaved line, read by the server from the buffer the editor lends, numbered as read_file does.
+    assert.match(prompt, /Selected, line 2:\\n +2│ +return \\"Hi \\" \+ nam;/);
+    assert.match(prompt, /- greet\.js:2 error \(ts 2304\): Cannot find name 'nam'\./);
+    assert.doesNotMatch(prompt, /```/, 'the code is not quoted in the text as well');
+    assert.equal(await shutdown(e), 0);
+  });
+
   test('an editor that refuses the edit: Santra writes the disk itself, and the user is told to reload the buffer', async () => {
     const e = await editor(readThenFixTurns(), WITH_BUTTONS, () => ({ title: 'allow' }));
     await type(e, ORIGINAL + UNSAVED);

@@ -33,7 +33,7 @@ import {
 import type { Logger } from '../../support/log.ts';
 import { type LendingEditor, readFromEditor, runInTerminal, writeToEditor } from './lent.ts';
 import { askApproval, askQuestion, type Editor } from './permissions.ts';
-import { promptText, promptTitle } from './prompt-text.ts';
+import { promptContext, promptText, promptTitle } from './prompt-text.ts';
 import { acpToolCallId, RunView } from './run-view.ts';
 import type { LentCapabilities, SantraClient, SantraHandlers } from '../adapters/santra-client.ts';
 
@@ -148,6 +148,7 @@ export class AcpSession {
   async prompt(blocks: readonly ContentBlock[]): Promise<StopReason> {
     if (this.#running !== undefined) throw new Busy();
     const text = promptText(blocks, this.cwd);
+    const context = promptContext(blocks, this.cwd);
     const running = new AbortController();
     this.#running = running;
     try {
@@ -158,6 +159,7 @@ export class AcpSession {
       const params: ParamsOf<'prompt'> = {
         text,
         sessionId: this.id,
+        ...(context === undefined ? {} : { context }),
         ...(this.#mode === AUTO_MODE ? {} : { agent: this.#mode }),
       };
       const result = await this.#client.prompt(params, running.signal);

@@ -57,10 +57,12 @@ function runActions(params: CodeActionParams, state: CodeActionState): CodeActio
   const target: Target = {
     uri: params.textDocument.uri,
     range,
-    diagnostics: params.context.diagnostics.map(({ range, message, source }) => ({
+    diagnostics: params.context.diagnostics.map(({ range, message, source, severity, code }) => ({
       range,
       message: typeof message === 'string' ? message : message.value,
       ...(source === undefined ? {} : { source }),
+      ...(severity === undefined ? {} : { severity }),
+      ...(code === undefined ? {} : { code }),
     })),
   };
   const run = (title: string, command: string, kind: string, argument: Target = target) =>

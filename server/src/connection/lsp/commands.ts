@@ -6,6 +6,7 @@
 import { relative } from 'node:path';
 import * as z from 'zod';
 import type { Range } from 'vscode-languageserver-protocol';
+import type { PromptContext } from '#protocol';
 import { type OpenDocument, textIn } from './documents.ts';
 
 export const COMMANDS = {
@@ -36,6 +37,9 @@ const Target = z.object({
         range: RangeSchema,
         message: z.string(),
         source: z.string().optional(),
+        /** LSP's DiagnosticSeverity: 1 error, 2 warning, 3 information, 4 hint. */
+        severity: z.number().int().min(1).max(4).optional(),
+        code: z.union([z.string(), z.number()]).optional(),
       }),
     )
     .optional(),
@@ -120,7 +124,7 @@ export function effectiveRange(range: Range): Range {
   };
 }
 
-export interface PromptContext {
+export interface Selection {
   document: OpenDocument;
   root: string;
   range: Range;
@@ -128,32 +132,67 @@ export interface PromptContext {
   question?: string;
 }
 
-/** The text of the Santra prompt for a run of `kind` on the selection. */
-export function promptText(kind: RunKind, context: PromptContext): string {
-  const { document, range } = context;
-  const name = document.path === undefined ? document.uri : relative(context.root, document.path);
+/**
+ * The text of the Santra prompt for a run of `kind` on the selection. A file Santra can read (one
+ * with a path) goes as the prompt's context (editorContext), its lines read by the server from
+ * the buffer the editor lends; a buffer with no file behind it is quoted in the text.
+ */
+export function promptText(kind: RunKind, selection: Selection): string {
+  const { document, range } = selection;
+  const name = document.path === undefined ? document.uri : relative(selection.root, document.path);
   const lines = lineSpan(range);
-  const code = fenced(document.languageId, textIn(document.text, range));
+  const quoted =
+    document.path === undefined ? `\n\n${fenced(document.languageId, textIn(document.text, range))}` : '';
+  const inline = document.path === undefined ? problems(selection.diagnostics ?? []) : [];
   switch (kind) {
     case 'explain':
-      return `Explain this code from ${name}, ${lines}: what it does and anything surprising in it. Do not change any file.\n\n${code}`;
+      return `Explain the selected code from ${name}, ${lines}: what it does and anything surprising in it. Do not change any file.${quoted}`;
     case 'fix':
-      return [
-        `Fix the code in ${name}, ${lines}. Edit the file in place and keep the change to what the fix needs.`,
-        ...problems(context.diagnostics ?? []),
-        '',
-        code,
-      ].join('\n');
+      return (
+        [
+          `Fix the selected code in ${name}, ${lines}, and the problems the editor reports there. Edit the file in place and keep the change to what the fix needs.`,
+          ...inline,
+        ].join('\n') + quoted
+      );
     case 'ask':
-      return `${context.question ?? ''}\n\nAbout ${name}, ${lines}:\n\n${code}`;
+      return `${selection.question ?? ''}\n\nAbout the selected code from ${name}, ${lines}.${quoted}`;
   }
+}
+
+const SEVERITIES = ['error', 'warning', 'information', 'hint'] as const;
+
+/**
+ * The selection as the protocol's prompt context (§7.1.1): the file in view with the selected
+ * lines and the diagnostics there, positions made 1-based. Columns are left out: LSP counts UTF-16
+ * units, the protocol characters, and whole lines lose nothing the model needs.
+ */
+export function editorContext(selection: Selection): PromptContext | undefined {
+  const { document, range } = selection;
+  if (document.path === undefined) return undefined;
+  const path = document.path;
+  const lines = (span: Range) => ({ start: { line: span.start.line + 1 }, end: { line: lastLine(span) } });
+  const diagnostics = (selection.diagnostics ?? []).map((d) => ({
+    path,
+    range: lines(d.range),
+    severity: SEVERITIES[(d.severity ?? 1) - 1] ?? 'error',
+    message: d.message === '' ? '(no message)' : d.message,
+    ...(d.source === undefined ? {} : { source: d.source }),
+    ...(d.code === undefined ? {} : { code: d.code }),
+  }));
+  return {
+    files: [{ path, focused: true, selections: [lines(range)] }],
+    ...(diagnostics.length === 0 ? {} : { diagnostics }),
+  };
+}
+
+/** The 1-based last line of a range: one that ends at column 0 ends on the line before. */
+function lastLine(range: Range): number {
+  return range.end.character === 0 && range.end.line > range.start.line ? range.end.line : range.end.line + 1;
 }
 
 function lineSpan(range: Range): string {
   const first = range.start.line + 1;
-  // A selection that ends at column 0 ends on the line before.
-  const last =
-    range.end.character === 0 && range.end.line > range.start.line ? range.end.line : range.end.line + 1;
+  const last = lastLine(range);
   return first === last ? `line ${first}` : `lines ${first}-${last}`;
 }
 

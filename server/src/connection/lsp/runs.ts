@@ -15,7 +15,7 @@
  * buffers along.
  */
 import { dirname, sep } from 'node:path';
-import type { Phase, PromptParams, ToolKind, UndoneChange } from '#protocol';
+import type { Phase, PromptContext, PromptParams, ToolKind, UndoneChange } from '#protocol';
 import { ErrorCodes, MessageType, ResponseError, ShowMessageRequest } from 'vscode-languageserver-protocol';
 import type { Connection } from 'vscode-languageserver';
 import type { InProcessLink } from '../adapters/in-process.ts';
@@ -23,8 +23,9 @@ import type { LentCapabilities } from '../adapters/santra-client.ts';
 import type { Logger } from '../../support/log.ts';
 import type { BufferSync } from './buffer-sync.ts';
 import {
-  type PromptContext,
+  editorContext,
   promptText,
+  type Selection,
   questionIn,
   type RunKind,
   type Target,
@@ -83,6 +84,8 @@ const CHANGING_KINDS: ReadonlySet<ToolKind> = new Set(['edit', 'delete', 'move']
 interface Accepted {
   root: string;
   cwd?: string;
+  /** The file and selection the run is about, for the server to read (§7.1.1). */
+  context?: PromptContext;
   text: () => Promise<string | undefined>;
 }
 
@@ -188,7 +191,7 @@ export class Runs {
         `${document.path ?? target.uri} is outside the workspace (${this.#options.roots.join(', ') || 'none'}): open the editor in the file's project`,
       );
     }
-    const context: PromptContext = {
+    const selection: Selection = {
       document,
       root,
       range: target.range,
@@ -204,9 +207,15 @@ export class Runs {
     const text = async () => {
       const asked = kind === 'ask' ? (question ?? (await this.#chooseQuestion())) : undefined;
       if (kind === 'ask' && asked === undefined) return undefined;
-      return promptText(kind, { ...context, ...(asked === undefined ? {} : { question: asked }) });
+      return promptText(kind, { ...selection, ...(asked === undefined ? {} : { question: asked }) });
     };
-    return { root, ...(document.path === undefined ? {} : { cwd: dirname(document.path) }), text };
+    const context = editorContext(selection);
+    return {
+      root,
+      ...(document.path === undefined ? {} : { cwd: dirname(document.path) }),
+      ...(context === undefined ? {} : { context }),
+      text,
+    };
   }
 
   async #chooseQuestion(): Promise<string | undefined> {
@@ -280,6 +289,7 @@ export class Runs {
       ...(agent === undefined && kind === 'fix' ? { mode: 'agent_task' as const } : {}),
       ...(model === undefined ? {} : { model }),
       ...(accepted.cwd === undefined ? {} : { cwd: accepted.cwd }),
+      ...(accepted.context === undefined ? {} : { context: accepted.context }),
     };
   }
 
