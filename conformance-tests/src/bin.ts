@@ -1,14 +1,15 @@
 /**
- * `santra-conformance -- <server command…>`: checks a server against the requirements of the
- * protocol spec (protocol-spec/README.md §0), and exits 1 when a mandatory one fails.
+ * `santra-conformance [--profile core|santra] -- <server command…>`: checks a server against the
+ * requirements of the protocol spec (protocol-spec/README.md §0), and exits 1 when a mandatory one
+ * fails.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import packageJson from '../../package.json' with { type: 'json' };
 import { jsonReport, junitReport, textReport } from './run/report.ts';
-import { conforms, runSuite, unsettled } from './run/runner.ts';
+import { checkedIn, conforms, runSuite, unsettled } from './run/runner.ts';
 import { SCENARIOS } from './scenarios/index.ts';
-import { loadRequirements, type Requirement } from './spec/requirements.ts';
+import { loadRequirements, PROFILES, type Requirement } from './spec/requirements.ts';
 
 const USAGE = `Usage: santra-conformance [options] -- <server command…>
 
@@ -18,7 +19,12 @@ Checks a server of the Santra protocol against every requirement of the spec
 must honour is in the spec, §0.1.
 
 Options:
-  --list              print the requirements (id, tier, section, text) and exit
+  --profile core|santra
+                      core: only what the protocol alone lets the suite check, for any
+                      implementation; the requirements of the Santra profile are reported as
+                      not checked (SKIP). santra (the default): also the scenarios that drive
+                      Santra's agents, tools and environment (spec §0.1.1)
+  --list              print the requirements (id, tier, section, text) the profile checks and exit
   --only ID[,ID…]     check only these requirements (repeatable); one checked on every message
                       is checked in the scenarios the others select, or alone in all of them
   --report text|json  the report on stdout (default text)
@@ -27,7 +33,8 @@ Options:
   -h, --help          this help
   -v, --version       the version
 
-Exit status: 0 when every mandatory requirement passed, 1 when one failed, 2 on bad usage.
+Exit status: 0 when every mandatory requirement the profile checks passed, 1 when one failed or
+was not checked, 2 on bad usage.
 `;
 
 function usageError(message: string): never {
@@ -38,7 +45,8 @@ function usageError(message: string): never {
 function listing(requirements: Requirement[]): string {
   return requirements
     .map((r) => {
-      const tier = `${r.subject === 'client' ? 'client: ' : ''}${r.tier}${r.capability ? `: ${r.capability}` : ''}`;
+      const profile = r.profile === 'santra' ? ', Santra profile' : '';
+      const tier = `${r.subject === 'client' ? 'client: ' : ''}${r.tier}${r.capability ? `: ${r.capability}` : ''}${profile}`;
       const note = r.notCheckable === undefined ? '' : ` [not checkable: ${r.notCheckable}]`;
       return `${r.id}\t${tier}\t§${r.section}\t${r.text}${note}`;
     })
@@ -54,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
     values = parseArgs({
       args: own,
       options: {
+        profile: { type: 'string', default: 'santra' },
         list: { type: 'boolean', default: false },
         only: { type: 'string', multiple: true, default: [] },
         report: { type: 'string', default: 'text' },
@@ -74,6 +83,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`santra-conformance ${packageJson.version}\n`);
     return 0;
   }
+  const profile = PROFILES.find((known) => known === values.profile);
+  if (profile === undefined)
+    usageError(`--profile must be ${PROFILES.join(' or ')}, not ${JSON.stringify(values.profile)}`);
   const requirements = loadRequirements();
   const only = new Set(
     values.only
@@ -85,7 +97,8 @@ async function main(argv: string[]): Promise<number> {
   if (unknown.length > 0)
     usageError(`--only names ${unknown.join(', ')}, which the spec does not have (see --list)`);
   if (values.list) {
-    process.stdout.write(`${listing(requirements.filter((r) => only.size === 0 || only.has(r.id)))}\n`);
+    const listed = requirements.filter((r) => (only.size === 0 || only.has(r.id)) && checkedIn(profile, r));
+    process.stdout.write(`${listing(listed)}\n`);
     return 0;
   }
   if (values.report !== 'text' && values.report !== 'json')
@@ -95,6 +108,7 @@ async function main(argv: string[]): Promise<number> {
     command,
     requirements,
     scenarios: SCENARIOS,
+    profile,
     only,
     onScenario: (record) => process.stderr.write(`${record.failed ? 'FAIL' : 'ok  '} ${record.name}\n`),
   });

@@ -34,6 +34,30 @@ test('santra-conformance --only refuses an id the spec does not have', () => {
 test('santra-conformance --help names the options', () => {
   const result = run('--help');
   assert.equal(result.status, 0);
-  for (const option of ['--list', '--only', '--report', '--json', '--junit'])
+  for (const option of ['--profile', '--list', '--only', '--report', '--json', '--junit'])
     assert.ok(result.stdout.includes(option), option);
+});
+
+test('santra-conformance --list marks the Santra profile, and --profile core leaves it out', () => {
+  const all = run('--list');
+  assert.match(all.stdout, /^SANTRA-APPROVE-001\tmandatory, Santra profile\t§7\.3\t/m);
+  const core = run('--list', '--profile', 'core');
+  assert.equal(core.status, 0);
+  const ids = core.stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.split('\t')[0]);
+  assert.deepEqual(
+    ids,
+    loadRequirements()
+      .filter((r) => r.profile === 'core')
+      .map((r) => r.id),
+  );
+  assert.ok(ids.includes('SANTRA-PROMPT-001') && !ids.includes('SANTRA-APPROVE-001'));
+});
+
+test('santra-conformance --profile refuses a profile the spec does not have', () => {
+  const result = run('--profile', 'ollama', '--', 'santra-server');
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /--profile must be core or santra, not "ollama"/);
 });

@@ -40,6 +40,7 @@ test('a requirement item is parsed with its continuation lines, tier and not-che
     area: 'LIFE',
     tier: 'mandatory',
     subject: 'server',
+    profile: 'core',
     section: '3.6',
     sectionTitle: '3. Lifecycle',
     text: 'The server MUST exit with code 2 on invalid arguments.',
@@ -60,4 +61,33 @@ test('a repeated id or an unknown tier is refused with the id', () => {
     () => parseRequirements('- **[SANTRA-X-002]** *(sometimes)* A MUST.'),
     /SANTRA-X-002: unknown tier "sometimes"/,
   );
+});
+
+test('*(Santra profile)* after the tier puts a requirement in the profile; another marker is refused', () => {
+  const [gated, plain] = parseRequirements(
+    [
+      '- **[SANTRA-X-001]** *(capability-gated: `fs/readTextFile`)* *(Santra profile)* The server MUST',
+      '  read it.',
+      '- **[SANTRA-X-002]** *(mandatory)* *Emphasis* in the text MUST stay text.',
+    ].join('\n'),
+  );
+  assert.deepEqual(
+    [gated?.profile, gated?.capability, gated?.text],
+    ['santra', 'fs/readTextFile', 'The server MUST read it.'],
+  );
+  assert.deepEqual([plain?.profile, plain?.text], ['core', '*Emphasis* in the text MUST stay text.']);
+  assert.throws(
+    () => parseRequirements('- **[SANTRA-X-003]** *(mandatory)* *(santra)* A MUST.'),
+    /SANTRA-X-003: unknown marker "\*\(santra\)\*" after the tier; the only one is \*\(Santra profile\)\*/,
+  );
+  assert.throws(
+    () => parseRequirements('- **[SANTRA-X-004]** *(client: mandatory)* *(Santra profile)* A MUST.'),
+    /SANTRA-X-004: binds the client, which has no Santra profile/,
+  );
+});
+
+test('the requirements the spec puts in the Santra profile all bind the server', () => {
+  const santra = loadRequirements().filter((r) => r.profile === 'santra');
+  assert.ok(santra.length > 0);
+  assert.ok(santra.every((r) => r.subject === 'server'));
 });

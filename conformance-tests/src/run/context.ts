@@ -1,24 +1,24 @@
 /**
  * What a scenario works with: a temporary home and workspace, the fake model providers (behind
- * relays), server processes started with the documented environment (spec §0.1), and `check`,
- * which records the outcome of one requirement. Every server a scenario starts is also watched
- * throughout for the requirements that hold for every message (schema, framing, errors, phase
- * order), so each scenario checks those too.
+ * relays), server processes started with the documented environment (spec §0.1, and §0.1.1 for a
+ * scenario of the Santra profile), and `check`, which records the outcome of one requirement.
+ * Every server a scenario starts is also watched throughout for the requirements that hold for
+ * every message (schema, framing, errors, phase order), so each scenario checks those too.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PROTOCOL_VERSION } from '../../../protocol-spec/src/version.ts';
 import { type FakeProvider, type FakeTurn, startFakeProvider } from '../fake-providers/index.ts';
-import type { Requirement } from '../spec/requirements.ts';
+import type { Profile, Requirement } from '../spec/requirements.ts';
 import type { MessageValidator } from '../spec/schema.ts';
 import { type Json, ServerUnderTest } from '../wire/peer.ts';
 import { watch } from './invariants.ts';
 import { Relay } from './proxy.ts';
+import { SANTRA_PROFILE, type SantraProfile, santraEnvironment } from './santra-profile.ts';
 
 export const FAKE_ANTHROPIC_KEY = 'sk-ant-conformance-fake-key-0000';
 export const FAKE_OPENAI_KEY = 'sk-conformance-fake-openai-key-0000';
-export const DEFAULT_MODEL = 'anthropic/claude-sonnet-5-5';
 
 export interface Outcome {
   id: string;
@@ -69,15 +69,18 @@ export class ScenarioContext {
   readonly #validator: MessageValidator;
 
   readonly scenario: string;
+  /** What the scenario needs of the server: the protocol alone, or the Santra profile too. */
+  readonly profile: Profile;
   readonly command: string[];
 
   constructor(
-    scenario: string,
+    scenario: { name: string; profile: Profile },
     command: string[],
     requirements: Map<string, Requirement>,
     validator: MessageValidator,
   ) {
-    this.scenario = scenario;
+    this.scenario = scenario.name;
+    this.profile = scenario.profile;
     this.command = command;
     this.#requirements = requirements;
     this.#validator = validator;
@@ -116,16 +119,27 @@ export class ScenarioContext {
     writeFileSync(join(root, path), content);
   }
 
-  /** A fresh server process with the documented environment. */
+  /**
+   * Santra's agents, tools and custom agent file (run/santra-profile.ts), for a scenario of the
+   * Santra profile only: a core scenario must provoke what it checks through the protocol alone.
+   */
+  get santra(): SantraProfile {
+    if (this.profile !== 'santra')
+      throw new Error(
+        `scenario "${this.scenario}" uses Santra's agents or tools but is not declared profile: 'santra'`,
+      );
+    return SANTRA_PROFILE;
+  }
+
+  /** A fresh server process with the documented environment: the core's, and the profile's for its scenarios. */
   async start(options: StartOptions = {}): Promise<ServerUnderTest> {
     const anthropic = await this.#anthropicRelay;
     const openai = await this.#openaiRelay;
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: this.home,
-      SANTRA_HOME: join(this.home, 'santra'),
       ANTHROPIC_BASE_URL: anthropic.url,
-      SANTRA_MODEL: DEFAULT_MODEL,
+      ...(this.profile === 'santra' ? santraEnvironment(this.home) : {}),
       ...(options.noKeys === true ? {} : { ANTHROPIC_API_KEY: FAKE_ANTHROPIC_KEY }),
       ...(options.openai === true ? { OPENAI_API_KEY: FAKE_OPENAI_KEY, OPENAI_BASE_URL: openai.url } : {}),
     };
@@ -197,6 +211,9 @@ export class ScenarioContext {
   }
 
   async dispose(): Promise<void> {
+    // A scenario that started no server may end before its fakes and relays are up: wait for them,
+    // so that none is left open.
+    await Promise.allSettled([this.#anthropicRelay, this.#openaiRelay]);
     await Promise.all(this.servers.map((server) => server.stop()));
     await Promise.all(this.#relays.map((relay) => relay.close()));
     await Promise.all([this.anthropic?.close(), this.openai?.close()]);

@@ -1,7 +1,11 @@
-/** The suite's reports: text per section (with the wire transcript of failed scenarios), JSON, JUnit XML. */
+/**
+ * The suite's reports: text per profile and section (with the wire transcript of failed
+ * scenarios), JSON, JUnit XML.
+ */
+import { PROFILES, type Profile } from '../spec/requirements.ts';
 import type { TranscriptEntry } from '../wire/peer.ts';
 import { type JunitCase, junitXml } from './junit.ts';
-import { conforms, type RunResult, type Status, unsettled, type Verdict } from './runner.ts';
+import { conforms, needingProfile, type RunResult, type Status, unsettled, type Verdict } from './runner.ts';
 
 const MARK: Record<Status, string> = {
   passed: 'PASS',
@@ -9,12 +13,22 @@ const MARK: Record<Status, string> = {
   'not applicable': 'N/A ',
   'not checkable': 'N/C ',
   'not checked': 'MISS',
+  'needs profile': 'SKIP',
   client: 'CLNT',
 };
 
+const PROFILE_TITLE: Record<Profile, string> = {
+  core: 'core: what the suite checks through the protocol alone',
+  santra:
+    "Santra profile (§0.1.1): checked against a server that offers Santra's agents, tools and environment",
+};
+
+const PROFILE_NAME: Record<Profile, string> = { core: 'core', santra: 'Santra profile' };
+
 function tierLabel(verdict: Verdict): string {
-  const { tier, capability } = verdict.requirement;
-  return capability === undefined ? tier : `${tier}: ${capability}`;
+  const { tier, capability, profile } = verdict.requirement;
+  const label = capability === undefined ? tier : `${tier}: ${capability}`;
+  return profile === 'santra' ? `${label}, Santra profile` : label;
 }
 
 function reason(verdict: Verdict): string {
@@ -23,20 +37,50 @@ function reason(verdict: Verdict): string {
   if (verdict.status === 'not checkable') return verdict.requirement.notCheckable ?? '';
   if (verdict.status === 'client') return 'binds the client: checked by the client mode';
   if (verdict.status === 'not checked') return 'no scenario decided it';
+  if (verdict.status === 'needs profile')
+    return 'not checked: needs the Santra profile (§0.1.1; --profile santra against a server that offers it)';
   return `${verdict.checks.length} check(s)`;
 }
 
-export function counts(result: RunResult): Record<Status, number> {
+function countsOf(verdicts: Verdict[]): Record<Status, number> {
   const total: Record<Status, number> = {
     passed: 0,
     failed: 0,
     'not applicable': 0,
     'not checkable': 0,
     'not checked': 0,
+    'needs profile': 0,
     client: 0,
   };
-  for (const verdict of result.verdicts) total[verdict.status]++;
+  for (const verdict of verdicts) total[verdict.status]++;
   return total;
+}
+
+export function counts(result: RunResult): Record<Status, number> {
+  return countsOf(result.verdicts);
+}
+
+/** The counts of each profile's requirements. */
+export function countsByProfile(result: RunResult): Record<Profile, Record<Status, number>> {
+  const of = (profile: Profile) => countsOf(result.verdicts.filter((v) => v.requirement.profile === profile));
+  return { core: of('core'), santra: of('santra') };
+}
+
+function countLine(profile: Profile, total: Record<Status, number>): string {
+  const needing =
+    total['needs profile'] > 0 ? `, ${total['needs profile']} not checked: need the Santra profile` : '';
+  return `${PROFILE_NAME[profile]}: ${total.passed} passed, ${total.failed} failed, ${total['not applicable']} not applicable, ${total['not checkable']} not checkable, ${total['not checked']} not checked${needing}`;
+}
+
+/** The last line of the text report: what the run showed. */
+function conclusion(result: RunResult): string {
+  if (!conforms(result)) return 'DOES NOT CONFORM: a mandatory requirement failed.';
+  if (unsettled(result) > 0)
+    return `NOT SHOWN: no mandatory requirement failed, but ${unsettled(result)} mandatory requirement(s) were not checked (MISS above).`;
+  const needing = needingProfile(result);
+  if (needing > 0)
+    return `CONFORMS TO THE CORE: no mandatory requirement failed; the ${needing} requirement(s) of the Santra profile were not checked (SKIP above).`;
+  return 'CONFORMS: no mandatory requirement failed.';
 }
 
 export function formatEntry(entry: TranscriptEntry): string {
@@ -62,15 +106,22 @@ export function formatEntry(entry: TranscriptEntry): string {
 const MAX_LINE = 400;
 
 export function textReport(result: RunResult): string {
-  const lines: string[] = [`santra-conformance: ${result.command.join(' ')}`, ''];
-  let section = '';
-  for (const verdict of result.verdicts) {
-    if (verdict.requirement.sectionTitle !== section) {
-      section = verdict.requirement.sectionTitle;
-      lines.push(`§${section}`);
+  const lines: string[] = [`santra-conformance --profile ${result.profile}: ${result.command.join(' ')}`];
+  for (const profile of PROFILES) {
+    const verdicts = result.verdicts.filter((v) => v.requirement.profile === profile);
+    if (verdicts.length === 0) continue;
+    lines.push('', `── ${PROFILE_TITLE[profile]}`);
+    let section = '';
+    for (const verdict of verdicts) {
+      if (verdict.requirement.sectionTitle !== section) {
+        section = verdict.requirement.sectionTitle;
+        lines.push(`§${section}`);
+      }
+      const r = verdict.requirement;
+      lines.push(
+        `  ${MARK[verdict.status]} ${r.id} (${tierLabel(verdict)}, §${r.section}) ${reason(verdict)}`,
+      );
     }
-    const r = verdict.requirement;
-    lines.push(`  ${MARK[verdict.status]} ${r.id} (${tierLabel(verdict)}, §${r.section}) ${reason(verdict)}`);
   }
   const failed = result.scenarios.filter((s) => s.failed);
   for (const scenario of failed) {
@@ -94,15 +145,13 @@ export function textReport(result: RunResult): string {
         );
     }
   }
-  const total = counts(result);
+  const byProfile = countsByProfile(result);
+  const client = counts(result).client;
   lines.push(
     '',
-    `${total.passed} passed, ${total.failed} failed, ${total['not applicable']} not applicable, ${total['not checkable']} not checkable, ${total['not checked']} not checked, ${total.client} client requirements (client mode)`,
-    !conforms(result)
-      ? 'DOES NOT CONFORM: a mandatory requirement failed.'
-      : unsettled(result) > 0
-        ? `NOT SHOWN: no mandatory requirement failed, but ${unsettled(result)} mandatory requirement(s) were not checked (MISS above).`
-        : 'CONFORMS: no mandatory requirement failed.',
+    ...PROFILES.map((profile) => countLine(profile, byProfile[profile])),
+    ...(client > 0 ? [`${client} client requirements (client mode)`] : []),
+    conclusion(result),
   );
   return `${lines.join('\n')}\n`;
 }
@@ -111,8 +160,10 @@ export function jsonReport(result: RunResult): string {
   return `${JSON.stringify(
     {
       command: result.command,
+      profile: result.profile,
       conforms: conforms(result) && unsettled(result) === 0,
       counts: counts(result),
+      countsByProfile: countsByProfile(result),
       requirements: result.verdicts.map((v) => ({ ...v.requirement, status: v.status, checks: v.checks })),
       scenarios: result.scenarios,
     },

@@ -13,7 +13,6 @@ import {
   serverRequest,
   startPrompt,
   toolResults,
-  toolTurn,
   str,
 } from './helpers.ts';
 
@@ -31,11 +30,13 @@ function answering(server: ServerUnderTest, answer: (params: Json) => unknown): 
 
 const allow: Scenario = {
   name: 'approve: allow a new file, shown exactly',
+  profile: 'santra',
   covers: ['SANTRA-APPROVE-001', 'SANTRA-APPROVE-002', 'SANTRA-APPROVE-005', 'SANTRA-MSG-012'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
-    await ctx.script(toolTurn('write_file', { path: 'notes/a.txt', content: CONTENT }), { text: 'Written.' });
-    const id = startPrompt(server, { text: 'Write notes/a.txt', agent: 'executor' });
+    await ctx.script(santra.writeFile({ path: 'notes/a.txt', content: CONTENT }), { text: 'Written.' });
+    const id = startPrompt(server, santra.executor('Write notes/a.txt'));
     const request = await serverRequest(server, 'approve', 0, id);
     ctx.check(
       'SANTRA-APPROVE-001',
@@ -88,19 +89,21 @@ const allow: Scenario = {
 
 const allowAll: Scenario = {
   name: 'approve: allow_all, then a protected location and a protected command',
+  profile: 'santra',
   covers: ['SANTRA-APPROVE-006', 'SANTRA-APPROVE-013', 'SANTRA-APPROVE-014', 'SANTRA-FRAME-017'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
     const seen = answering(server, () => ({ decision: 'allow_all' }));
     await ctx.script(
-      toolTurn('write_file', { path: 'one.txt', content: '1\n' }),
-      toolTurn('write_file', { path: 'two.txt', content: '2\n' }),
-      toolTurn('run_command', { command: 'echo santra-conformance-stdout-marker' }),
-      toolTurn('write_file', { path: '.envrc', content: 'export X=1\n' }),
-      toolTurn('run_command', { command: 'echo x >> .bashrc' }),
+      santra.writeFile({ path: 'one.txt', content: '1\n' }),
+      santra.writeFile({ path: 'two.txt', content: '2\n' }),
+      santra.runCommand({ command: 'echo santra-conformance-stdout-marker' }),
+      santra.writeFile({ path: '.envrc', content: 'export X=1\n' }),
+      santra.runCommand({ command: 'echo x >> .bashrc' }),
       { text: 'Done.' },
     );
-    const run = await prompt(server, { text: 'Write files', agent: 'executor' });
+    const run = await prompt(server, santra.executor('Write files'));
     const paths = seen.map((p) => p.path ?? p.command);
     ctx.check(
       'SANTRA-APPROVE-006',
@@ -122,7 +125,7 @@ const allowAll: Scenario = {
       bashrc?.protected === true,
       `after allow_all, a command appending to .bashrc: ${JSON.stringify(bashrc)}`,
     );
-    const echo = run.phases.find((p) => p.type === 'tool_result' && p.toolName === 'run_command');
+    const echo = run.phases.find((p) => p.type === 'tool_result' && p.toolName === santra.tools.runCommand);
     ctx.check(
       'SANTRA-FRAME-017',
       echo?.status === 'ok' &&
@@ -135,12 +138,14 @@ const allowAll: Scenario = {
 
 const command: Scenario = {
   name: 'approve: a command, shown exactly, control characters visible',
+  profile: 'santra',
   covers: ['SANTRA-APPROVE-004'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
     const seen = answering(server, () => ({ decision: 'reject' }));
-    await ctx.script(toolTurn('run_command', { command: 'printf "a\\033[31mb" > out.txt' }), { text: 'OK.' });
-    await prompt(server, { text: 'Run it', agent: 'executor' });
+    await ctx.script(santra.runCommand({ command: 'printf "a\\033[31mb" > out.txt' }), { text: 'OK.' });
+    await prompt(server, santra.executor('Run it'));
     const request = seen[0];
     const shown = str(request?.command);
     ctx.check(
@@ -156,8 +161,10 @@ const command: Scenario = {
 
 const reject: Scenario = {
   name: 'approve: reject, feedback, an error answer, an invalid result',
+  profile: 'santra',
   covers: ['SANTRA-APPROVE-007', 'SANTRA-APPROVE-008', 'SANTRA-APPROVE-010'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
     const answers: unknown[] = [
       { decision: 'reject' },
@@ -177,13 +184,13 @@ const reject: Scenario = {
       return Object.hasOwn(answer, 'error') ? { jsonrpc: '2.0', id: message.id, ...answer } : answer;
     });
     await ctx.script(
-      toolTurn('write_file', { path: 'r1.txt', content: 'x\n' }),
-      toolTurn('write_file', { path: 'r2.txt', content: 'x\n' }),
-      toolTurn('write_file', { path: 'r3.txt', content: 'x\n' }),
-      toolTurn('write_file', { path: 'r4.txt', content: 'x\n' }),
+      santra.writeFile({ path: 'r1.txt', content: 'x\n' }),
+      santra.writeFile({ path: 'r2.txt', content: 'x\n' }),
+      santra.writeFile({ path: 'r3.txt', content: 'x\n' }),
+      santra.writeFile({ path: 'r4.txt', content: 'x\n' }),
       { text: 'Nothing was written.' },
     );
-    const run = await prompt(server, { text: 'Write four files', agent: 'executor' });
+    const run = await prompt(server, santra.executor('Write four files'));
     const results = toolResults(run.phases);
     ctx.check(
       'SANTRA-APPROVE-007',
@@ -215,13 +222,15 @@ const reject: Scenario = {
 
 const noCapability: Scenario = {
   name: 'approve: a client without the approve capability',
+  profile: 'santra',
   covers: ['SANTRA-APPROVE-009'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open({ approve: false });
-    await ctx.script(toolTurn('write_file', { path: 'no.txt', content: 'x\n' }), {
+    await ctx.script(santra.writeFile({ path: 'no.txt', content: 'x\n' }), {
       text: 'Could not write.',
     });
-    const run = await prompt(server, { text: 'Write', agent: 'executor' });
+    const run = await prompt(server, santra.executor('Write'));
     const asked = server.received.filter((m) => m.method === 'approve');
     const result = toolResults(run.phases)[0];
     ctx.check(
@@ -234,13 +243,15 @@ const noCapability: Scenario = {
 
 const move: Scenario = {
   name: 'approve: a move shows the rename',
+  profile: 'santra',
   covers: ['SANTRA-APPROVE-003'],
   async run(ctx) {
+    const { santra } = ctx;
     ctx.writeFile('a.txt', 'content\n');
     const server = await ctx.open();
     const seen = answering(server, () => ({ decision: 'allow' }));
-    await ctx.script(toolTurn('move_file', { from: 'a.txt', to: 'sub/b.txt' }), { text: 'Moved.' });
-    await prompt(server, { text: 'Move it', agent: 'executor' });
+    await ctx.script(santra.moveFile({ from: 'a.txt', to: 'sub/b.txt' }), { text: 'Moved.' });
+    await prompt(server, santra.executor('Move it'));
     const request = seen[0];
     const diff = (request?.diff ?? {}) as Json;
     const unified = str(diff.unifiedDiff);
@@ -260,11 +271,13 @@ const move: Scenario = {
 
 const oversizedAnswer: Scenario = {
   name: 'approve: an oversized answer fails the approval',
+  profile: 'santra',
   covers: ['SANTRA-FRAME-013'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
-    await ctx.script(toolTurn('write_file', { path: 'big.txt', content: 'x\n' }), { text: 'Not written.' });
-    const id = startPrompt(server, { text: 'Write', agent: 'executor' });
+    await ctx.script(santra.writeFile({ path: 'big.txt', content: 'x\n' }), { text: 'Not written.' });
+    const id = startPrompt(server, santra.executor('Write'));
     const request = await serverRequest(server, 'approve', 0, id);
     if (ctx.maxMessageBytes === undefined)
       throw new ScenarioStop('initialize advertised no capabilities.limits.maxMessageBytes');

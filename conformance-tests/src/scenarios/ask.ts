@@ -2,7 +2,8 @@
 import { JsonRpcErrorCodes } from '#protocol';
 import type { Scenario } from '../run/runner.ts';
 import type { Json } from '../wire/peer.ts';
-import { describeMarkers, prompt, sentToModel, toolResults, toolTurn } from './helpers.ts';
+import type { AskUserArgs } from '../run/santra-profile.ts';
+import { describeMarkers, prompt, sentToModel, toolResults } from './helpers.ts';
 
 const QUESTION = {
   prompt: 'Which colour?',
@@ -11,12 +12,14 @@ const QUESTION = {
     { label: 'Red', value: 'red-conformance' },
     { label: 'Blue', value: 'blue-conformance' },
   ],
-};
+} satisfies AskUserArgs;
 
 const answered: Scenario = {
   name: 'ask: an option, free text, an error answer',
+  profile: 'santra',
   covers: ['SANTRA-ASK-002', 'SANTRA-ASK-003', 'SANTRA-ASK-004'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
     const seen: Json[] = [];
     const answers: unknown[] = [
@@ -37,13 +40,13 @@ const answered: Scenario = {
       return Object.hasOwn(answer, 'error') ? { jsonrpc: '2.0', id: message.id, ...answer } : answer;
     });
     await ctx.script(
-      toolTurn('ask_user', QUESTION),
-      toolTurn('ask_user', { prompt: 'Any other colour?' }),
-      toolTurn('ask_user', { prompt: 'Third question?' }),
-      toolTurn('ask_user', { prompt: 'Fourth question?' }),
+      santra.askUser(QUESTION),
+      santra.askUser({ prompt: 'Any other colour?' }),
+      santra.askUser({ prompt: 'Third question?' }),
+      santra.askUser({ prompt: 'Fourth question?' }),
       { text: 'Thanks.' },
     );
-    const run = await prompt(server, { text: 'Ask me', mode: 'agent_task' });
+    const run = await prompt(server, santra.agentTask('Ask me'));
     const first = seen[0] ?? {};
     ctx.check(
       'SANTRA-ASK-002',
@@ -69,11 +72,13 @@ const answered: Scenario = {
 
 const noCapability: Scenario = {
   name: 'ask: a client without the ask capability',
+  profile: 'santra',
   covers: ['SANTRA-ASK-001'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open({ ask: false });
-    await ctx.script(toolTurn('ask_user', QUESTION), { text: 'I will choose myself.' });
-    const run = await prompt(server, { text: 'Ask me', mode: 'agent_task' });
+    await ctx.script(santra.askUser(QUESTION), { text: 'I will choose myself.' });
+    const run = await prompt(server, santra.agentTask('Ask me'));
     const asked = server.received.filter((m) => m.method === 'ask');
     ctx.check(
       'SANTRA-ASK-001',
@@ -87,15 +92,17 @@ const noCapability: Scenario = {
 
 const secret: Scenario = {
   name: 'ask: a secret answer is redacted',
+  profile: 'santra',
   covers: ['SANTRA-SESSION-003'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
     const secretValue = 'hunter2-santra-conformance-secret';
     server.handle('ask', () => ({ answer: secretValue }));
-    await ctx.script(toolTurn('ask_user', { prompt: 'Your token?', secret: true }), {
+    await ctx.script(santra.askUser({ prompt: 'Your token?', secret: true }), {
       text: `Got it: ${secretValue}.`,
     });
-    const run = await prompt(server, { text: 'Ask for a token', mode: 'agent_task' });
+    const run = await prompt(server, santra.agentTask('Ask for a token'));
     const phases = JSON.stringify(run.phases);
     ctx.check(
       'SANTRA-SESSION-003',

@@ -15,7 +15,6 @@ import {
   serverRequest,
   stallingTurn,
   startPrompt,
-  toolTurn,
 } from './helpers.ts';
 
 /** Within a second, as the spec says, with room for a loaded machine. */
@@ -143,11 +142,13 @@ const TRIGGER_REQUIREMENT = {
 function midApproval(trigger: 'cancel' | 'shutdown' | 'end of input'): Scenario {
   return {
     name: `cancel: a run waiting on approve, by ${trigger}, never answered`,
+    profile: 'santra',
     covers: ['SANTRA-CANCEL-008', 'SANTRA-CANCEL-009', 'SANTRA-CANCEL-012', TRIGGER_REQUIREMENT[trigger]],
     async run(ctx) {
+      const { santra } = ctx;
       const server = await ctx.open();
-      await ctx.script(toolTurn('write_file', { path: 'gated.txt', content: 'x\n' }), { text: 'After.' });
-      const id = startPrompt(server, { text: 'Write', agent: 'executor' });
+      await ctx.script(santra.writeFile({ path: 'gated.txt', content: 'x\n' }), { text: 'After.' });
+      const id = startPrompt(server, santra.executor('Write'));
       const approve = await serverRequest(server, 'approve', 0, id);
       const started = Date.now();
       let shutdownId: number | undefined;
@@ -214,11 +215,13 @@ function midApproval(trigger: 'cancel' | 'shutdown' | 'end of input'): Scenario 
 
 const askCancelled: Scenario = {
   name: 'cancel: a run waiting on ask, never answered',
+  profile: 'santra',
   covers: ['SANTRA-CANCEL-008', 'SANTRA-CANCEL-009'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
-    await ctx.script(toolTurn('ask_user', { prompt: 'Sure?' }), { text: 'After.' });
-    const id = startPrompt(server, { text: 'Ask', mode: 'agent_task' });
+    await ctx.script(santra.askUser({ prompt: 'Sure?' }), { text: 'After.' });
+    const id = startPrompt(server, santra.agentTask('Ask'));
     const ask = await serverRequest(server, 'ask', 0, id);
     server.notify('$/cancelRequest', { id });
     const withdrawn = await server

@@ -65,11 +65,16 @@ const models: Scenario = {
   ],
   async run(ctx) {
     const server = await ctx.open();
+    // Whatever default the server chose, model/list names the model the next prompt uses.
     const list = await server.request('model/list', {});
+    const current = (list.result as Json | undefined)?.current;
+    await ctx.script({ text: 'Hello.' });
+    await prompt(server, { text: 'Hello', mode: 'simple_chat' });
+    const first = (ctx.anthropic.requests.at(-1)?.body as { model?: string } | undefined)?.model;
     ctx.check(
       'SANTRA-MODEL-001',
-      (list.result as Json | undefined)?.current === 'anthropic/claude-sonnet-5-5',
-      `model/list with SANTRA_MODEL set: ${describeResponse(list)}`,
+      typeof current === 'string' && first !== undefined && current === `anthropic/${first}`,
+      `model/list said current ${JSON.stringify(current)}; the next prompt's model call named ${String(first)}`,
     );
     const noSession = await server.request('model/list', { sessionId: 'ses_santra_conformance_unknown' });
     ctx.check(
@@ -137,31 +142,26 @@ const redirected: Scenario = {
   },
 };
 
-const AGENT_FILE = {
-  id: 'conformance_reviewer',
-  name: 'Conformance reviewer',
-  description: 'Reviews for the conformance suite.',
-  systemPrompt: 'You review code.',
-  toolNames: ['read_file', 'task_completed'],
-};
-
 const agents: Scenario = {
   name: 'agents: built-in, custom and broken agent files',
+  profile: 'santra',
   covers: ['SANTRA-AGENT-001', 'SANTRA-AGENT-002', 'SANTRA-AGENT-003'],
   async run(ctx) {
-    ctx.writeFile('.agents/good.json', JSON.stringify(AGENT_FILE));
+    const { santra } = ctx;
+    const file = santra.customAgent;
+    ctx.writeFile('.agents/good.json', JSON.stringify(file));
     ctx.writeFile(
       '.agents/broken.json',
-      JSON.stringify({ ...AGENT_FILE, id: 'broken_one', toolNames: ['no_such_tool'] }),
+      JSON.stringify({ ...file, id: 'broken_one', toolNames: ['no_such_tool'] }),
     );
     const server = await ctx.open();
     const list = await server.request('agents/list');
     const result = (list.result ?? {}) as { agents?: Json[]; problems?: Json[] };
     const ids = (result.agents ?? []).map((a) => a.id);
-    const custom = (result.agents ?? []).find((a) => a.id === 'conformance_reviewer');
+    const custom = (result.agents ?? []).find((a) => a.id === file.id);
     ctx.check(
       'SANTRA-AGENT-001',
-      ids.includes('executor') && custom?.source === '.agents/good.json',
+      ids.includes(santra.agents.executor) && custom?.source === '.agents/good.json',
       `agents: ${ids.join(', ')}; custom: ${JSON.stringify(custom)}`,
     );
     ctx.check(
@@ -170,7 +170,7 @@ const agents: Scenario = {
       `problems: ${JSON.stringify(result.problems)}`,
     );
     await ctx.script({ text: 'Reviewed.' });
-    const run = await prompt(server, { text: 'Review', agent: 'conformance_reviewer' });
+    const run = await prompt(server, { text: 'Review', agent: file.id });
     const status = run.phases.filter((p) => p.type === 'status' && String(p.text).includes('broken.json'));
     ctx.check(
       'SANTRA-AGENT-003',

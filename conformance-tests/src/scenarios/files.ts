@@ -10,7 +10,7 @@ import { isAbsolute, join, sep } from 'node:path';
 import { FAKE_ANTHROPIC_KEY, type InitializeOptions, type ScenarioContext } from '../run/context.ts';
 import type { Scenario } from '../run/runner.ts';
 import type { Json } from '../wire/peer.ts';
-import { fileIn, prompt, requestsOf, sentToModel, str, toolResults, toolTurn } from './helpers.ts';
+import { fileIn, prompt, requestsOf, sentToModel, str, toolResults } from './helpers.ts';
 
 /** The editor features a client lends, as `initialize` declares them. */
 interface Lent {
@@ -56,8 +56,10 @@ const TERMINAL_OK = {
 
 const reads: Scenario = {
   name: "files: reads through the client's buffers",
+  profile: 'santra',
   covers: ['SANTRA-FILES-001', 'SANTRA-FILES-002', 'SANTRA-FILES-003', 'SANTRA-FILES-005'],
   async run(ctx) {
+    const { santra } = ctx;
     ctx.writeFile('src/real.txt', 'santra-conformance-disk-a\n');
     symlinkSync(join('src', 'real.txt'), join(ctx.workspace, 'link.txt'));
     ctx.writeFile('null.txt', 'santra-conformance-disk-b\n');
@@ -82,16 +84,16 @@ const reads: Scenario = {
     });
     server.handle('approve', () => ({ decision: 'allow' }));
     await ctx.script(
-      toolTurn('read_file', { path: 'link.txt' }),
-      toolTurn('read_file', { path: 'null.txt' }),
-      toolTurn('read_file', { path: 'error.txt' }),
-      toolTurn('read_file', { path: 'invalid.txt' }),
-      toolTurn('read_file', { path: 'missing.txt' }),
-      toolTurn('read_file', { path: join(ctx.home, 'outside.txt') }),
-      toolTurn('str_replace', { path: 'plain.txt', oldStr: 'two', newStr: 'deux' }),
+      santra.readFile({ path: 'link.txt' }),
+      santra.readFile({ path: 'null.txt' }),
+      santra.readFile({ path: 'error.txt' }),
+      santra.readFile({ path: 'invalid.txt' }),
+      santra.readFile({ path: 'missing.txt' }),
+      santra.readFile({ path: join(ctx.home, 'outside.txt') }),
+      santra.strReplace({ path: 'plain.txt', oldStr: 'two', newStr: 'deux' }),
       { text: 'Read them all.' },
     );
-    const run = await prompt(server, { text: 'Read the files', agent: 'executor' });
+    const run = await prompt(server, santra.executor('Read the files'));
     const asked = requestsOf(server, 'fs/readTextFile');
     const paths = asked.map((p) => p.path);
     const problems = paths.flatMap((path) => readPathProblem(ctx, path) ?? []);
@@ -139,8 +141,10 @@ const SECOND = 'alpha\nbeta edited\ngamma\nsaved line\n';
 
 const edits: Scenario = {
   name: "files: edits through the client's buffers",
+  profile: 'santra',
   covers: ['SANTRA-FILES-004', 'SANTRA-FILES-005', 'SANTRA-FILES-006'],
   async run(ctx) {
+    const { santra } = ctx;
     ctx.writeFile('edit.txt', DISK);
     const server = await ctx.open(lending({ fs: { readTextFile: true, writeTextFile: true } }));
     const target = resolved(ctx, 'edit.txt');
@@ -170,14 +174,14 @@ const edits: Scenario = {
       return ++writes === 1 ? {} : declined(message, 'the editor could not save it');
     });
     await ctx.script(
-      toolTurn('read_file', { path: 'edit.txt' }),
-      toolTurn('str_replace', { path: 'edit.txt', oldStr: 'beta in buffer', newStr: 'beta edited' }),
-      toolTurn('str_replace', { path: 'edit.txt', oldStr: 'gamma', newStr: 'delta' }),
-      toolTurn('str_replace', { path: 'edit.txt', oldStr: 'unsaved line', newStr: 'saved line' }),
-      toolTurn('write_file', { path: 'new.txt', content: 'fresh\n' }),
+      santra.readFile({ path: 'edit.txt' }),
+      santra.strReplace({ path: 'edit.txt', oldStr: 'beta in buffer', newStr: 'beta edited' }),
+      santra.strReplace({ path: 'edit.txt', oldStr: 'gamma', newStr: 'delta' }),
+      santra.strReplace({ path: 'edit.txt', oldStr: 'unsaved line', newStr: 'saved line' }),
+      santra.writeFile({ path: 'new.txt', content: 'fresh\n' }),
       { text: 'Edited.' },
     );
-    const run = await prompt(server, { text: 'Edit the file', agent: 'executor' });
+    const run = await prompt(server, santra.executor('Edit the file'));
     const statuses = JSON.stringify(toolResults(run.phases).map((r) => r.status));
     const first = approvals[0] ?? {};
     const unified = str((first.diff as Json | undefined)?.unifiedDiff);
@@ -223,6 +227,7 @@ const edits: Scenario = {
 
 const commands: Scenario = {
   name: "files: commands in the client's terminal",
+  profile: 'santra',
   covers: [
     'SANTRA-FILES-001',
     'SANTRA-FILES-005',
@@ -231,6 +236,7 @@ const commands: Scenario = {
     'SANTRA-FILES-011',
   ],
   async run(ctx) {
+    const { santra } = ctx;
     ctx.writeFile('plain.txt', 'one\ntwo\n');
     // Declares the terminal only: no file request may come.
     const server = await ctx.open(lending({ terminal: true }));
@@ -249,14 +255,14 @@ const commands: Scenario = {
       return runs === 3 ? { output: 'ran' } : TERMINAL_OK;
     });
     await ctx.script(
-      toolTurn('run_command', { command: 'echo santra-conformance > ran-on-server.txt' }),
-      toolTurn('run_command', { command: 'echo santra-conformance > rejected.txt' }),
-      toolTurn('run_command', { command: 'touch after-error.txt' }),
-      toolTurn('run_command', { command: 'touch after-invalid.txt' }),
-      toolTurn('str_replace', { path: 'plain.txt', oldStr: 'two', newStr: 'deux' }),
+      santra.runCommand({ command: 'echo santra-conformance > ran-on-server.txt' }),
+      santra.runCommand({ command: 'echo santra-conformance > rejected.txt' }),
+      santra.runCommand({ command: 'touch after-error.txt' }),
+      santra.runCommand({ command: 'touch after-invalid.txt' }),
+      santra.strReplace({ path: 'plain.txt', oldStr: 'two', newStr: 'deux' }),
       { text: 'Ran them.' },
     );
-    const run = await prompt(server, { text: 'Run the commands', agent: 'executor' });
+    const run = await prompt(server, santra.executor('Run the commands'));
     const sent = requestsOf(server, 'terminal/run');
     const mismatched = sent.filter((params) => {
       const approval = allowed.find((a) => a.toolCallId === params.toolCallId);
@@ -283,7 +289,7 @@ const commands: Scenario = {
       sent.length > 0 && leaky.length === 0,
       `the server was started with ANTHROPIC_API_KEY; terminal/run unsetEnv ${JSON.stringify(sent.map((p) => p.unsetEnv))}${leaky.some((p) => JSON.stringify(p).includes(FAKE_ANTHROPIC_KEY)) ? ', and a request carried the key itself' : ''}`,
     );
-    const results = toolResults(run.phases).filter((r) => r.toolName === 'run_command');
+    const results = toolResults(run.phases).filter((r) => r.toolName === santra.tools.runCommand);
     for (const [index, file, answer] of [
       [2, 'after-error.txt', 'an error answer'],
       [3, 'after-invalid.txt', 'an invalid result'],
@@ -354,13 +360,15 @@ function undeclaredChanges(own: NodeJS.ProcessEnv, ran: Record<string, string>, 
 
 const terminalEnvironment: Scenario = {
   name: "files: the terminal's environment is the server's own commands' environment",
+  profile: 'santra',
   covers: ['SANTRA-FILES-009'],
   async run(ctx) {
+    const { santra } = ctx;
     // The server runs the probe itself, then (a second server) through a client's terminal.
     const own = await ctx.open();
     own.handle('approve', () => ({ decision: 'allow' }));
-    await ctx.script(toolTurn('run_command', { command: ENV_PROBE }), { text: 'Printed it.' });
-    await prompt(own, { text: 'Print the environment', agent: 'executor' });
+    await ctx.script(santra.runCommand({ command: ENV_PROBE }), { text: 'Printed it.' });
+    await prompt(own, santra.executor('Print the environment'));
     const ran = probedEnvironment(sentToModel(ctx.anthropic.requests));
     if (ran === undefined) {
       ctx.check(
@@ -373,8 +381,8 @@ const terminalEnvironment: Scenario = {
     const lent = await ctx.open(lending({ terminal: true }));
     lent.handle('approve', () => ({ decision: 'allow' }));
     lent.handle('terminal/run', () => TERMINAL_OK);
-    await ctx.script(toolTurn('run_command', { command: ENV_PROBE }), { text: 'Printed it.' });
-    await prompt(lent, { text: 'Print the environment', agent: 'executor' });
+    await ctx.script(santra.runCommand({ command: ENV_PROBE }), { text: 'Printed it.' });
+    await prompt(lent, santra.executor('Print the environment'));
     const [params] = requestsOf(lent, 'terminal/run');
     const problems =
       params === undefined ? ['no terminal/run came'] : undeclaredChanges(lent.env, ran, params);
@@ -388,18 +396,20 @@ const terminalEnvironment: Scenario = {
 
 const nothingLent: Scenario = {
   name: 'files: a client that lends neither files nor a terminal',
+  profile: 'santra',
   covers: ['SANTRA-FILES-001', 'SANTRA-FILES-005', 'SANTRA-FILES-008'],
   async run(ctx) {
+    const { santra } = ctx;
     ctx.writeFile('plain.txt', 'one\ntwo\n');
     const server = await ctx.open();
     server.handle('approve', () => ({ decision: 'allow' }));
     await ctx.script(
-      toolTurn('read_file', { path: 'plain.txt' }),
-      toolTurn('str_replace', { path: 'plain.txt', oldStr: 'two', newStr: 'deux' }),
-      toolTurn('run_command', { command: 'echo santra-conformance > ran-on-server.txt' }),
+      santra.readFile({ path: 'plain.txt' }),
+      santra.strReplace({ path: 'plain.txt', oldStr: 'two', newStr: 'deux' }),
+      santra.runCommand({ command: 'echo santra-conformance > ran-on-server.txt' }),
       { text: 'Done.' },
     );
-    await prompt(server, { text: 'Edit and run', agent: 'executor' });
+    await prompt(server, santra.executor('Edit and run'));
     const count = (method: string) => requestsOf(server, method).length;
     ctx.check(
       'SANTRA-FILES-001',

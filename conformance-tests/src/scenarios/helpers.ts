@@ -101,11 +101,6 @@ export async function serverRequest(
   return Promise.race([request, answered]);
 }
 
-/** A model turn that calls one tool. */
-export function toolTurn(name: string, args: unknown): FakeTurn {
-  return { toolCalls: [{ name, args, chunks: 1 }] };
-}
-
 /** A model turn that streams some text, then stalls until the client gives up. */
 export function stallingTurn(): FakeTurn {
   return {

@@ -12,7 +12,6 @@ import {
   sleep,
   startPrompt,
   toolResults,
-  toolTurn,
 } from './helpers.ts';
 
 const chat: Scenario = {
@@ -21,6 +20,7 @@ const chat: Scenario = {
     'SANTRA-PROMPT-003',
     'SANTRA-PROMPT-004',
     'SANTRA-PROMPT-007',
+    'SANTRA-PROMPT-008',
     'SANTRA-PROMPT-009',
     'SANTRA-PHASE-003',
   ],
@@ -43,7 +43,14 @@ const chat: Scenario = {
       text: 'What did I ask?',
       sessionId: first.result.sessionId,
       mode: 'direct_answer',
+      model: 'anthropic/claude-haiku-4-5',
     });
+    const model = (ctx.anthropic.requests[1]?.body as { model?: string } | undefined)?.model;
+    ctx.check(
+      'SANTRA-PROMPT-008',
+      model === 'claude-haiku-4-5',
+      `a prompt with model anthropic/claude-haiku-4-5: the model call named ${String(model)}`,
+    );
     ctx.check(
       'SANTRA-PROMPT-007',
       tools.length > 0 &&
@@ -76,20 +83,21 @@ const chat: Scenario = {
 
 const agentAndModel: Scenario = {
   name: 'prompt: agent over mode, a model for one prompt, a tool failure',
+  profile: 'santra',
   covers: ['SANTRA-PROMPT-005', 'SANTRA-PROMPT-006', 'SANTRA-PROMPT-008', 'SANTRA-ERR-005'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
-    await ctx.script(toolTurn('write_file', { path: 'missing-content.txt' }), { text: 'I will stop here.' });
-    const run = await prompt(server, {
-      text: 'Write a file',
-      agent: 'executor',
+    await ctx.script(santra.writeFile({ path: 'missing-content.txt' }), { text: 'I will stop here.' });
+    const params = santra.executor('Write a file', {
       mode: 'simple_chat',
       model: 'anthropic/claude-haiku-4-5',
     });
+    const run = await prompt(server, params);
     const top = run.phases.filter((p) => p.parentAgentId === undefined).map((p) => p.agentId);
     ctx.check(
       'SANTRA-PROMPT-005',
-      top.length > 0 && top.every((id) => id === 'executor'),
+      top.length > 0 && top.every((id) => id === params.agent),
       `top agent ids: ${[...new Set(top)].join(', ')}`,
     );
     const offered = ((ctx.anthropic.requests[0]?.body as { tools?: { name: string }[] }).tools ?? []).map(
@@ -97,8 +105,8 @@ const agentAndModel: Scenario = {
     );
     ctx.check(
       'SANTRA-PROMPT-006',
-      offered.includes('write_file'),
-      `with agent executor and mode simple_chat the model was offered ${offered.join(', ') || 'no tools'}`,
+      offered.includes(santra.tools.writeFile),
+      `with agent ${params.agent} and mode simple_chat the model was offered ${offered.join(', ') || 'no tools'}`,
     );
     const model = (ctx.anthropic.requests[0]?.body as { model?: string }).model;
     ctx.check('SANTRA-PROMPT-008', model === 'claude-haiku-4-5', `the model call named ${String(model)}`);
@@ -190,27 +198,26 @@ const firstDelta: Scenario = {
 
 const subAgent: Scenario = {
   name: 'agents: a sub-agent under a section',
+  profile: 'santra',
   covers: ['SANTRA-AGENT-004', 'SANTRA-AGENT-005'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
-    const offers = (name: string) => (request: { body: unknown }) =>
-      ((request.body as { tools?: { name: string }[] }).tools ?? []).some((t) => t.name === name);
+    // The top agent is the one offered spawn_agent; the sub-agent is not.
+    const top = (request: { body: unknown }) =>
+      ((request.body as { tools?: { name: string }[] }).tools ?? []).some(
+        (t) => t.name === santra.tools.spawnAgent,
+      );
     await ctx.script(
       {
-        match: offers('spawn_agent'),
-        toolCalls: [
-          {
-            name: 'spawn_agent',
-            args: { agentId: 'reader', task: 'Read README.md and summarise it.' },
-            chunks: 1,
-          },
-        ],
+        match: top,
+        ...santra.spawnAgent({ agentId: santra.agents.reader, task: 'Read README.md and summarise it.' }),
       },
-      { match: (r) => !offers('spawn_agent')(r), text: 'README.md says hello.' },
-      { match: offers('spawn_agent'), text: 'The reader says README.md says hello.' },
+      { match: (r) => !top(r), text: 'README.md says hello.' },
+      { match: top, text: 'The reader says README.md says hello.' },
     );
     ctx.writeFile('README.md', 'hello\n');
-    const run = await prompt(server, { text: 'What does the README say?', mode: 'agent_task' });
+    const run = await prompt(server, santra.agentTask('What does the README say?'));
     const sub = run.phases.filter((p) => p.parentAgentId !== undefined);
     const root = run.phases.find((p) => p.parentAgentId === undefined)?.agentId;
     const first = sub[0];

@@ -15,7 +15,6 @@ import {
   serverRequest,
   stallingTurn,
   startPrompt,
-  toolTurn,
   str,
 } from './helpers.ts';
 
@@ -232,18 +231,20 @@ const compact: Scenario = {
 
 const undo: Scenario = {
   name: 'sessions: undo a change, and one changed since',
+  profile: 'santra',
   covers: ['SANTRA-SESSION-020', 'SANTRA-SESSION-021', 'SANTRA-SESSION-022'],
   async run(ctx) {
+    const { santra } = ctx;
     const server = await ctx.open();
     server.handle('approve', (message) =>
       (message.params as Json).toolName === 'session/undo' ? undefined : { decision: 'allow' },
     );
     await ctx.script(
-      toolTurn('write_file', { path: 'u.txt', content: 'u\n' }),
-      toolTurn('write_file', { path: 'v.txt', content: 'v\n' }),
+      santra.writeFile({ path: 'u.txt', content: 'u\n' }),
+      santra.writeFile({ path: 'v.txt', content: 'v\n' }),
       { text: 'Both written.' },
     );
-    const run = await prompt(server, { text: 'Write two files', agent: 'executor' });
+    const run = await prompt(server, santra.executor('Write two files'));
     const sessionId = run.result.sessionId;
     const first = await server.request('session/undo', { sessionId });
     const changes = ((first.result as Json | undefined)?.changes ?? []) as Json[];

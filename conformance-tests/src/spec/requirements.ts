@@ -1,8 +1,10 @@
 /**
  * The requirements of the protocol, read from the normative text itself (protocol-spec/README.md,
- * §0): each is a list item that starts with its bold id and its italic tier,
+ * §0): each is a list item that starts with its bold id and its italic tier, then, for one the
+ * suite checks only through the Santra profile, that marker:
  *
  *   - **[SANTRA-PROMPT-001]** *(mandatory)* The `prompt` response MUST be sent …
+ *   - **[SANTRA-APPROVE-001]** *(mandatory)* *(Santra profile)* For a client that declared …
  *
  * so the ids the suite checks can never drift from the spec: a check naming an id the spec does not
  * have fails to load, and `--list` prints what the spec says.
@@ -13,6 +15,13 @@ import { fileURLToPath } from 'node:url';
 
 export type Tier = 'mandatory' | 'capability-gated' | 'advisory' | 'optional';
 export type Subject = 'server' | 'client';
+/**
+ * What a server must offer for the suite to check a requirement (§0): `core`, the protocol alone;
+ * `santra`, also the Santra profile of §0.1.1 (Santra's agents, tools and environment). Either
+ * way the requirement binds every server.
+ */
+export type Profile = 'core' | 'santra';
+export const PROFILES: readonly Profile[] = ['core', 'santra'];
 
 export interface Requirement {
   /** `SANTRA-PROMPT-001`. */
@@ -24,6 +33,8 @@ export interface Requirement {
   capability?: string;
   /** Who it binds; the server suite checks the server's, the client mode the client's. */
   subject: Subject;
+  /** `santra` when the spec marks it *(Santra profile)*: the suite can provoke it only there. */
+  profile: Profile;
   /** The numbered section it belongs to, e.g. `7.1`, or `0` for the preamble. */
   section: string;
   /** The section's heading, e.g. `7. Runs: prompt, phase, approve, ask`. */
@@ -34,7 +45,8 @@ export interface Requirement {
   notCheckable?: string;
 }
 
-const ITEM = /^- \*\*\[(SANTRA-([A-Z]+)-(\d{3}))\]\*\* \*\(([^)]*)\)\*\s*(.*)$/;
+const ITEM = /^- \*\*\[(SANTRA-([A-Z]+)-(\d{3}))\]\*\* \*\(([^)]*)\)\*(?: \*\(([^)]*)\)\*)?\s*(.*)$/;
+const SANTRA_PROFILE_MARKER = 'Santra profile';
 /** A numbered section (`## 7. Runs…`, `### 7.2 …`) or an unnumbered one (`## Client requirements`). */
 const HEADING = /^(#{2,3}) (?:(\d+(?:\.\d+)?)\.? )?(.*)$/;
 const PARAGRAPH = /^(\d+\.\d+)\. /;
@@ -73,6 +85,15 @@ function parseTier(tag: string, id: string): Pick<Requirement, 'tier' | 'capabil
   return capability === undefined || capability === '' ? { tier, subject } : { tier, capability, subject };
 }
 
+/** The marker after the tier: none (core) or `*(Santra profile)*`. */
+function parseProfile(marker: string | undefined, id: string): Profile {
+  if (marker === undefined) return 'core';
+  if (marker === SANTRA_PROFILE_MARKER) return 'santra';
+  throw new Error(
+    `${id}: unknown marker "*(${marker})*" after the tier; the only one is *(${SANTRA_PROFILE_MARKER})*`,
+  );
+}
+
 /** Every requirement of `markdown`, in document order; throws on a malformed or repeated id. */
 export function parseRequirements(markdown: string): Requirement[] {
   const found: Requirement[] = [];
@@ -97,8 +118,26 @@ export function parseRequirements(markdown: string): Requirement[] {
     const heading = HEADING.exec(line);
     if (item !== null) {
       finish();
-      const [, id, area, , tag, text] = item as unknown as [string, string, string, string, string, string];
-      current = { id, area, ...parseTier(tag, id), section, sectionTitle, text };
+      const [, id, area, , tag, marker, text] = item as unknown as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string | undefined,
+        string,
+      ];
+      current = {
+        id,
+        area,
+        ...parseTier(tag, id),
+        profile: parseProfile(marker, id),
+        section,
+        sectionTitle,
+        text,
+      };
+      if (current.profile === 'santra' && current.subject === 'client')
+        throw new Error(`${id}: binds the client, which has no Santra profile`);
     } else if (current !== undefined && line.startsWith('  ') && line.trim() !== '') {
       current.text += ` ${line.trim()}`;
     } else {
