@@ -1,4 +1,6 @@
-/** §7.1 `prompt`, §7.2 `phase`, §5 failures as data, §9 sub-agents. */
+/** §7.1 `prompt` (and §7.1.1 its editor context), §7.2 `phase`, §5 failures as data, §9 sub-agents. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
 import type { Scenario } from '../run/runner.ts';
 import type { Json } from '../wire/peer.ts';
@@ -77,6 +79,61 @@ const chat: Scenario = {
       'SANTRA-PROMPT-009',
       codeOf(unknown) === SantraErrorCodes.UnknownSession,
       `an unknown sessionId: ${describeResponse(unknown)}`,
+    );
+  },
+};
+
+const editorContext: Scenario = {
+  name: "prompt: the editor's context (selections, diagnostics, a path outside)",
+  covers: ['SANTRA-PROMPT-013', 'SANTRA-PROMPT-014', 'SANTRA-PROMPT-015'],
+  async run(ctx) {
+    const server = await ctx.open();
+    const lines = ['first line', 'conformance-selected-2', 'conformance-selected-3', 'fourth line'];
+    writeFileSync(join(ctx.workspace, 'context.txt'), `${lines.join('\n')}\n`);
+    await ctx.script({ text: 'Seen.' });
+    const diagnostic = 'conformance-diagnostic: unused variable';
+    const run = await prompt(server, {
+      text: 'What is selected?',
+      mode: 'simple_chat',
+      context: {
+        files: [
+          { path: 'context.txt', focused: true, selections: [{ start: { line: 2 }, end: { line: 3 } }] },
+        ],
+        diagnostics: [
+          {
+            path: 'context.txt',
+            range: { start: { line: 3 }, end: { line: 3 } },
+            severity: 'warning',
+            message: diagnostic,
+          },
+        ],
+      },
+    });
+    const sent = sentToModel(ctx.anthropic.requests.slice(0, 1));
+    ctx.check(
+      'SANTRA-PROMPT-013',
+      run.result.status === 'completed' &&
+        sent.includes('conformance-selected-2') &&
+        sent.includes('conformance-selected-3'),
+      `run ${String(run.result.status)}; the model's first call ${describeMarkers(sent, 'conformance-selected-2')}, ${describeMarkers(sent, 'conformance-selected-3')}`,
+    );
+    ctx.check(
+      'SANTRA-PROMPT-014',
+      sent.includes(diagnostic),
+      `the model's first call ${describeMarkers(sent, diagnostic)}`,
+    );
+    const calls = ctx.anthropic.requests.length;
+    const outside = await server.request('prompt', {
+      text: 'And this?',
+      mode: 'simple_chat',
+      context: { files: [{ path: '../outside-the-workspace.txt' }] },
+    });
+    ctx.check(
+      'SANTRA-PROMPT-015',
+      codeOf(outside) === JsonRpcErrorCodes.InvalidParams &&
+        describeResponse(outside).includes('params.context.files[0].path') &&
+        ctx.anthropic.requests.length === calls,
+      `a context file outside the workspace: ${describeResponse(outside)}; model calls after it: ${ctx.anthropic.requests.length - calls}`,
     );
   },
 };
@@ -236,4 +293,12 @@ const subAgent: Scenario = {
   },
 };
 
-export const RUNS: Scenario[] = [chat, agentAndModel, noKey, providerFault, firstDelta, subAgent];
+export const RUNS: Scenario[] = [
+  chat,
+  editorContext,
+  agentAndModel,
+  noKey,
+  providerFault,
+  firstDelta,
+  subAgent,
+];
