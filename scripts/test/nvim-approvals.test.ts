@@ -9,13 +9,16 @@
  *   to the approval, which waits for a deliberate answer.
  * - focus_flow.lua (close): `:q` on the approval rejects it and the run goes on; a window closed
  *   otherwise leaves it waiting, and `:SantraApprovals` shows it again.
+ * - focus_flow.lua (question): questions (`ask`) do not take the keyboard either: keys typed for
+ *   the file go there while the question waits; answered in its window, with inputsecret() for a
+ *   secret (which no buffer or history keeps), declined with `:q`.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { FakeTurn } from '../../conformance-tests/src/fake-providers/index.ts';
+import type { FakeTurn, RecordedRequest } from '../../conformance-tests/src/fake-providers/index.ts';
 import { runNvimFlow, writeTesterAgent } from './helpers/editor-env.ts';
 
 const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
@@ -27,6 +30,10 @@ after(async () => {
 });
 
 const tool = (id: string, name: string, args: unknown): FakeTurn => ({ toolCalls: [{ id, name, args }] });
+
+/** The last message of a request the model got (a tool's result comes back in it), as JSON text. */
+const lastMessage = (request: RecordedRequest | undefined) =>
+  JSON.stringify((request?.body.messages as unknown[] | undefined)?.at(-1));
 
 /** What a flow reports of the approval waiting, and of where the cursor is. */
 interface ApprovalState {
@@ -40,6 +47,10 @@ interface ApprovalState {
 interface FocusReport {
   error?: string;
   notices: string[];
+  question_lines?: string[];
+  typed_secret_refused?: boolean;
+  secret_prompt?: string;
+  kept?: string[];
   shown_while_typing?: boolean;
   file?: string[];
   after_typing?: ApprovalState;
@@ -54,17 +65,19 @@ interface FocusReport {
   server_exited: boolean;
 }
 
-function runFocusFlow(which: 'typing' | 'close', turns: FakeTurn[]) {
+const SECRET = 'tok-s3cret-4242';
+
+function runFocusFlow(which: 'typing' | 'close' | 'question', turns: FakeTurn[]) {
   return runNvimFlow<FocusReport>({
     plugin: PLUGIN,
     server: SERVER,
     script: join(PLUGIN, 'test/focus_flow.lua'),
     turns,
     prepare: (workspace) => {
-      writeTesterAgent(workspace, ['write_file', 'task_completed'], 'Neovim plugin');
+      writeTesterAgent(workspace, ['write_file', 'ask_user', 'task_completed'], 'Neovim plugin');
       writeFileSync(join(workspace, 'notes.md'), '# notes\n');
     },
-    env: { SANTRA_NVIM_CASE: which, SANTRA_NVIM_FILE: 'notes.md' },
+    env: { SANTRA_NVIM_CASE: which, SANTRA_NVIM_FILE: 'notes.md', SANTRA_NVIM_SECRET: SECRET },
     cleanups,
   });
 }
@@ -194,6 +207,78 @@ describe('santra.nvim approvals', () => {
     const transcript = report.transcript.join('\n');
     assert.match(transcript, /⊘ rejected/);
     assert.match(transcript, /✓ ok: created b\.txt/);
+    assert.equal(report.server_exited, true);
+  });
+
+  test('a question does not take the keyboard: keys typed go to the file, it waits to be answered in its window; a secret is typed hidden, :q declines', async () => {
+    const { report, fake } = await runFocusFlow('question', [
+      tool('q1', 'ask_user', {
+        prompt: 'Tabs or spaces?',
+        options: [
+          { label: 'Tabs', value: 'tabs' },
+          { label: 'Spaces', value: 'spaces' },
+        ],
+      }),
+      tool('q2', 'ask_user', { prompt: 'Your deploy token?', secret: true }),
+      tool('q3', 'ask_user', { prompt: 'Anything else?' }),
+      { text: 'Set up with spaces.' },
+    ]);
+    // The question appeared while the user was typing in the file, and every key went there.
+    assert.equal(report.shown_while_typing, true);
+    assert.deepEqual(report.file, ['# notes', '# typing in my buffer, yes and no']);
+    assert.deepEqual(report.after_typing, {
+      waiting: true,
+      shown: true,
+      entered: false,
+      cursor_in_file: true,
+    });
+    assert.deepEqual(report.question_lines, [
+      'Santra asks: Tabs or spaces?',
+      '[1-2] choose   [<CR>] the option under the cursor   [i] another answer   (:q declines)',
+      '',
+      '  1. Tabs',
+      '  2. Spaces',
+      '',
+      'From any window: :SantraAnswer [text]  :SantraAnswer! declines  :SantraQuestions',
+    ]);
+    assert.ok(
+      report.notices.some((n) => n.startsWith('santra: question: Tabs or spaces?  :SantraAnswer answers')),
+      report.notices.join('\n'),
+    );
+    assert.equal(report.statusline_waiting, 'santra: tester running · 1 question');
+    // Nothing typed in the file answered it: the model's second request carries the answer given
+    // afterwards, by "2" in the question's window.
+    assert.equal(fake.requests.length, 4);
+    assert.match(lastMessage(fake.requests[1]), /The user answered: spaces/);
+    // The secret: typed after :SantraAnswer it was refused; asked with inputsecret(), it reached
+    // the model, and no buffer, transcript or history holds it.
+    assert.equal(report.typed_secret_refused, true);
+    assert.ok(
+      report.notices.includes(
+        'santra: not taken: a secret is typed where it is not shown, :SantraAnswer without text',
+      ),
+      report.notices.join('\n'),
+    );
+    assert.equal(report.secret_prompt, 'Your deploy token? ');
+    assert.match(lastMessage(fake.requests[2]), new RegExp(`The user answered: ${SECRET}`));
+    // A command typed before it is in the history: the history was kept, and read.
+    assert.ok(report.kept?.includes('echo "a command of my own"'), (report.kept ?? []).join('\n'));
+    assert.deepEqual(
+      report.kept?.filter((line) => line.includes(SECRET)),
+      [],
+    );
+    assert.match(report.transcript.join('\n'), /answered \(secret\)/);
+    // :q declined the third: the agent was told it went unanswered, and the run went on.
+    assert.match(
+      lastMessage(fake.requests[3]),
+      /could not be asked or was not answered: .*closed the question/,
+    );
+    assert.ok(
+      report.notices.includes('santra: declined (you closed the question with :q): question: Anything else?'),
+      report.notices.join('\n'),
+    );
+    assert.equal(report.result_status, 'completed');
+    assert.match(report.transcript.join('\n'), /^Set up with spaces\.$/m);
     assert.equal(report.server_exited, true);
   });
 });

@@ -195,7 +195,7 @@ describe('santra.nvim', () => {
     assert.equal(report.server_exited, true);
   });
 
-  test('a question, then feedback: vim.ui.select answers, "f" asks with vim.ui.input, nothing is written', async () => {
+  test('a question, then feedback: :SantraAnswer picks with vim.ui.select, "f" asks with vim.ui.input, nothing is written', async () => {
     const { report, fake, workspace } = await runFlow('feedback', [
       {
         toolCalls: [
@@ -219,8 +219,12 @@ describe('santra.nvim', () => {
     assert.equal(report.approval_closed, true);
     assert.equal(existsSync(join(workspace, 'a.txt')), false);
     assert.equal(report.result_status, 'completed');
-    // The question went through vim.ui.select; the value of the option chosen reached the model.
-    assert.deepEqual(report.question, { prompt: 'Tabs or spaces?', options: ['Tabs', 'Spaces'] });
+    // :SantraAnswer offered the options, and another answer, through vim.ui.select; the value of
+    // the option chosen reached the model.
+    assert.deepEqual(report.question, {
+      prompt: 'Tabs or spaces?',
+      options: ['Tabs', 'Spaces', 'Another answer…'],
+    });
     assert.match(JSON.stringify(fake.requests[1]?.body.messages.at(-1)), /The user answered: spaces/);
     assert.match(JSON.stringify(fake.requests[2]?.body.messages.at(-1)), /use a\.md instead/);
     const transcript = report.transcript.join('\n');

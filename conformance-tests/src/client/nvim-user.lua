@@ -3,9 +3,9 @@
 -- under `santra-conformance client --cancel client`. It points the plugin at the scripted server
 -- ($SANTRA_CONFORMANCE_SERVER_CMD), sends one prompt with :Santra, and then acts as a person would:
 -- answers an approval split with a key ($SANTRA_CONFORMANCE_NVIM_KEY, default "y", allow; "f" gives the
--- feedback $SANTRA_CONFORMANCE_NVIM_FEEDBACK), picks the second option of a question, types
--- "notes.md" into a free-text one, runs :SantraCancel when the server cues "cancel", and quits
--- Neovim with :qall! once the prompt is answered ($SANTRA_CONFORMANCE_NVIM_QUIT=stop calls the
+-- feedback $SANTRA_CONFORMANCE_NVIM_FEEDBACK), answers a question with :SantraAnswer (whose
+-- vim.ui.select / vim.ui.input stubs pick the second option, or type "notes.md" into a free-text
+-- one), runs :SantraCancel when the server cues "cancel", and quits Neovim with :qall! once the prompt is answered ($SANTRA_CONFORMANCE_NVIM_QUIT=stop calls the
 -- plugin's stop() and waits for the server instead). What the plugin sends is judged by the server.
 local server_cmd = os.getenv('SANTRA_CONFORMANCE_SERVER_CMD')
 local cue_file = os.getenv('SANTRA_CONFORMANCE_CUE')
@@ -16,6 +16,7 @@ local TIMEOUT_MS = tonumber(os.getenv('SANTRA_CONFORMANCE_DEADLINE_MS') or '3000
 
 local santra = require('santra')
 local approval = require('santra.approval')
+local question = require('santra.question')
 local Client = require('santra.client').Client
 
 -- Whether the prompt has been answered, with a result or an error: seen by wrapping the plugin's
@@ -70,6 +71,9 @@ local ok, failure = xpcall(function()
     if approval.current() ~= nil then
       vim.api.nvim_set_current_win(approval.current().win)
       vim.api.nvim_feedkeys(key, 'x', false)
+    end
+    if question.current() ~= nil then
+      vim.cmd('SantraAnswer')
     end
     if status.running and not cancelled and cued('cancel') then
       cancelled = true

@@ -1,8 +1,9 @@
 -- Driven by scripts/test/nvim-plugin.test.ts: `nvim --headless -u NONE` with the plugin on the
 -- runtimepath runs one prompt against the built server (and a fake model provider), answers its
 -- approval by pressing a key in the approval split, and writes what it saw as JSON to
--- $SANTRA_NVIM_OUT. $SANTRA_NVIM_DECISION: `allow`, `allow_all`, `feedback` (with the text
--- below), or `cancel` (no approval: :SantraCancel once answer text streams);
+-- $SANTRA_NVIM_OUT. $SANTRA_NVIM_DECISION: `allow`, `allow_all`, `feedback` (a question answered
+-- with :SantraAnswer first, then the approval rejected with the text below), or `cancel` (no
+-- approval: :SantraCancel once answer text streams);
 -- $SANTRA_NVIM_AGENT: the custom agent to run (none: the server routes the prompt);
 -- $SANTRA_NVIM_MODEL: a model to choose with :SantraModel first.
 local flow = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'flow.lua')
@@ -51,19 +52,31 @@ flow.run(report, function()
     report.model_notice = notified
   end
 
+  vim.cmd('Santra ' .. (os.getenv('SANTRA_NVIM_PROMPT') or 'write the greeting'))
+
   if decision == 'feedback' then
-    -- The run asks a question first (ask_user with options → vim.ui.select).
+    -- The run asks a question first (ask_user with options): it waits until :SantraAnswer, which
+    -- offers the options with vim.ui.select.
+    local question = require('santra.question')
+    wait('no question appeared', function()
+      return question.current() ~= nil
+    end)
     select_with(function(items, formatted)
       report.question = { prompt = select_prompt, options = formatted }
       return items[2]
     end)
+    vim.cmd('SantraAnswer')
   end
-  vim.cmd('Santra ' .. (os.getenv('SANTRA_NVIM_PROMPT') or 'write the greeting'))
 
   if decision == 'cancel' then
-    wait('no answer text streamed', function()
+    local streamed = function()
       return table.concat(flow.transcript(), '\n'):find('working', 1, true) ~= nil
+    end
+    -- A run that ended (an error) before its text came is said at once, not waited out.
+    wait('no answer text streamed', function()
+      return streamed() or not santra.status().running
     end)
+    assert(streamed(), 'the run ended before any answer text streamed')
     vim.cmd('SantraCancel')
   else
     wait('no approval split appeared', function()
@@ -90,15 +103,14 @@ flow.run(report, function()
 
   -- After "allow all" no other approval may appear (the server allows the rest itself).
   wait('the run did not end', function()
-    local s = santra.status()
-    return (not s.running and s.last_result ~= nil) or approval.current() ~= nil
+    return not santra.status().running or approval.current() ~= nil
   end)
   if approval.current() ~= nil then
     report.another_approval = vim.api.nvim_buf_get_lines(approval.current().buf, 0, 1, false)[1]
     error('another approval appeared: ' .. report.another_approval)
   end
   local status = santra.status()
-  report.result_status = status.last_result.status
+  report.result_status = assert(status.last_result, 'the prompt failed: see the transcript').status
   report.session_id = status.session_id
   report.transcript = flow.transcript()
 

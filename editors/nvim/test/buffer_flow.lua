@@ -30,10 +30,9 @@ flow.run(report, function()
       vim.api.nvim_set_current_win(current.win)
       vim.api.nvim_feedkeys('y', 'x', false)
     end
-    local s = santra.status()
-    return not s.running and s.last_result ~= nil
+    return not santra.status().running
   end)
-  report.result_status = santra.status().last_result.status
+  report.result_status = assert(santra.status().last_result, 'the prompt failed: see the transcript').status
 
   report.after = vim.api.nvim_buf_get_lines(buf, 0, -1, true)
   report.after_modified = vim.bo[buf].modified

@@ -3,9 +3,24 @@
 -- killed), the report written as JSON to $SANTRA_NVIM_OUT, and Neovim quit — whatever happened.
 local M = {}
 
---- Waits up to 30 s for `condition`; fails the flow with `what` otherwise.
+--- How the server ended when it exited without being asked to (it could not start, or died), or
+--- nil: each flow starts its own, and stops it only at its end.
+function M.died()
+  local exited = require('santra.server').state().exited
+  return exited ~= nil and not exited.expected and exited or nil
+end
+
+--- Waits up to 30 s for `condition`; fails the flow with `what` otherwise, and at once when the
+--- server has died (M.died), with what it said on stderr.
 function M.wait(what, condition)
-  assert(vim.wait(30000, condition, 10), what)
+  local met = vim.wait(30000, function()
+    return condition() or M.died() ~= nil
+  end, 10)
+  local died = M.died()
+  if died ~= nil then
+    error(string.format('%s: santra-server exited (code %s); its stderr:\n%s', what, tostring(died.code), died.stderr), 2)
+  end
+  assert(met, what)
 end
 
 --- The lines of the current session's transcript.
@@ -13,20 +28,21 @@ function M.transcript()
   return vim.api.nvim_buf_get_lines(require('santra').status().transcript, 0, -1, false)
 end
 
---- Enters the approval's window and presses `key` there, as a user would.
-function M.press_in_approval(key)
-  local current = assert(require('santra.approval').current(), 'no approval is shown')
-  assert(current.win ~= nil, 'the approval is not in a window')
+--- Enters the approval's window (or the question's: `queue` santra.question) and presses `key`
+--- there, as a user would.
+function M.press_in_approval(key, queue)
+  local current = assert((queue or require('santra.approval')).current(), 'nothing is shown')
+  assert(current.win ~= nil, 'it is not in a window')
   vim.api.nvim_set_current_win(current.win)
   vim.api.nvim_feedkeys(key, 'x', false)
 end
 
---- Waits until the current session's prompt has ended.
+--- Waits until the current session's prompt has ended; fails at once when it failed (no result).
 function M.wait_run_end(what)
   M.wait(what or 'the run did not end', function()
-    local s = require('santra').status()
-    return not s.running and s.last_result ~= nil
+    return not require('santra').status().running
   end)
+  assert(require('santra').status().last_result ~= nil, 'the prompt failed: see the transcript')
 end
 
 --- Runs `body`, then writes `report` and quits.
@@ -45,8 +61,10 @@ function M.run(report, body)
     if drawn then
       report.error = report.error .. '\n-- the transcript then:\n' .. table.concat(lines, '\n')
     end
-    if client and client.stderr ~= '' then
-      report.error = report.error .. '\n-- the server\'s stderr:\n' .. client.stderr
+    local died = M.died()
+    local stderr = client and client.stderr or (died and died.stderr) or ''
+    if stderr ~= '' then
+      report.error = report.error .. '\n-- the server\'s stderr:\n' .. stderr
     end
     if client and client.handle and not client.handle:is_closing() then
       client.handle:kill('sigkill')

@@ -34,10 +34,9 @@ flow.run(report, function()
       table.insert(report.approvals, vim.api.nvim_buf_get_lines(current.buf, 0, -1, false))
       flow.press_in_approval('y')
     end
-    local s = santra.status()
-    return not s.running and s.last_result ~= nil
+    return not santra.status().running
   end)
-  report.result_status = santra.status().last_result.status
+  report.result_status = assert(santra.status().last_result, 'the prompt failed: see the transcript').status
   report.after = vim.api.nvim_buf_get_lines(buf, 0, -1, true)
   report.after_modified = vim.bo[buf].modified
   vim.api.nvim_buf_call(buf, function()

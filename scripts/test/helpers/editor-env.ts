@@ -8,7 +8,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type FakeTurn, startFakeProvider } from '../../../conformance-tests/src/fake-providers/index.ts';
+import {
+  type FakeTurn,
+  startFakeProvider,
+  summarizeRequest,
+} from '../../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../../temp-dirs.ts';
 
 /** A server's environment: home, config and temp files under `home`; the model is the fake at `fakeUrl`. */
@@ -51,13 +55,16 @@ export function writeTesterAgent(workspace: string, toolNames: readonly string[]
 /**
  * Runs `nvim --headless` with `args` (no user config, shada or swap files) until it exits, then
  * reads the JSON report its Lua script wrote to `out`. Fails, with what Neovim printed, when it
- * exits non-zero, writes no report, or the report carries an `error`.
+ * exits non-zero, writes no report, or the report carries an `error`. With `stuckAfterMs`, a
+ * Neovim still running then is ended and the run fails: a flow bounds each of its waits, so only
+ * Neovim blocked in a prompt of its own (input(), inputlist(), a hit-enter prompt) gets there.
  */
 export async function runHeadlessNvim<Report extends { error?: string }>(options: {
   args: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
   out: string;
+  stuckAfterMs?: number;
 }): Promise<Report> {
   const nvim = spawn('nvim', ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', ...options.args], {
     cwd: options.cwd,
@@ -67,7 +74,20 @@ export async function runHeadlessNvim<Report extends { error?: string }>(options
   let output = '';
   nvim.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   nvim.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let stuck = false;
+  const watchdog =
+    options.stuckAfterMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          stuck = true;
+          nvim.kill('SIGTERM');
+        }, options.stuckAfterMs);
   const [code] = (await once(nvim, 'exit')) as [number | null];
+  clearTimeout(watchdog);
+  assert.ok(
+    !stuck,
+    `nvim was still running after ${options.stuckAfterMs} ms, blocked in a prompt: ${output}`,
+  );
   assert.equal(code, 0, `nvim exited with ${code}: ${output}`);
   assert.ok(existsSync(options.out), `the Lua flow wrote no report: ${output}`);
   const report = JSON.parse(readFileSync(options.out, 'utf8')) as Report;
@@ -100,17 +120,27 @@ export async function runNvimFlow<Report extends { error?: string }>(options: {
   });
   options.prepare(workspace);
   const out = join(home, 'report.json');
-  const report = await runHeadlessNvim<Report>({
-    args: ['--cmd', `set rtp^=${options.plugin}`, '-c', `luafile ${options.script}`],
-    cwd: workspace,
-    env: {
-      ...nvimTestEnv(home, fake.url),
-      SANTRA_NVIM_NODE: process.execPath,
-      SANTRA_NVIM_SERVER: options.server,
-      SANTRA_NVIM_OUT: out,
-      ...options.env,
-    },
-    out,
-  });
-  return { report, fake, workspace };
+  try {
+    const report = await runHeadlessNvim<Report>({
+      args: ['--cmd', `set rtp^=${options.plugin}`, '-c', `luafile ${options.script}`],
+      cwd: workspace,
+      env: {
+        ...nvimTestEnv(home, fake.url),
+        SANTRA_NVIM_NODE: process.execPath,
+        SANTRA_NVIM_SERVER: options.server,
+        SANTRA_NVIM_OUT: out,
+        ...options.env,
+      },
+      out,
+      // Each wait of a flow gives up after 30 s; a few of them in a row stay well under this.
+      stuckAfterMs: 150_000,
+    });
+    return { report, fake, workspace };
+  } catch (error) {
+    // What the model was asked tells a flow that failed on the server's side from one on Neovim's.
+    const asked = fake.requests.map((request, i) => `  ${i + 1}. ${summarizeRequest(request)}`);
+    const turns = `the fake provider got ${fake.requests.length} requests, ${fake.pending()} scripted turns left unserved`;
+    if (error instanceof Error) error.message += `\n-- ${turns}:\n${asked.join('\n')}`;
+    throw error;
+  }
 }

@@ -1,10 +1,11 @@
--- `approve` requests (protocol §7.3). A request shows in a split the user did not ask to enter:
--- the cursor stays where it was, so keys typed for a file keep going to it, and a notice says how
--- to answer. Only a deliberate act answers: y (allow), a (allow all), r or n (reject), f (reject
--- with feedback, asked with vim.ui.input) pressed in the approval's window — the keys of the
--- terminal UI and `santra -p` — or the commands :SantraAllow, :SantraAllowAll, :SantraReject and
--- :SantraRejectWithFeedback from anywhere. `:q` in the window rejects; a window closed any other
--- way (:close, :hide, :only) leaves the request waiting, and :SantraApprovals shows it again.
+-- `approve` requests (protocol §7.3). A request shows in a split the user did not ask to enter
+-- (santra.waiting): the cursor stays where it was, so keys typed for a file keep going to it, and
+-- a notice says how to answer. Only a deliberate act answers: y (allow), a (allow all), r or n
+-- (reject), f (reject with feedback, asked with vim.ui.input) pressed in the approval's window —
+-- the keys of the terminal UI and `santra -p` — or the commands :SantraAllow, :SantraAllowAll,
+-- :SantraReject and :SantraRejectWithFeedback from anywhere. `:q` in the window rejects; a window
+-- closed any other way (:close, :hide, :only) leaves the request waiting, and :SantraApprovals
+-- shows it again.
 --
 -- Requests wait in a queue; the oldest is the one shown and answered. Before a change of a file is
 -- allowed, the file is compared with what Santra read: when the user changed it meanwhile, the
@@ -15,8 +16,6 @@ local notice = require('santra.notice').send
 
 local M = {}
 
-local pending = {} -- { id, params, respond, buf, quitting }, oldest first: pending[1] is shown
-local win = nil -- the approval window
 local split = 'botright split'
 local resolve = function(path)
   return path
@@ -69,66 +68,38 @@ local function lines_of(params)
   return lines
 end
 
-local function valid_win()
-  return win ~= nil and vim.api.nvim_win_is_valid(win)
-end
-
-local function visible(item)
-  return valid_win() and item.buf ~= nil and vim.api.nvim_win_get_buf(win) == item.buf
-end
-
-local function remove(item)
-  for i, other in ipairs(pending) do
-    if other == item then
-      table.remove(pending, i)
-      require('santra.status').changed()
-      return true
-    end
-  end
-  return false
-end
-
---- Takes `item` off the screen: its window shows the next request, or goes; its buffer is wiped.
-local function dismiss(item)
-  item.done = true
-  if visible(item) then
-    local reused = pending[1] ~= nil and pcall(M.show, pending[1], false)
-    if not reused and #vim.api.nvim_list_wins() > 1 then
-      vim.api.nvim_win_close(win, true)
-    end
-  end
-  if item.buf ~= nil and vim.api.nvim_buf_is_valid(item.buf) then
-    vim.api.nvim_buf_delete(item.buf, { force = true })
-  end
-end
-
---- Shows the oldest request, if it is not on screen, and says how to answer it.
-local function present()
-  local item = pending[1]
-  if item == nil or visible(item) and item.presented then
-    return
-  end
-  -- Neovim may refuse a new window now (the command-line window is open): the request still
-  -- waits, is shown once the user is back (or with :SantraApprovals).
-  local shown = pcall(M.show, item, false)
-  item.presented = true
-  if not shown then
-    vim.api.nvim_create_autocmd({ 'CmdwinLeave', 'CursorHold' }, { once = true, callback = vim.schedule_wrap(present) })
-    return notice(what(item.params), vim.log.levels.WARN, '? (approval waiting) :SantraApprovals shows it')
-  end
-  local more = #pending > 1 and string.format(' (%d waiting)', #pending) or ''
-  notice(what(item.params), vim.log.levels.INFO, '?' .. more .. ' :SantraAllow, :SantraReject')
-end
-
---- Answers `item` (the server first, whatever the screen does next) and shows the next one.
-local function respond(item, result)
-  if not remove(item) then
-    return
-  end
-  item.respond(result)
-  dismiss(item)
-  present()
-end
+local queue
+queue = require('santra.waiting').new({
+  name = 'approve',
+  split = function()
+    return split
+  end,
+  what = what,
+  lines = function(item)
+    return lines_of(item.params)
+  end,
+  filetype = function(item)
+    return item.params.kind == 'command' and 'sh' or 'diff'
+  end,
+  keys = function()
+    return {
+      y = { function() M.answer('allow') end, 'allow this action' },
+      a = { function() M.answer('allow_all') end, 'allow every action for the rest of the session' },
+      r = { function() M.answer('reject') end, 'reject' },
+      n = { function() M.answer('reject') end, 'reject' },
+      f = { function() M.feedback() end, 'reject, telling the agent why' },
+    }
+  end,
+  asked = function(more)
+    return '?' .. more .. ' :SantraAllow, :SantraReject'
+  end,
+  waiting = '? (approval waiting) :SantraApprovals shows it',
+  hidden = 'approval hidden, still waiting: :SantraApprovals shows it',
+  quit = function(item)
+    queue:respond(item, { decision = 'reject' })
+    notice('rejected (you closed the approval with :q): ' .. what(item.params))
+  end,
+})
 
 --- What to answer instead of allowing a change of a file the user edited since Santra read it.
 local function checked(item, decision)
@@ -158,25 +129,25 @@ end
 
 --- Answers the request shown (the oldest): `decision` is allow, allow_all, reject or feedback.
 function M.answer(decision, feedback)
-  local item = pending[1]
+  local item = queue.pending[1]
   if item == nil then
     notice('no approval is waiting')
     return false
   end
   if decision == 'allow' or decision == 'allow_all' then
-    respond(item, checked(item, decision))
+    queue:respond(item, checked(item, decision))
   elseif decision == 'feedback' and feedback ~= nil and vim.trim(feedback) ~= '' then
-    respond(item, { decision = 'feedback', feedback = feedback })
+    queue:respond(item, { decision = 'feedback', feedback = feedback })
   else
     -- No reason given is a plain reject: `feedback` must carry text (ApproveResult).
-    respond(item, { decision = 'reject' })
+    queue:respond(item, { decision = 'reject' })
   end
   return true
 end
 
 --- Rejects the request shown with feedback: `text`, or asked for with vim.ui.input.
 function M.feedback(text)
-  local item = pending[1]
+  local item = queue.pending[1]
   if item == nil then
     return notice('no approval is waiting')
   end
@@ -185,136 +156,42 @@ function M.feedback(text)
   end
   vim.ui.input({ prompt = 'Feedback for the agent: ' }, function(input)
     -- The request may have been answered or cancelled by the time this returns.
-    if input ~= nil and pending[1] == item then
+    if input ~= nil and queue.pending[1] == item then
       M.answer('feedback', input)
     end
   end)
 end
 
---- The approval's window went away without an answer: `:q` rejects; otherwise it waits.
-local function left(item, quitting)
-  if item.done or pending[1] ~= item or visible(item) then
-    return
-  end
-  if quitting then
-    respond(item, { decision = 'reject' })
-    notice('rejected (you closed the approval with :q): ' .. what(item.params))
-  else
-    notice('approval hidden, still waiting: :SantraApprovals shows it', vim.log.levels.WARN)
-  end
-end
-
-local function make_buffer(item)
-  local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_name(buf, 'santra://approve/' .. tostring(item.id))
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines_of(item.params))
-  vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
-  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
-  vim.api.nvim_buf_set_option(buf, 'swapfile', false)
-  vim.api.nvim_buf_set_option(buf, 'filetype', item.params.kind == 'command' and 'sh' or 'diff')
-  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
-  local keys = {
-    y = { function() M.answer('allow') end, 'allow this action' },
-    a = { function() M.answer('allow_all') end, 'allow every action for the rest of the session' },
-    r = { function() M.answer('reject') end, 'reject' },
-    n = { function() M.answer('reject') end, 'reject' },
-    f = { function() M.feedback() end, 'reject, telling the agent why' },
-  }
-  for lhs, map in pairs(keys) do
-    vim.api.nvim_buf_set_keymap(buf, 'n', lhs, '', { callback = map[1], desc = 'santra: ' .. map[2], nowait = true, noremap = true })
-  end
-  -- `:q` runs QuitPre before the window closes; :close, :hide and :only do not.
-  vim.api.nvim_create_autocmd('QuitPre', {
-    buffer = buf,
-    callback = function()
-      item.quitting = true
-      vim.schedule(function()
-        item.quitting = false
-      end)
-    end,
-  })
-  vim.api.nvim_create_autocmd('BufWinLeave', {
-    buffer = buf,
-    callback = function()
-      local quitting = item.quitting
-      vim.schedule(function()
-        left(item, quitting)
-      end)
-    end,
-  })
-  item.buf = buf
-end
-
---- Shows `item` in the approval window (opened without entering it), entering it when `enter`.
-function M.show(item, enter)
-  if item.buf == nil or not vim.api.nvim_buf_is_valid(item.buf) then
-    make_buffer(item)
-  end
-  local height = math.min(vim.api.nvim_buf_line_count(item.buf), math.max(math.floor(vim.o.lines / 3), 5))
-  if not valid_win() then
-    local from = vim.api.nvim_get_current_win()
-    vim.cmd(split)
-    win = vim.api.nvim_get_current_win()
-    vim.api.nvim_set_current_win(from)
-  end
-  vim.api.nvim_win_set_buf(win, item.buf)
-  if vim.api.nvim_win_get_width(win) == vim.o.columns then
-    vim.api.nvim_win_set_height(win, height)
-  end
-  if enter then
-    vim.api.nvim_set_current_win(win)
-  end
-end
-
 --- Handles an `approve` request; `respond_fn(result)` answers it.
 function M.request(id, params, respond_fn)
-  table.insert(pending, { id = id, params = params, respond = respond_fn })
-  require('santra.status').changed()
-  present()
+  queue:add(id, params, respond_fn)
 end
 
 --- `:SantraApprovals`: shows the waiting request again, and enters its window.
 function M.reopen()
-  if pending[1] == nil then
-    return notice('no approval is waiting')
+  if not queue:reopen() then
+    notice('no approval is waiting')
   end
-  M.show(pending[1], true)
 end
 
---- The server cancelled request `id` (§6.3): withdraw it, unanswered.
+--- The server cancelled request `id` (§6.3): withdraw it, unanswered. True when it was an approval.
 function M.cancel(id)
-  for _, item in ipairs(pending) do
-    if item.id == id then
-      remove(item)
-      dismiss(item)
-      present()
-      return
-    end
-  end
+  return queue:cancel(id)
 end
 
 --- Withdraws everything (the server exited).
 function M.reset()
-  local all = pending
-  pending = {}
-  require('santra.status').changed()
-  for _, item in ipairs(all) do
-    dismiss(item)
-  end
+  queue:reset()
 end
 
 --- The request shown: { id, params, buf, win }, or nil.
 function M.current()
-  local item = pending[1]
-  if item == nil then
-    return nil
-  end
-  return { id = item.id, params = item.params, buf = item.buf, win = visible(item) and win or nil }
+  return queue:current()
 end
 
 --- How many requests wait for an answer.
 function M.count()
-  return #pending
+  return queue:count()
 end
 
 return M

@@ -1,7 +1,9 @@
 -- The chat buffer (`:SantraChat`): a prompt of several lines, written in a buffer that stays open
 -- under the transcript. <C-s> (insert or normal mode) or <CR> (normal mode) sends it to the
 -- current session and empties the buffer; <C-p> and <C-n> (normal mode) go through the prompts
--- sent before. `@` and the start of a path, then <C-x><C-o>, completes a workspace file.
+-- sent before. `@` and the start of a path, then <C-x><C-o>, completes a workspace file. A prompt
+-- sent from here carries the editor's context of the window the user came from (the file they
+-- were in), as it is when the prompt is sent.
 local M = {}
 
 local NAME = 'santra://chat'
@@ -16,7 +18,23 @@ local state = {
   history = {}, -- prompts sent, oldest first
   index = nil, -- the entry shown while going through the history
   draft = nil, -- what the buffer held before that
+  origin = nil, -- the window showing a file the user came to the chat from
 }
+
+--- Whether window `win` shows a file (not a transcript, a terminal or another scratch buffer).
+local function shows_file(win)
+  return win ~= nil and win ~= 0 and vim.api.nvim_win_is_valid(win) and vim.api.nvim_buf_get_option(vim.api.nvim_win_get_buf(win), 'buftype') == ''
+end
+
+--- The window with the file the user came to the chat from, or nil (none, or it is gone).
+function M.origin()
+  return shows_file(state.origin) and state.origin or nil
+end
+
+--- The chat buffer, if there is one.
+function M.existing_buffer()
+  return state.buf ~= nil and vim.api.nvim_buf_is_valid(state.buf) and state.buf or nil
+end
 
 --- Keeps a sent prompt for <C-p>.
 function M.remember(text)
@@ -44,7 +62,7 @@ function M.submit()
   if prompt == '' then
     return
   end
-  if require('santra').prompt(prompt) then
+  if require('santra').prompt(prompt, { win = M.origin() or false }) then
     set_text('')
   end
 end
@@ -149,6 +167,16 @@ function M.buffer()
   for _, map in ipairs(maps) do
     vim.keymap.set(map[1], map[2], map[3], { buffer = buf, desc = 'santra: ' .. map[4] })
   end
+  -- Coming to the chat from a file's window (<C-w>j, :SantraChat): that file is what a prompt is about.
+  vim.api.nvim_create_autocmd('WinEnter', {
+    buffer = buf,
+    callback = function()
+      local previous = vim.fn.win_getid(vim.fn.winnr('#'))
+      if shows_file(previous) then
+        state.origin = previous
+      end
+    end,
+  })
   state.buf = buf
   return buf
 end
@@ -157,6 +185,10 @@ end
 --- in insert mode. `root`: the workspace, whose files `@` completes.
 function M.open(transcript_win, split, root)
   state.root = root
+  local from = vim.api.nvim_get_current_win()
+  if shows_file(from) then
+    state.origin = from
+  end
   local buf = M.buffer()
   local win = vim.fn.win_findbuf(buf)[1]
   if win == nil then

@@ -1,13 +1,16 @@
 -- santra.nvim: Santra in Neovim. Starts santra-server, speaks its protocol (protocol-spec/README.md)
--- and draws each session's runs in a transcript buffer; approvals show in a split the cursor does
--- not move to, questions use vim.ui. This file holds the commands and the Lua API; santra.server
--- the connection, santra.sessions what each session did.
+-- and draws each session's runs in a transcript buffer; a prompt carries the editor's context
+-- (santra.context); approvals and questions show in splits the cursor does not move to. This file
+-- holds the commands and the Lua API; santra.server the connection, santra.sessions what each
+-- session did.
 local server = require('santra.server')
 local sessions = require('santra.sessions')
 local transcript = require('santra.transcript')
 local approval = require('santra.approval')
+local question = require('santra.question')
 local buffers = require('santra.buffers')
 local select = require('santra.select')
+local context = require('santra.context')
 
 local M = {}
 
@@ -20,9 +23,13 @@ local defaults = {
   env = nil,
   -- A custom agent (.agents/*.json) to run prompts with instead of the server's routing.
   agent = nil,
-  -- How the transcript, approval and chat windows open.
+  -- Send the editor's context with each prompt: the file, the cursor or the lines selected, their
+  -- diagnostics, the other files loaded (santra.context). false: the prompt's text only.
+  context = true,
+  -- How the transcript, approval, question and chat windows open.
   transcript_split = 'botright vsplit',
   approval_split = 'botright split',
+  question_split = 'botright split',
   chat_split = 'belowright 8split',
   -- How many lines of a command's output the transcript shows (the last ones).
   command_output_lines = 10,
@@ -50,11 +57,26 @@ local function resolve(path)
   return M.root() .. '/' .. path
 end
 
---- The params of a `prompt`. Editor context (the file, the cursor, a selection, diagnostics) goes
---- here once the protocol carries it: a function collecting it from the current window, its
---- fields added to these params.
-local function prompt_params(session, text)
-  return { text = text, sessionId = session.id, agent = M.config.agent }
+--- The params of a `prompt`, with the editor's context (§7.1.1) when there is one.
+local function prompt_params(session, text, ctx)
+  return { text = text, sessionId = session.id, agent = M.config.agent, context = ctx }
+end
+
+--- The editor's context of a prompt (santra.context): of window `opts.win`, else of the current
+--- window (for the chat buffer, of the window the user came from); `opts.range` = { line1, line2 }
+--- the lines selected. Nil when there is none or `context` is off.
+local function context_of(opts)
+  if not M.config.context then
+    return nil
+  end
+  local win = opts.win
+  if win == nil then
+    win = vim.api.nvim_get_current_win()
+    if vim.api.nvim_win_get_buf(win) == require('santra.chat').existing_buffer() then
+      win = require('santra.chat').origin()
+    end
+  end
+  return context.collect(win, server.state().root or M.root(), opts.range)
 end
 
 --- Gives `session` an id before its first prompt (`session/new`), so that its phases are told
@@ -72,24 +94,28 @@ local function with_id(client, session, done)
   end)
 end
 
---- Sends `text` as a prompt in the current session (the first prompt starts one); the run is
---- drawn in the session's transcript. Returns false when a prompt of the session is running.
-function M.prompt(text)
+--- Sends `text` as a prompt in the current session (the first prompt starts one), with the
+--- editor's context; the run is drawn in the session's transcript. `opts`: `range` = { line1,
+--- line2 } (the lines selected), `win` (the window whose file the prompt is about; default: the
+--- current one). Returns false when a prompt of the session is running.
+function M.prompt(text, opts)
   local session = sessions.current(true)
   if session.prompt_id ~= nil then
     notify('a prompt is running in this session; :SantraCancel stops it, :SantraNew starts another session', vim.log.levels.WARN)
     return false
   end
+  -- Taken now, before any window opens: what the user had in front of them as they sent it.
+  local ctx = context_of(opts or {})
   require('santra.chat').remember(text)
   session.transcript:show(M.config.transcript_split)
-  session.transcript:begin(text)
+  session.transcript:begin(text, context.describe(ctx))
   sessions.begin_run(session, text)
   session.prompt_id = 'starting'
   require('santra.status').changed()
   server.with_client(function(client)
     with_id(client, session, function()
       local id
-      id = client:request('prompt', prompt_params(session, text), function(err, result)
+      id = client:request('prompt', prompt_params(session, text, ctx), function(err, result)
         if session.prompt_id == id then
           sessions.ended(session)
         end
@@ -164,8 +190,8 @@ function M.resume()
   end)
 end
 
---- runId → { prompt, status, cost } of session `id`'s runs, from its records (`session/export`
---- json: phases carry no prompt); empty when the server cannot export.
+--- runId → { prompt, context, status, cost } of session `id`'s runs, from its records
+--- (`session/export` json: phases carry no prompt); empty when the server cannot export.
 local function saved_runs(client, id, done)
   if not server.has('session/export') then
     return done({})
@@ -182,7 +208,7 @@ local function saved_runs(client, id, done)
         local run = runs[record.runId] or {}
         runs[record.runId] = run
         if record.type == 'prompt' then
-          run.prompt = record.text
+          run.prompt, run.context = record.text, record.context
         else
           run.status, run.cost = record.status, record.costUsd
         end
@@ -355,6 +381,15 @@ M.reject = function()
   approval.answer('reject')
 end
 M.reject_with_feedback = approval.feedback
+M.questions = question.reopen
+--- Answers the waiting question with `text` (an option's number, label or value, or free text);
+--- without `text`, asks for the answer.
+M.answer = function(text)
+  question.answer(text, false)
+end
+M.decline = function()
+  question.answer(nil, true)
+end
 
 function M.follow()
   require('santra.follow').follow()
@@ -376,6 +411,7 @@ local COMMANDS = {
   { 'SantraNew', M.new_session, 0, 'Start a new Santra session in a transcript of its own' },
   { 'SantraResume', M.resume, 0, 'Resume a saved Santra session' },
   { 'SantraApprovals', M.approvals, 0, 'Show the waiting Santra approval again' },
+  { 'SantraQuestions', M.questions, 0, 'Show the waiting Santra question again' },
   { 'SantraAllow', M.allow, 0, 'Allow the waiting Santra action' },
   { 'SantraAllowAll', M.allow_all, 0, 'Allow it and every later action of the session' },
   { 'SantraReject', M.reject, 0, 'Reject the waiting Santra action' },
@@ -393,10 +429,11 @@ function M.setup(opts)
   server.configure({ cmd = M.config.cmd, env = M.config.env, root = M.root })
   sessions.configure(resolve)
   approval.configure({ approval_split = M.config.approval_split, resolve = resolve })
+  question.configure({ question_split = M.config.question_split })
   local command = vim.api.nvim_create_user_command
   command('Santra', function(c)
-    M.prompt(c.args)
-  end, { nargs = '+', desc = 'Send a prompt to Santra' })
+    M.prompt(c.args, { range = c.range > 0 and { c.line1, c.line2 } or nil })
+  end, { nargs = '+', range = true, desc = 'Send a prompt to Santra, with the file, the cursor or the lines selected' })
   command('SantraModel', function(c)
     M.model(c.args)
   end, { nargs = '?', desc = 'Show or switch the Santra model' })
@@ -406,13 +443,17 @@ function M.setup(opts)
   command('SantraRejectWithFeedback', function(c)
     M.reject_with_feedback(c.args)
   end, { nargs = '*', desc = 'Reject the waiting Santra action, telling the agent why (the text, or asked for)' })
+  command('SantraAnswer', function(c)
+    question.answer(c.args, c.bang)
+  end, { nargs = '*', bang = true, desc = "Answer Santra's question (the text, or asked for); with ! decline it" })
   for _, def in ipairs(COMMANDS) do
     command(def[1], function()
       def[2]()
     end, { nargs = def[3], desc = def[4] })
   end
   local feedback = { 'SantraRejectWithFeedback', M.reject_with_feedback, 0, 'Reject the waiting Santra action, telling the agent why' }
-  for _, def in ipairs(vim.list_extend({ feedback }, COMMANDS)) do
+  local answer = { 'SantraAnswer', M.answer, 0, "Answer Santra's question (asked for)" }
+  for _, def in ipairs(vim.list_extend({ feedback, answer }, COMMANDS)) do
     vim.keymap.set('n', '<Plug>(' .. def[1] .. ')', function()
       def[2]()
     end, { desc = def[4] })

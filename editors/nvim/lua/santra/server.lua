@@ -1,9 +1,10 @@
 -- The plugin's one santra-server: started at the first command that needs it, initialised (§3),
 -- and the requests and notifications it sends routed — `approve` to the approval window, `ask` to
--- vim.ui, `fs/readTextFile` and `fs/writeTextFile` to the buffers the plugin lends (§7.5), `phase`
--- to the sessions' transcripts.
+-- the question window, `fs/readTextFile` and `fs/writeTextFile` to the buffers the plugin lends
+-- (§7.5), `phase` to the sessions' transcripts.
 local client_mod = require('santra.client')
 local approval = require('santra.approval')
+local question = require('santra.question')
 local buffers = require('santra.buffers')
 local sessions = require('santra.sessions')
 
@@ -16,6 +17,8 @@ local state = {
   starting = {}, -- callbacks waiting for the handshake
   server_info = nil,
   methods = {}, -- method name → true, from initialize
+  root = nil, -- the workspace the server was started in (absolute, links resolved)
+  exited = nil, -- how the last server ended: { code, stderr, expected (stopped by the plugin) }
 }
 
 local opts = {} -- { cmd, env, root = function }
@@ -26,7 +29,7 @@ end
 
 M.notify = require('santra.notice').send
 
--- RequestFailed (-32803): how a client declines a request it cannot serve (§7.4, §7.5).
+-- RequestFailed (-32803): how a client declines a request it cannot serve (§7.5).
 local function declined(respond, message)
   respond(nil, { code = -32803, message = message })
 end
@@ -77,39 +80,6 @@ local function serve_file(method, params, respond)
   respond(client_mod.object({}))
 end
 
---- `ask` (§7.4): a question with options through vim.ui.select, one without through
---- vim.ui.input, a secret one through inputsecret().
-local function ask(params, respond)
-  local answer = function(value)
-    if value == nil then
-      -- RequestFailed is how a client declines (§7.4); RequestCancelled is for the server's own cancels.
-      declined(respond, 'The user dismissed the question.')
-    else
-      respond({ answer = value })
-    end
-  end
-  local question = params.prompt or ''
-  if params.header ~= nil then
-    question = params.header .. ': ' .. question
-  end
-  if params.options ~= nil and #params.options > 0 then
-    vim.ui.select(params.options, {
-      prompt = question,
-      format_item = function(o)
-        return o.label
-      end,
-    }, function(choice)
-      answer(choice and choice.value)
-    end)
-  elseif params.secret then
-    -- vim.ui.input has no hidden mode.
-    local ok, value = pcall(vim.fn.inputsecret, question .. ' ')
-    answer(ok and value or nil)
-  else
-    vim.ui.input({ prompt = question .. ' ' }, answer)
-  end
-end
-
 local function on_request(method, params, respond, id)
   if method == 'approve' then
     sessions.approval(params)
@@ -117,7 +87,7 @@ local function on_request(method, params, respond, id)
   elseif method == 'fs/readTextFile' or method == 'fs/writeTextFile' then
     serve_file(method, params, respond)
   elseif method == 'ask' then
-    ask(params, respond)
+    question.request(id, params, respond)
   else
     respond(nil, { code = -32601, message = 'Method not found: ' .. method })
   end
@@ -132,8 +102,10 @@ end
 local function on_exit(code, _, stderr)
   local was_ready = state.ready
   state.client, state.ready = nil, false
+  state.exited = { code = code, stderr = stderr, expected = state.stopping }
   sessions.reset()
   approval.reset()
+  question.reset()
   local waiting = state.starting
   state.starting = {}
   for _, cb in ipairs(waiting) do
@@ -173,13 +145,18 @@ function M.with_client(fn, failed)
     return
   end
   local root = opts.root()
+  state.root = root
   local client, err = client_mod.start({
     cmd = opts.cmd,
     cwd = root,
     env = opts.env,
     on_request = on_request,
     on_notification = on_notification,
-    on_cancel = approval.cancel,
+    on_cancel = function(id)
+      if not approval.cancel(id) then
+        question.cancel(id)
+      end
+    end,
     on_exit = on_exit,
   })
   if not client then

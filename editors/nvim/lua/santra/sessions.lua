@@ -35,7 +35,7 @@ function M.new()
     last_call = nil, -- the last tool call that names a file
     runs = {}, -- { prompt, changed = { { path, line, text } } }, oldest first
     changed = {}, -- absolute path → true: every file a run of this session changed
-    replay = nil, -- while session/resume draws it again: { runs = runId → { prompt, status, cost } }
+    replay = nil, -- while session/resume draws it again: { runs = runId → { prompt, context, status, cost } }
   }
   table.insert(list, session)
   current = session
@@ -171,7 +171,7 @@ end
 
 --- A `phase` notification: drawn in its session's transcript, and kept. While a saved session is
 --- drawn again (session/resume), each run starts with its prompt and ends with its cost, from the
---- session's records (`session.replay`: runId → { prompt, status, cost }).
+--- session's records (`session.replay`: runId → { prompt, context, status, cost }).
 function M.on_phase(phase)
   local session = M.of_phase(phase)
   if session == nil then
@@ -182,7 +182,7 @@ function M.on_phase(phase)
     replay.run = phase.runId
     local saved = replay.runs[phase.runId] or {}
     local prompt = saved.prompt or '(the prompt was not saved)'
-    session.transcript:begin(prompt)
+    session.transcript:begin(prompt, require('santra.context').describe(saved.context))
     M.begin_run(session, prompt)
   end
   keep(session, phase)

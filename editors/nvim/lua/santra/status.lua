@@ -1,7 +1,7 @@
 -- The statusline component, `require('santra').statusline()`: the agent working in the current
--- session, the approvals waiting, the session's cost — '' before Santra is used. Status lines are
--- drawn again when one of these changes (once per turn of the event loop), not only when Neovim
--- happens to redraw them.
+-- session, the approvals and questions waiting, the session's cost — '' before Santra is used.
+-- Status lines are drawn again when one of these changes (once per turn of the event loop), not
+-- only when Neovim happens to redraw them.
 local M = {}
 
 local scheduled = false
@@ -27,6 +27,10 @@ function M.line()
   local waiting = require('santra.approval').count()
   if waiting > 0 then
     table.insert(parts, string.format('%d approval%s', waiting, waiting == 1 and '' or 's'))
+  end
+  local asked = require('santra.question').count()
+  if asked > 0 then
+    table.insert(parts, string.format('%d question%s', asked, asked == 1 and '' or 's'))
   end
   if session ~= nil and session.cost ~= nil then
     table.insert(parts, string.format('$%.4f', session.cost))

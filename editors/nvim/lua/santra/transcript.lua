@@ -163,8 +163,9 @@ function Transcript:error(message)
   end, vim.split(tostring(message), '\n', true)))
 end
 
---- Starts the drawing of a run: a header with the user's prompt.
-function Transcript:begin(prompt)
+--- Starts the drawing of a run: a header with the user's prompt and, under it, what the editor
+--- sent with it (`attached`: "with src/a.ts:12–14 selected, 2 diagnostics").
+function Transcript:begin(prompt, attached)
   self.depth = {}
   self.root = nil
   self.root_text = false
@@ -174,6 +175,9 @@ function Transcript:begin(prompt)
   end
   for _, line in ipairs(vim.split(prompt, '\n', true)) do
     table.insert(lines, '> ' .. line)
+  end
+  if attached ~= nil then
+    table.insert(lines, '(' .. attached .. ')')
   end
   table.insert(lines, '')
   self:append(lines)
