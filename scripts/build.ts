@@ -11,7 +11,7 @@
  * `npm link`ed santra keeps working.
  *   node scripts/build.js [--outdir DIR]   (default: dist/ of this repository)
  */
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -83,13 +83,16 @@ function binSource(name: string): string {
   ].join('\n');
 }
 
-// Not the whole directory: the bins are rewritten in place below (an npm link points at them).
-await rm(join(outdir, 'chunks'), { recursive: true, force: true });
+// The chunks are built beside the old ones and swapped in by rename: a santra started while this
+// build runs (another test run on this checkout) finds the old chunks or the new, never none. Not
+// the whole directory: the bins are rewritten in place below (an npm link points at them).
 for (const name of Object.keys(entryPoints)) await rm(join(outdir, `${name}.js.map`), { force: true });
+const staging = join(outdir, `.staging-${process.pid}`);
+await rm(staging, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
   entryPoints: { ...entryPoints, ...workerEntryPoints },
-  outdir,
+  outdir: staging,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -117,6 +120,12 @@ const result = await build({
     js: "import { createRequire as __santraCreateRequire } from 'node:module';\nconst require = __santraCreateRequire(import.meta.url);",
   },
 });
+const retired = join(outdir, `.retired-${process.pid}`);
+await rename(join(outdir, 'chunks'), retired).catch((error: NodeJS.ErrnoException) => {
+  if (error.code !== 'ENOENT') throw error;
+});
+await rename(join(staging, 'chunks'), join(outdir, 'chunks'));
+await Promise.all([retired, staging].map((dir) => rm(dir, { recursive: true, force: true })));
 const sizes: [string, number][] = [];
 for (const name of Object.keys(entryPoints)) {
   const bin = join(outdir, `${name}.js`);
@@ -126,7 +135,7 @@ for (const name of Object.keys(entryPoints)) {
   sizes.push([bin, Buffer.byteLength(source)]);
 }
 for (const [file, output] of Object.entries(result.metafile.outputs))
-  if (file.endsWith('.js')) sizes.push([resolve(root, file), output.bytes]);
+  if (file.endsWith('.js')) sizes.push([join(outdir, relative(staging, resolve(root, file))), output.bytes]);
 for (const [file, bytes] of sizes) {
   process.stderr.write(`  ${relative(root, file).padEnd(44)} ${(bytes / 1024).toFixed(1).padStart(7)} KiB\n`);
 }
