@@ -43,6 +43,7 @@ const contextFor = (useRipgrep: boolean): ToolContext => ({
   gate: {
     fileChange: () => Promise.resolve({ allowed: true }),
     command: () => Promise.resolve({ allowed: true }),
+    escalate: () => Promise.resolve({ allowed: true }),
   },
   runId: 'bench',
   agentId: 'bench',

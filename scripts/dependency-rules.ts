@@ -120,6 +120,7 @@ export const LAYERS: Layer[] = [
       'sessions/',
       'providers/',
       'tools/',
+      'sandbox/',
       'approval/',
       'workspace/',
       'config/',
@@ -134,7 +135,17 @@ export const LAYERS: Layer[] = [
   },
   {
     folder: 'runtime',
-    may: ['agent/', 'sessions/', 'providers/', 'tools/', 'approval/', 'workspace/', 'config/', 'support/'],
+    may: [
+      'agent/',
+      'sessions/',
+      'providers/',
+      'tools/',
+      'sandbox/',
+      'approval/',
+      'workspace/',
+      'config/',
+      'support/',
+    ],
     why: 'the runtime wires the parts below it and knows neither JSON-RPC nor the process',
   },
   {
@@ -155,8 +166,14 @@ export const LAYERS: Layer[] = [
   {
     folder: 'tools',
     // No tool reads the config: what it needs arrives in its context (runtime/tool-context.ts).
-    may: ['approval/', 'workspace/', 'support/'],
+    may: ['sandbox/', 'approval/', 'workspace/', 'support/'],
     why: 'a tool gets its context injected and knows no model, agent, config or runtime',
+  },
+  {
+    folder: 'sandbox',
+    // Hooks and MCP servers will spawn through it too, so it sits below the tools.
+    may: ['approval/', 'workspace/', 'support/'],
+    why: 'the OS sandbox wraps a process spawn; it knows the protected locations and the workspace, nothing above',
   },
   {
     folder: 'approval',

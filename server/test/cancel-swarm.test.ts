@@ -144,7 +144,10 @@ describe('a cancel stops every agent of the run (built server)', () => {
       },
       ...[1, 2, 3].map((n) => command(`echo $$ > pid-${n}; sleep 20; touch out-${n}`)),
     ];
-    const h = await start('anthropic', turns, {}, { agent: { maxParallelAgents: 3 } }, CLIENT);
+    // Outside the OS sandbox: `$$` must be a pid of this machine's, not of a sandbox's PID namespace
+    // (sandbox-linux.test.ts checks that a sandboxed command dies with its run).
+    const config = { agent: { maxParallelAgents: 3 }, sandbox: { profile: 'danger-full-access' } };
+    const h = await start('anthropic', turns, {}, config, CLIENT);
     const id = h.nextId();
     h.client.request(id, 'prompt', { text: 'Write three files', mode: 'agent_task' });
     const pidFiles = () => readdirSync(h.workspace).filter((name) => name.startsWith('pid-'));

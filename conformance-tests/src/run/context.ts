@@ -58,7 +58,7 @@ export class ScenarioContext {
   readonly workspace: string;
   anthropic!: FakeProvider;
   openai!: FakeProvider;
-  /** What the server declared in `initialize`: `capabilities.methods` and `phaseTypes`. */
+  /** What the server declared in `initialize`: `capabilities.methods` and `phaseTypes`, and `sandbox` for a working one. */
   declared = new Set<string>();
   /** `capabilities.limits.maxMessageBytes` as the last server opened advertised it. */
   maxMessageBytes: number | undefined;
@@ -179,11 +179,14 @@ export class ScenarioContext {
       methods?: unknown;
       phaseTypes?: unknown;
       limits?: { maxMessageBytes?: unknown };
+      sandbox?: { available?: unknown };
     };
     const limit = capabilities.limits?.maxMessageBytes;
     this.maxMessageBytes = typeof limit === 'number' ? limit : undefined;
     for (const name of [capabilities.methods, capabilities.phaseTypes].flat())
       if (typeof name === 'string') this.declared.add(name);
+    // A working OS sandbox gates the requirements of running outside it (§7.3.1).
+    if (capabilities.sandbox?.available === true) this.declared.add('sandbox');
     server.notify('initialized', {});
     return server;
   }

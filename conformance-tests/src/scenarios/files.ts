@@ -267,16 +267,24 @@ const commands: Scenario = {
     const mismatched = sent.filter((params) => {
       const approval = allowed.find((a) => a.toolCallId === params.toolCallId);
       return (
-        approval?.kind !== 'command' || approval.command !== params.command || approval.cwd !== params.cwd
+        approval?.kind !== 'command' ||
+        approval.command !== (params.approvedCommand ?? params.command) ||
+        approval.cwd !== params.cwd
       );
     });
     const shown = JSON.stringify(
-      sent.map((p) => ({ command: p.command, cwd: p.cwd, toolCallId: p.toolCallId })),
+      sent.map((p) => ({
+        command: p.approvedCommand ?? p.command,
+        cwd: p.cwd,
+        toolCallId: p.toolCallId,
+      })),
     );
     const told = sentToModel(ctx.anthropic.requests, 1);
     ctx.check(
       'SANTRA-FILES-008',
-      sent.length === 3 && mismatched.length === 0 && !sent.some((p) => str(p.command).includes('rejected')),
+      sent.length === 3 &&
+        mismatched.length === 0 &&
+        !sent.some((p) => str(p.approvedCommand ?? p.command).includes('rejected')),
       `terminal/run ${shown}; the allowed commands ${JSON.stringify(allowed.map((a) => ({ command: a.command, cwd: a.cwd, toolCallId: a.toolCallId })))}; the terminal's output reached the model: ${told.includes(TERMINAL_OK.output.trim())}`,
     );
     const leaky = sent.filter(

@@ -6,7 +6,7 @@
  * made visible. The decision is bound to that payload: the file tools write only over the content
  * the diff was computed from, and run_command runs the string that was shown.
  */
-import type { ApproveParams, ApproveResult } from '#protocol';
+import type { ApproveParams, ApproveResult, SandboxProfile } from '#protocol';
 import type { ResolvedPath } from '../workspace/workspace.ts';
 import type { CommandInspection } from './command-site.ts';
 import { computeDiffAsync, visibleControlChars } from './diff.ts';
@@ -14,7 +14,14 @@ import type { PolicyVerdict, ToolPolicy } from './policy.ts';
 
 /** The outcome of asking the approval gate. Nothing gated happens unless `allowed`. */
 export type GateDecision =
-  | { allowed: true }
+  | {
+      allowed: true;
+      /**
+       * A person allowed it knowing it touches a protected location (the request said so): the
+       * OS sandbox then leaves the protected locations writable for it, and nothing else.
+       */
+      protectedAllowed?: true;
+    }
   | {
       allowed: false;
       /** rejected/feedback: the user said no; denied: the policy; unavailable: no client can approve; cancelled: the run ended. */
@@ -42,8 +49,28 @@ export interface FileChangeRequest {
 export interface ApprovalGate {
   fileChange(request: FileChangeRequest): Promise<GateDecision>;
   /** `inspection`: run_command's look at where the command runs; without it nothing runs unasked. */
-  command(request: { command: string; cwd: string; inspection?: CommandInspection }): Promise<GateDecision>;
+  command(request: CommandRequest): Promise<GateDecision>;
+  /**
+   * A command that failed inside the OS sandbox because of it, to be run again outside: always
+   * put to a person (like a protected location: not allow-all, not --auto-approve), never
+   * allowed by policy. `reason` says what the sandbox blocked.
+   */
+  escalate(request: { command: string; cwd: string; reason: string }): Promise<GateDecision>;
 }
+
+export interface CommandRequest {
+  command: string;
+  cwd: string;
+  inspection?: CommandInspection;
+  /** How it will run (shown in the request); absent: not said. */
+  sandbox?: SandboxProfile;
+  /** It runs in `workspace-write` and the user let such commands run unasked (sandbox.autoRun). */
+  sandboxAutoRun?: boolean;
+}
+
+/** What an escalation request says, instead of a protected location's reason. */
+export const ESCALATION_REASON =
+  'it runs again outside the OS sandbox, with all your rights, after the sandbox stopped it';
 
 /**
  * What the user allowed for a whole session. Allow-all is the server's state: once given, later
@@ -131,9 +158,11 @@ export function createGate(options: GateOptions): ApprovalGate {
         allowed: false,
         reason: 'unavailable',
         message:
-          protection !== undefined
-            ? `${what} touches a protected location (${protection}), which always needs the user's approval, and no client can give it here. Nothing was done.`
-            : `${what} needs the user's approval, and this client cannot give approvals (it did not declare capabilities.approve; the server can be started with --auto-approve). Nothing was done.`,
+          protection === ESCALATION_REASON
+            ? `${what} needs a person's approval (${protection}), and no client can give it here (an auto-approve flag does not count). It was not run again.`
+            : protection !== undefined
+              ? `${what} touches a protected location (${protection}), which always needs the user's approval, and no client can give it here. Nothing was done.`
+              : `${what} needs the user's approval, and this client cannot give approvals (it did not declare capabilities.approve; the server can be started with --auto-approve). Nothing was done.`,
       };
     }
     let result: ApproveResult;
@@ -160,12 +189,16 @@ export function createGate(options: GateOptions): ApprovalGate {
     } finally {
       unsubscribe();
     }
+    const allowed =
+      protection === undefined
+        ? { allowed: true as const }
+        : { allowed: true as const, protectedAllowed: true as const };
     switch (result.decision) {
       case 'allow':
-        return { allowed: true };
+        return allowed;
       case 'allow_all':
         options.session.grantAll();
-        return { allowed: true };
+        return allowed;
       case 'reject':
         return {
           allowed: false,
@@ -215,7 +248,9 @@ export function createGate(options: GateOptions): ApprovalGate {
     },
     command(request) {
       const command = visibleControlChars(request.command);
-      const verdict = options.policy.forCommand(request.command, request.inspection);
+      const verdict = options.policy.forCommand(request.command, request.inspection, {
+        sandboxAutoRun: request.sandboxAutoRun === true,
+      });
       // Commands allowed as read-only may look at protected locations; anything else that may
       // write one is asked, a tool-level allow included. What run_command's inspection saw (the
       // words as the shell makes them, where they lead) counts for exactly the string inspected.
@@ -225,7 +260,28 @@ export function createGate(options: GateOptions): ApprovalGate {
           ? undefined
           : (inspected?.protection ?? options.isProtectedCommand?.(request.command));
       return decide(verdict, protection, `running \`${command}\``, () =>
-        Promise.resolve({ kind: 'command', ...ids, command, cwd: request.cwd }),
+        Promise.resolve({
+          kind: 'command',
+          ...ids,
+          command,
+          cwd: request.cwd,
+          ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
+        }),
+      );
+    },
+    escalate(request) {
+      const command = visibleControlChars(request.command);
+      const tool = options.policy.forTool(options.toolName);
+      const verdict: PolicyVerdict = tool.decision === 'deny' ? tool : { decision: 'ask', reason: '' };
+      return decide(verdict, ESCALATION_REASON, `running \`${command}\` outside the sandbox`, () =>
+        Promise.resolve({
+          kind: 'command',
+          ...ids,
+          command,
+          cwd: request.cwd,
+          sandbox: 'danger-full-access',
+          escalation: { reason: request.reason },
+        }),
       );
     },
   };

@@ -34,7 +34,16 @@ export interface ToolPolicy {
    * `inspection`: what run_command found where the command will run (command-site.ts); without a
    * clean one for exactly this string, nothing is allowed unasked.
    */
-  forCommand(command: string, inspection?: CommandInspection): PolicyVerdict;
+  forCommand(command: string, inspection?: CommandInspection, options?: CommandPolicyOptions): PolicyVerdict;
+}
+
+export interface CommandPolicyOptions {
+  /**
+   * The command will run in the OS sandbox's `workspace-write` profile and the user chose that
+   * such commands run unasked (`sandbox.autoRun`): what would be asked only for not being on the
+   * read-only allowlist is allowed. `askCommands`, a `deny` and protected locations still apply.
+   */
+  sandboxAutoRun?: boolean;
 }
 
 export function createPolicy(settings: PolicySettings): ToolPolicy {
@@ -51,7 +60,7 @@ export function createPolicy(settings: PolicySettings): ToolPolicy {
   };
   return {
     forTool,
-    forCommand(command, inspection) {
+    forCommand(command, inspection, options = {}) {
       const normalized = command.trim();
       // Patterns apply to the whole line and to each of its simple commands (`ls && git push`).
       // Trimmed too, which can only make a deny or ask pattern match more often.
@@ -74,6 +83,7 @@ export function createPolicy(settings: PolicySettings): ToolPolicy {
           return { decision: 'allow', reason: '' };
         }
       }
+      if (options.sandboxAutoRun === true) return { decision: 'allow', reason: '' };
       return { decision: 'ask', reason: '' };
     },
   };

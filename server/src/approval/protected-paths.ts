@@ -45,6 +45,14 @@ const STARTUP_FILES = new Set([
 ]);
 
 const STARTUP = 'a shell start-up file (it runs on the next shell or login)';
+
+/**
+ * The names that are protected wherever they appear: directories, then start-up files. The OS
+ * sandbox mounts the ones it finds in a writable directory read-only (sandbox/bwrap.ts).
+ */
+export function protectedNames(): { dirs: readonly string[]; files: readonly string[] } {
+  return { dirs: Object.keys(PROTECTED_DIRS), files: [...STARTUP_FILES] };
+}
 const SANTRA_CONFIG = "Santra's configuration";
 
 /**

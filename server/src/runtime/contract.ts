@@ -76,7 +76,7 @@ export interface Runtime {
   initialize(
     params: InitializeParams,
     client: ClientChannel,
-  ): Promise<Pick<ServerCapabilities, 'phaseTypes' | 'providers'>>;
+  ): Promise<Pick<ServerCapabilities, 'phaseTypes' | 'providers' | 'sandbox'>>;
   /** Cancels what is running and saves what must not be lost. Called once, on every way out. */
   shutdown(): Promise<void>;
 }

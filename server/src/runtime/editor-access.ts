@@ -80,6 +80,7 @@ export function editorAccess(
           agentId: scope.agentId,
           toolCallId: scope.toolCallId,
           command: command.command,
+          ...(command.approvedCommand === undefined ? {} : { approvedCommand: command.approvedCommand }),
           cwd: command.cwd,
           ...environmentChange(deps.env, command.env),
           timeoutMs: command.timeoutMs,

@@ -14,6 +14,8 @@ import type { ResolvedConfig } from '../config/config.ts';
 import type { ClientChannel } from './contract.ts';
 import { editorAccess } from './editor-access.ts';
 import type { Logger } from '../support/log.ts';
+import type { SandboxStatus } from '../sandbox/probe.ts';
+import { CommandSandbox } from '../sandbox/sandbox.ts';
 import { scrubEnvironment } from '../tools/commands/env.ts';
 import { defaultToolPolicy } from '../tools/tool-policy.ts';
 import type { Tool, ToolContext, ToolContextSource } from '../tools/types.ts';
@@ -32,6 +34,8 @@ export interface ToolContextDeps {
   /** Every tool, for the policy's defaults. */
   tools: readonly Tool[];
   log: Logger;
+  /** Whether the OS sandbox works here (probed once per server); absent: commands run unsandboxed. */
+  sandboxStatus?: Promise<SandboxStatus>;
 }
 
 export function toolContexts(deps: ToolContextDeps): ToolContextSource {
@@ -54,6 +58,20 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
   const isProtected = (absolute: string) =>
     protectedReason(workspace.display(absolute), absolute, deps.configDir);
   const isProtectedCommand = (command: string) => protectedCommandReason(command, deps.configDir);
+  const sandbox =
+    deps.sandboxStatus === undefined
+      ? undefined
+      : new CommandSandbox({
+          settings: config.sandbox,
+          scope: {
+            workspaceRoot: workspace.root,
+            allowedDirs: workspace.allowed,
+            configDir: deps.configDir,
+            home: deps.env.HOME,
+          },
+          env: deps.env,
+          status: deps.sandboxStatus,
+        });
   const settings: ToolContext['settings'] = {
     commandTimeoutMs: config.tools.commandTimeoutSeconds * 1000,
     maxCommandTimeoutMs: Math.max(config.tools.commandTimeoutSeconds * 1000, 10 * 60_000),
@@ -120,6 +138,7 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
         recorder?.fileChange(change, { agentId, toolCallId: call.id, workspaceRoot: workspace.root }),
       ...(agents === undefined ? {} : { agents }),
       ...(editor === undefined ? {} : { editor }),
+      ...(sandbox === undefined ? {} : { sandbox }),
     };
   };
 }

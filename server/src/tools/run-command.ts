@@ -3,6 +3,8 @@ import * as z from 'zod';
 import { inspectCommand } from '../approval/command-site.ts';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
 import { unaskedGitEnvironment } from '../approval/git-hazards.ts';
+import { describeDenials, findDenials, type SandboxDenial } from '../sandbox/denials.ts';
+import type { CommandSandbox, SandboxedSpawn, WrapOptions } from '../sandbox/sandbox.ts';
 import type { CapturedText } from './commands/output-capture.ts';
 import { type ProcessOutcome, runProcess } from './commands/run-process.ts';
 import type { TerminalRunResult } from '#protocol';
@@ -20,7 +22,9 @@ import {
  * approval gate allowed exactly that command in exactly that directory. What the words cannot
  * show (symlinks, globs, the repository's git configuration) is inspected first, and the gate
  * decides with that inspection; a command allowed unasked as read-only runs with git's
- * program-running settings overridden.
+ * program-running settings overridden. Every command runs inside the OS sandbox where there is
+ * one (sandbox/); when the sandbox stops it (a write outside, a network call), the user is asked
+ * whether it may run again outside the sandbox.
  */
 export function runCommandTool() {
   return defineTool({
@@ -32,7 +36,9 @@ export function runCommandTool() {
       'The user may have to approve the command. There is no terminal and no input (stdin is empty), so interactive programs fail or hang: ' +
       'pass flags such as --yes or --no-pager. Output beyond the configured limit is cut in the middle (the start and the end are kept). ' +
       'On timeout the command and everything it started are killed; background processes (&) are stopped when the command ends, ' +
-      'so do not use it to start servers that must keep running.',
+      'so do not use it to start servers that must keep running. ' +
+      'It usually runs in an OS sandbox: it can write in the workspace and the temp dir but not elsewhere, and has no network unless the user allowed domains; ' +
+      'if the sandbox stops it, the user is asked whether to run it outside.',
     parameters: z.object({
       command: z.string().min(1).describe('The command line, e.g. "npm test -- --grep parser".'),
       cwd: z
@@ -70,79 +76,197 @@ export function runCommandTool() {
         contains: (absolute) => context.workspace.contains(absolute),
         env: context.commandEnv,
       });
-      const decision = await context.gate.command({ command: args.command, cwd: cwd.absolute, inspection });
+      const sandbox = context.sandbox;
+      const profile = sandbox === undefined ? undefined : await sandbox.effectiveProfile();
+      const unavailable = await sandbox?.unavailableNotice();
+      if (unavailable !== undefined) context.showStatus(unavailable);
+      const decision = await context.gate.command({
+        command: args.command,
+        cwd: cwd.absolute,
+        inspection,
+        ...(profile === undefined ? {} : { sandbox: profile }),
+        ...(profile === 'workspace-write' && sandbox?.settings.autoRun === true
+          ? { sandboxAutoRun: true }
+          : {}),
+      });
       if (!decision.allowed) return refused(decision);
       if (context.signal.aborted) return cancelledBeforeStart();
 
       const env = inspection.allowedUnasked ? unaskedGitEnvironment(context.commandEnv) : context.commandEnv;
-      const runInEditor = context.editor?.runCommand;
-      if (runInEditor !== undefined) {
-        return inEditorTerminal(runInEditor, { command: args.command, cwd, env, timeoutMs, notes }, context);
-      }
-      let outcome: ProcessOutcome;
-      try {
-        outcome = await runProcess({
-          file: '/bin/sh',
-          args: ['-c', args.command],
-          cwd: cwd.absolute,
-          env,
-          timeoutMs,
-          signal: context.signal,
-          outputLimit: settings.commandOutputLimit,
-        });
-      } catch (error) {
-        return toolError(
-          'spawn_failed',
-          `Could not start /bin/sh in ${cwd.display}: ${(error as Error).message}. Check that the directory still exists.`,
-        );
-      }
-      return commandResult(
-        outcome,
+      const run: CommandRun = {
+        command: args.command,
         cwd,
+        env,
         timeoutMs,
-        [...notes, ...outcome.notes],
-        [
-          ['stdout', outcome.stdout],
-          ['stderr', outcome.stderr],
-        ],
-      );
+        notes,
+        wrap: { protectedWritable: decision.protectedAllowed === true },
+      };
+      const runInEditor = context.editor?.runCommand;
+      const first =
+        runInEditor !== undefined
+          ? await inEditorTerminal(runInEditor, run, context, sandbox)
+          : await inProcess(run, context, sandbox);
+      if (first.denials.length === 0) return first.result;
+      return escalated(first, run, context, runInEditor);
     },
   });
 }
 
+interface CommandRun {
+  command: string;
+  cwd: ResolvedPath;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  notes: string[];
+  wrap: WrapOptions;
+}
+
+/** A finished run: what the model reads, and what the sandbox stopped (none: not stopped by it). */
+interface Ran {
+  result: ToolResult;
+  denials: SandboxDenial[];
+}
+
+/** Runs the command here, in the sandbox when there is one (a spawn failure is a result too). */
+async function inProcess(
+  run: CommandRun,
+  context: ToolContext,
+  sandbox: CommandSandbox | undefined,
+): Promise<Ran> {
+  const spec = { file: '/bin/sh', args: ['-c', run.command], cwd: run.cwd.absolute, env: run.env };
+  let wrapped: SandboxedSpawn | undefined;
+  let outcome: ProcessOutcome;
+  try {
+    wrapped =
+      sandbox === undefined ? undefined : await sandbox.wrap(spec, sandbox.settings.profile, run.wrap);
+    const spawn = wrapped ?? spec;
+    outcome = await runProcess({
+      ...spawn,
+      timeoutMs: run.timeoutMs,
+      signal: context.signal,
+      outputLimit: context.settings.commandOutputLimit,
+      extraInputs: wrapped?.extraInputs ?? [],
+    });
+  } catch (error) {
+    await wrapped?.finish();
+    return {
+      result: toolError(
+        'spawn_failed',
+        `Could not start ${wrapped === undefined || wrapped.profile === 'danger-full-access' ? '/bin/sh' : `the sandbox (${wrapped.file})`} in ${run.cwd.display}: ${(error as Error).message}. Check that the directory still exists.`,
+      ),
+      denials: [],
+    };
+  }
+  const { blocked } = (await wrapped?.finish()) ?? { blocked: [] };
+  const notes = [...run.notes, ...(wrapped?.notes ?? []), ...outcome.notes];
+  const result = commandResult(outcome, run.cwd, run.timeoutMs, notes, [
+    ['stdout', outcome.stdout],
+    ['stderr', outcome.stderr],
+  ]);
+  const failed = outcome.ended === 'exited' && outcome.exitCode !== 0;
+  const denials =
+    wrapped !== undefined && wrapped.profile !== 'danger-full-access' && failed
+      ? findDenials(`${outcome.stdout.text}\n${outcome.stderr.text}`, {
+          noNetwork: wrapped.noNetwork,
+          blocked,
+        })
+      : [];
+  return { result, denials };
+}
+
 /**
- * Runs the approved command in the client's terminal (§7.5), where the user watches it. A failure
- * of the editor is an error for the model, never a second run here: it may have started it.
+ * A command the sandbox stopped: the user is asked whether it may run again outside the
+ * sandbox (an `approve` with `escalation`, always put to a person); if so it does, else the model
+ * reads the sandboxed run's result and what the sandbox blocked.
+ */
+async function escalated(
+  first: Ran,
+  run: CommandRun,
+  context: ToolContext,
+  runInEditor: EditorAccess['runCommand'],
+): Promise<ToolResult> {
+  const reason = describeDenials(first.denials);
+  const decision = await context.gate.escalate({ command: run.command, cwd: run.cwd.absolute, reason });
+  if (!decision.allowed) {
+    const why =
+      decision.reason === 'rejected' || decision.reason === 'feedback'
+        ? `The user did not allow running it outside the sandbox${decision.reason === 'feedback' ? ` (${decision.message})` : ''}.`
+        : decision.message;
+    return {
+      ...first.result,
+      output: `${first.result.output}\n${reason}\n${why} Work within the sandbox (write inside the workspace, use no network), or ask the user.`,
+      summary: 'blocked by the sandbox',
+      isError: true,
+      errorType: 'sandbox_denied',
+    };
+  }
+  const again: CommandRun = {
+    ...run,
+    notes: [
+      ...run.notes,
+      `${reason}. The user allowed running it again outside the sandbox; this is that run.`,
+    ],
+  };
+  const second =
+    runInEditor !== undefined
+      ? await inEditorTerminal(runInEditor, again, context, undefined)
+      : await inProcess(again, context, undefined);
+  return second.result;
+}
+
+/**
+ * Runs the approved command in the client's terminal (§7.5), where the user watches it. The
+ * terminal is the editor's process on this machine, so the sandbox comes along as a command
+ * line (bubblewrap around `/bin/sh -c`). A failure of the editor is an error for the model, never
+ * a second run here: it may have started it.
  */
 async function inEditorTerminal(
-  run: NonNullable<EditorAccess['runCommand']>,
-  command: { command: string; cwd: ResolvedPath; env: NodeJS.ProcessEnv; timeoutMs: number; notes: string[] },
+  runInTerminal: NonNullable<EditorAccess['runCommand']>,
+  command: CommandRun,
   context: ToolContext,
-): Promise<ToolResult> {
+  sandbox: CommandSandbox | undefined,
+): Promise<Ran> {
   const started = performance.now();
+  const line =
+    sandbox === undefined
+      ? undefined
+      : await sandbox.shellLine(
+          { command: command.command, cwd: command.cwd.absolute, env: command.env },
+          sandbox.settings.profile,
+          command.wrap,
+        );
   let result: TerminalRunResult;
   try {
-    result = await run({
-      command: command.command,
+    result = await runInTerminal({
+      command: line?.command ?? command.command,
+      ...(line === undefined ? {} : { approvedCommand: command.command }),
       cwd: command.cwd.absolute,
-      env: command.env,
+      env: line?.env ?? command.env,
       timeoutMs: command.timeoutMs,
       outputByteLimit: context.settings.commandOutputLimit,
     });
   } catch (error) {
+    await line?.wrapped.finish();
     if (context.signal.aborted) {
-      return toolError(
-        'cancelled',
-        "The run was cancelled while the command ran in the editor's terminal; the editor was told to kill it.",
-      );
+      return {
+        result: toolError(
+          'cancelled',
+          "The run was cancelled while the command ran in the editor's terminal; the editor was told to kill it.",
+        ),
+        denials: [],
+      };
     }
-    return toolError(
-      'terminal_failed',
-      `The editor could not run the command in its terminal (${(error as Error).message}). It may or may not have run: check its effects before running it again.`,
-    );
+    return {
+      result: toolError(
+        'terminal_failed',
+        `The editor could not run the command in its terminal (${(error as Error).message}). It may or may not have run: check its effects before running it again.`,
+      ),
+      denials: [],
+    };
   }
+  const { blocked } = (await line?.wrapped.finish()) ?? { blocked: [] };
   const totalBytes = Buffer.byteLength(result.output);
-  const notes = [...command.notes, "It ran in the editor's terminal."];
+  const notes = [...command.notes, ...(line?.wrapped.notes ?? []), "It ran in the editor's terminal."];
   if (result.truncated) notes.push(`The start of the output was cut; the last ${totalBytes} bytes are kept.`);
   const outcome = {
     ended: result.timedOut ? 'timeout' : 'exited',
@@ -150,9 +274,16 @@ async function inEditorTerminal(
     exitSignal: result.signal,
     durationMs: performance.now() - started,
   } as const;
-  return commandResult(outcome, command.cwd, command.timeoutMs, notes, [
-    ['output', { text: result.output, totalBytes, cutBytes: 0 }],
-  ]);
+  const sandboxed = line !== undefined && line.wrapped.profile !== 'danger-full-access';
+  return {
+    result: commandResult(outcome, command.cwd, command.timeoutMs, notes, [
+      ['output', { text: result.output, totalBytes, cutBytes: 0 }],
+    ]),
+    denials:
+      sandboxed && !result.timedOut && result.exitCode !== 0
+        ? findDenials(result.output, { noNetwork: line.wrapped.noNetwork, blocked })
+        : [],
+  };
 }
 
 /** The working directory: inside the workspace (the boundary cannot be widened through cwd) and a directory. */

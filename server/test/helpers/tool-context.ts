@@ -9,7 +9,9 @@ import { Workspace } from '../../src/workspace/workspace.ts';
 import { tempDir } from '../../../scripts/temp-dirs.ts';
 
 export type GateRequest =
-  { kind: 'file_change'; request: FileChangeRequest } | { kind: 'command'; command: string; cwd: string };
+  | { kind: 'file_change'; request: FileChangeRequest }
+  | { kind: 'command'; command: string; cwd: string }
+  | { kind: 'escalate'; command: string; cwd: string; reason: string };
 
 export interface TestContext extends ToolContext {
   /** Every request the gate saw, in order. */
@@ -84,6 +86,7 @@ export async function testContext(
   context.gate = {
     fileChange: (request) => decide({ kind: 'file_change', request }),
     command: (request) => decide({ kind: 'command', ...request }),
+    escalate: (request) => decide({ kind: 'escalate', ...request }),
   };
   return context;
 }

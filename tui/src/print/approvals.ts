@@ -194,6 +194,10 @@ export function formatApproval(params: ApproveParams, color: boolean): string {
 /** Why a protected request is asked even after "allow all" or under --approve-all. */
 function protectedNote(params: ApproveParams, paint: (code: string, text: string) => string): string {
   if (params.protected !== true) return '';
+  if (params.kind === 'command' && params.escalation !== undefined) {
+    const blocked = oneLine(params.escalation.reason);
+    return `\n${paint('1;33', `santra: run again outside the sandbox? ${blocked}`)}\n  allowing runs it with your full rights; asked every time, even under --approve-all\n`;
+  }
   const reason = oneLine(params.protectedReason ?? 'a protected location');
   return `\n${paint('1;33', `santra: protected location — ${reason}`)}\n  asked every time, even after "allow all" and under --approve-all\n`;
 }

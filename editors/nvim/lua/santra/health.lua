@@ -40,6 +40,7 @@ function M.check()
   end, 20)
   if done and failure == nil then
     ok(string.format('%s %s answers initialize (protocol %s)', result.serverInfo.name, result.serverInfo.version, result.protocolVersion))
+    M.check_sandbox(result.capabilities and result.capabilities.sandbox)
     M.check_model(client)
   elseif failure ~= nil then
     err('initialize failed: ' .. tostring(failure.message))
@@ -49,6 +50,17 @@ function M.check()
   client:stop(2000)
   if not client:wait_exit(3000) then
     warn('the server did not exit after shutdown')
+  end
+end
+
+--- Whether the commands Santra runs are confined by an OS sandbox here (initialize's capabilities.sandbox).
+function M.check_sandbox(sandbox)
+  if sandbox == nil or sandbox == vim.NIL then
+    warn('the server does not say whether it sandboxes commands (an older santra-server)')
+  elseif sandbox.available then
+    ok('sandbox: commands run in ' .. tostring(sandbox.mechanism) .. ', profile ' .. tostring(sandbox.profile))
+  else
+    warn('commands run unsandboxed: ' .. tostring(sandbox.problem), { tostring(sandbox.fix), 'Run `santra doctor` for details' })
   end
 end
 

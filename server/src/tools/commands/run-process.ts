@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type CapturedText, OutputCapture, splitBudget } from './output-capture.ts';
 
@@ -22,6 +23,8 @@ export interface ProcessOptions {
   outputLimit: number;
   /** Between SIGTERM and SIGKILL. */
   graceMs?: number;
+  /** Bytes the child reads from descriptors 3, 4, … through pipes (the sandbox's seccomp program). */
+  extraInputs?: readonly Uint8Array[];
 }
 
 export interface ProcessOutcome {
@@ -66,13 +69,16 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessOutcom
   const child = spawn(options.file, options.args, {
     cwd: options.cwd,
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', ...(options.extraInputs ?? []).map(() => 'pipe' as const)],
     detached: true,
   });
+  // Pipes, as stdio says; typed nullable only because the extra descriptors widen the type.
+  const childOut = child.stdout as Readable;
+  const childErr = child.stderr as Readable;
   const stdout = new OutputCapture(options.outputLimit);
   const stderr = new OutputCapture(options.outputLimit);
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  childOut.on('data', (chunk: Buffer) => stdout.push(chunk));
+  childErr.on('data', (chunk: Buffer) => stderr.push(chunk));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child.once('exit', (code, signal) => resolve([code, signal])),
@@ -85,6 +91,11 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessOutcom
   if (spawned !== undefined || child.pid === undefined)
     throw spawned ?? new Error(`could not start ${options.file}`);
   const pgid = child.pid;
+  (options.extraInputs ?? []).forEach((bytes, index) => {
+    const input = child.stdio[3 + index] as Writable;
+    input.on('error', () => {}); // a child that never reads it (it failed first) is not our error
+    input.end(bytes);
+  });
 
   let ended: ProcessOutcome['ended'] = 'exited';
   let killing: Promise<void> | undefined;
@@ -114,8 +125,8 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessOutcom
   const drained = await Promise.race([closed.then(() => true), delay(DRAIN_MS, false, { ref: false })]);
   if (!drained) {
     // A process that left the group (setsid, daemonize) still holds the pipes.
-    child.stdout.destroy();
-    child.stderr.destroy();
+    childOut.destroy();
+    childErr.destroy();
     notes.push(
       'A process that detached from the command still holds its output; output after the command ended was not read.',
     );

@@ -103,7 +103,15 @@ export function ApprovalOverlay(props: ApprovalOverlayProps): ReactNode {
     : `Approval · ${visibleText(`${params.agentId} · ${params.toolName}`)}`;
   const queue = props.queued > 1 ? ` · ${props.position} of ${props.queued} waiting` : '';
   head.push(h(Text, { key: 'who', bold: true, wrap: 'truncate-end' }, `${who}${queue}`));
-  if (params.protected === true) {
+  if (params.kind === 'command' && params.escalation !== undefined) {
+    head.push(
+      h(
+        Text,
+        { key: 'escalation', color: 'yellow', wrap: 'wrap' },
+        `! outside the sandbox, with your full rights: ${visibleText(params.escalation.reason)}`,
+      ),
+    );
+  } else if (params.protected === true) {
     head.push(
       h(
         Text,
