@@ -20,7 +20,12 @@ import { removeTempDir, tempDir } from './temp-dirs.ts';
 const EXAMPLES = fileURLToPath(new URL('../protocol-spec/examples', import.meta.url));
 
 /** Every text delta its own phase, so a replay splits text exactly as the recording did. */
-export const EXAMPLE_CONFIG = { stream: { coalesceMs: 0 } };
+/**
+ * The examples' config. Commands run without the OS sandbox: its launcher line (the bubblewrap
+ * found here, a temp file of the seccomp filter) differs from machine to machine, and an example
+ * must read the same everywhere; docs/security.md shows the sandbox.
+ */
+export const EXAMPLE_CONFIG = { stream: { coalesceMs: 0 }, sandbox: { profile: 'danger-full-access' } };
 
 /** A home with the examples' config, and the workspace a scenario starts from. */
 /** The config directory in a scenario's home, where a user's would be. */

@@ -65,6 +65,27 @@ const approvalBase = {
 /** §approve: the server asks the user to allow a gated action. */
 export type FileDiff = z.infer<typeof FileDiff>;
 
+/** The OS sandbox profiles (§7.3.1), with Codex's names. */
+export const SandboxProfile = named(
+  'SandboxProfile',
+  "How a command runs (§7.3.1): `read-only` (it can write nothing but a private temp dir), `workspace-write` (the workspace too, except protected locations), `danger-full-access` (no sandbox: the user's full rights). In every sandboxed profile Santra's config and sessions, the server's process, other users' homes and the network (beyond the domains the user allowed) are out of reach. Since 0.3.0.",
+  z.enum(['read-only', 'workspace-write', 'danger-full-access']),
+);
+export type SandboxProfile = z.infer<typeof SandboxProfile>;
+
+export const SandboxEscalation = named(
+  'SandboxEscalation',
+  'Why a command asks to run outside the OS sandbox (§7.3.1): it already ran inside, and the sandbox stopped it. Since 0.3.0.',
+  z.object({
+    reason: z
+      .string()
+      .describe(
+        'What the sandbox blocked, with the output that shows it, e.g. "The OS sandbox blocked a network connection: curl: (6) Could not resolve host: example.com".',
+      ),
+  }),
+);
+export type SandboxEscalation = z.infer<typeof SandboxEscalation>;
+
 export const ApproveParams = named(
   'ApproveParams',
   'Params of `approve`, discriminated by `kind`. What it shows is byte for byte what will be written or run.',
@@ -89,6 +110,12 @@ export const ApproveParams = named(
       ...approvalBase,
       command: z.string().describe('The exact command line, control characters made visible.'),
       cwd: z.string().describe('Absolute working directory.'),
+      sandbox: SandboxProfile.optional().describe(
+        'How the command will run (§7.3.1): inside the OS sandbox with this profile, or `danger-full-access` outside it. Absent: the server does not say (a server before 0.3.0). Since 0.3.0.',
+      ),
+      escalation: SandboxEscalation.optional().describe(
+        "Present when the command already ran inside the OS sandbox and failed because of it: allowing runs it again outside the sandbox, with the user's full rights (`sandbox` is then `danger-full-access`). Always sent with `protected: true`, so no remembered allow-all or auto-approve answers it. Since 0.3.0.",
+      ),
     }),
   ]),
 );

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { BudgetStatus } from './common.ts';
 import { named } from './registry.ts';
 
 export const AskOption = named(
@@ -20,7 +21,9 @@ export const AskParams = named(
     agentId: z.string(),
     toolCallId: z
       .string()
-      .describe('The `ask_user` tool call this question answers (since 0.2.0), as in its `tool_call` phase.'),
+      .describe(
+        "The `ask_user` tool call this question answers (since 0.2.0), as in its `tool_call` phase; for a question of the server's own (`budget`, since 0.3.0), an id of its own that no `tool_call` phase carries.",
+      ),
     prompt: z.string().describe('The question.'),
     header: z.string().optional().describe('A short title shown above the question.'),
     options: z
@@ -28,6 +31,16 @@ export const AskParams = named(
       .optional()
       .describe('Choices. Clients SHOULD still allow a free-text answer.'),
     secret: z.boolean().optional().describe('Do not echo or record the answer (e.g. an API key).'),
+    budget: BudgetStatus.extend({
+      neededUsd: z
+        .number()
+        .positive()
+        .describe('The worst case of the model call the budget cannot pay, in US dollars.'),
+    })
+      .optional()
+      .describe(
+        'Present when the server asks whether to raise a spent budget (§7.6): the budget, and what the next model call may cost. The options are a higher limit (`value`: the amount in US dollars, e.g. "2.00") and `stop`; a free-text amount raises the limit to it; anything else stops the run. Since 0.3.0.',
+      ),
   }),
 );
 export type AskParams = z.infer<typeof AskParams>;

@@ -41,3 +41,29 @@ export const Usage = named(
   }),
 );
 export type Usage = z.infer<typeof Usage>;
+
+/** A spending limit in force and what has been spent against it (§7.6). */
+export const BudgetStatus = named(
+  'BudgetStatus',
+  "A spending limit in force and what has been spent against it (§7.6): the run's (`maxBudgetUsd` of the prompt, or the server's per-run setting) or the session's. Since 0.3.0.",
+  z.object({
+    scope: z
+      .enum(['run', 'session'])
+      .describe("Whose limit: this run's, or the session's (every run and compaction of it)."),
+    limitUsd: z.number().positive().describe('The limit, in US dollars.'),
+    spentUsd: z.number().nonnegative().describe('Spent against it so far, in US dollars, unrounded.'),
+  }),
+);
+export type BudgetStatus = z.infer<typeof BudgetStatus>;
+
+/**
+ * The share of a prompt read from the provider's cache: cache reads over all input tokens. A
+ * fraction from 0 to 1.
+ */
+export const CacheHitRatio = z
+  .number()
+  .min(0)
+  .max(1)
+  .describe(
+    "The share of the input tokens read from the provider's prompt cache: `cacheReadTokens` over `inputTokens + cacheReadTokens + cacheWriteTokens`, from 0 to 1; absent when nothing was sent. Since 0.3.0.",
+  );

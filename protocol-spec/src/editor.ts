@@ -61,7 +61,19 @@ export const TerminalRunParams = named(
     runId: z.string(),
     agentId: z.string(),
     toolCallId: z.string().describe('The `run_command` call this runs, as in its `tool_call` phase.'),
-    command: z.string().min(1).describe('The command line the user approved, run as `/bin/sh -c command`.'),
+    command: z
+      .string()
+      .min(1)
+      .describe(
+        "The command line to run as `/bin/sh -c command`: the one the user approved, or — with `approvedCommand` — the OS sandbox's launcher around it (§7.3.1).",
+      ),
+    approvedCommand: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Present when the server runs the command in its OS sandbox (§7.3.1): the command line the user approved, which `command` wraps. A client shows it as what runs, and runs `command`. Since 0.3.0.',
+      ),
     cwd: AbsolutePath.describe('The directory to run it in, inside the workspace.'),
     env: z
       .record(z.string(), z.string())

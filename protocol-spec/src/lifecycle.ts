@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SandboxProfile } from './approval.ts';
 import { AbsolutePath, noParams, RequestId } from './common.ts';
 import { named } from './registry.ts';
 import { isProtocolVersion, MIN_MESSAGE_BYTES } from './version.ts';
@@ -138,6 +139,36 @@ export const ServerLimits = named(
   }),
 );
 
+export const SandboxInfo = named(
+  'SandboxInfo',
+  "Whether the server's OS sandbox works on this machine (§7.3.1), and if not, why and what fixes it. Since 0.3.0.",
+  z.object({
+    available: z.boolean().describe('Commands run inside the OS sandbox.'),
+    mechanism: z
+      .enum(['bubblewrap', 'seatbelt'])
+      .optional()
+      .describe('What sandboxes them: bubblewrap (Linux) or Seatbelt (macOS). With `available`.'),
+    profile: SandboxProfile.describe(
+      'The profile commands run under: the configured one, or `danger-full-access` when there is no sandbox.',
+    ),
+    autoRun: z
+      .boolean()
+      .describe(
+        'Commands the read-only allowlist does not cover run without asking, inside the sandbox (the user chose it; protected locations are still asked).',
+      ),
+    allowedDomains: z
+      .array(z.string())
+      .describe('Hosts sandboxed commands may reach through the filtering proxy; empty: no network.'),
+    problem: z.string().optional().describe('Without `available`: why commands cannot be sandboxed here.'),
+    fix: z.string().optional().describe('Without `available`: what to do about it.'),
+    notes: z
+      .array(z.string())
+      .optional()
+      .describe('Things that work less than configured, e.g. allowed domains without the relay program.'),
+  }),
+);
+export type SandboxInfo = z.infer<typeof SandboxInfo>;
+
 export const ServerCapabilities = named(
   'ServerCapabilities',
   'What the server implements.',
@@ -150,6 +181,9 @@ export const ServerCapabilities = named(
       ),
     providers: z.array(ProviderInfo).describe('Model providers and their models.'),
     limits: ServerLimits,
+    sandbox: SandboxInfo.optional().describe(
+      'The OS sandbox around commands (§7.3.1); absent from a server that has none (before 0.3.0). Since 0.3.0.',
+    ),
   }),
 );
 export type ServerCapabilities = z.infer<typeof ServerCapabilities>;

@@ -35,6 +35,8 @@ import {
   SessionDeleteResult,
   SessionExportParams,
   SessionExportResult,
+  SessionImportParams,
+  SessionImportResult,
   SessionListParams,
   SessionNewParams,
   SessionNewResult,
@@ -223,6 +225,16 @@ export const methods = {
     since: '0.2.0',
     stability: 'experimental',
     summary: 'Returns a saved session as a Markdown transcript or as its JSON records.',
+  },
+  'session/import': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionImportParams,
+    result: SessionImportResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      "Imports another agent's transcript (Claude Code, Codex, pi) as a session; importing it again gives the same session.",
   },
   'session/delete': {
     direction: 'client_to_server',

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Usage } from './common.ts';
+import { BudgetStatus, CacheHitRatio, Usage } from './common.ts';
 import { PromptContext } from './context.ts';
 import { named } from './registry.ts';
 
@@ -44,6 +44,13 @@ export const PromptParams = named(
     context: PromptContext.optional().describe(
       "The editor's context: the files in view, the cursor, selections and diagnostics (§7.1.1). A path outside the workspace: InvalidParams. Since 0.3.0.",
     ),
+    maxBudgetUsd: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        "The most this run may cost, in US dollars, its sub-agents included (§7.6): every model call reserves its worst case before it is made, and a call the rest cannot pay is not made. Instead of the server's per-run setting; the session's budget still applies. Since 0.3.0.",
+      ),
   }),
 );
 export type PromptParams = z.infer<typeof PromptParams>;
@@ -85,6 +92,15 @@ export const PromptResult = named(
       .number()
       .nonnegative()
       .describe('Cost of the whole session so far, in US dollars, unrounded.'),
+    cacheHitRatio: CacheHitRatio.optional().describe(
+      "Of the run's input tokens, the share read from the provider's prompt cache (0 to 1; §7.6); absent when the run sent nothing. Since 0.3.0.",
+    ),
+    sessionCacheHitRatio: CacheHitRatio.optional().describe(
+      'The same for the whole session so far, this run included. Since 0.3.0.',
+    ),
+    budget: BudgetStatus.optional().describe(
+      'The budget nearest to being spent at the end of the run, when one is in force (§7.6). Since 0.3.0.',
+    ),
   }),
 );
 export type PromptResult = z.infer<typeof PromptResult>;
@@ -100,7 +116,7 @@ export type ToolKind = z.infer<typeof ToolKind>;
 /** Why a run stopped with an error (§5, the `error` phase). */
 export const RunErrorCode = named(
   'RunErrorCode',
-  "The machine-readable kind of an `error` phase. From the model's provider: `rate_limit` (429), `overloaded`, `server` (5xx), `network` (no connection), `timeout`, `incomplete` (the stream ended early), `stream_error` (an error inside the stream), `auth` (a missing or rejected key), `permission` (403), `not_found` (the model or endpoint), `bad_request`, `billing` (a spent quota), `output_limit` (an answer past any sensible size), `unreadable` (an event of an unknown shape), `replay_divergence` (a replay asked for a call its recording lacks), `cancelled`. From the run: `max_turns` (its turn limit), `model_unavailable` (no model can be used). Since 0.3.0; a later minor version may add codes.",
+  "The machine-readable kind of an `error` phase. From the model's provider: `rate_limit` (429), `overloaded`, `server` (5xx), `network` (no connection), `timeout`, `incomplete` (the stream ended early), `stream_error` (an error inside the stream), `auth` (a missing or rejected key), `permission` (403), `not_found` (the model or endpoint), `bad_request`, `billing` (a spent quota), `output_limit` (an answer past any sensible size), `unreadable` (an event of an unknown shape), `replay_divergence` (a replay asked for a call its recording lacks), `cancelled`. From the run: `max_turns` (its turn limit), `model_unavailable` (no model can be used), `budget` (the run's or the session's budget cannot pay the next model call, §7.6). Since 0.3.0; a later minor version may add codes.",
   z.enum([
     'rate_limit',
     'overloaded',
@@ -120,6 +136,7 @@ export const RunErrorCode = named(
     'cancelled',
     'max_turns',
     'model_unavailable',
+    'budget',
   ]),
 );
 export type RunErrorCode = z.infer<typeof RunErrorCode>;
@@ -127,8 +144,8 @@ export type RunErrorCode = z.infer<typeof RunErrorCode>;
 /** Every phase type, in the order a client typically meets them. */
 export const PhaseType = named(
   'PhaseType',
-  'The kind of a `phase` notification.',
-  z.enum(['status', 'text', 'thinking', 'tool_call', 'tool_result', 'section', 'error', 'complete']),
+  'The kind of a `phase` notification (`usage` since 0.3.0).',
+  z.enum(['status', 'text', 'thinking', 'tool_call', 'tool_result', 'section', 'error', 'usage', 'complete']),
 );
 export type PhaseType = z.infer<typeof PhaseType>;
 
@@ -202,11 +219,38 @@ export const Phase = named(
       httpStatus: z.number().int().optional(),
       retryable: z.boolean(),
     }),
+    phase('usage', {
+      usage: Usage.describe('Tokens of the model call that just ended, of the agent the phase names.'),
+      costUsd: z.number().nonnegative().describe('Its cost in US dollars, unrounded.'),
+      runUsage: Usage.describe('Tokens of every model call of the run so far, every agent included.'),
+      runCostUsd: z.number().nonnegative().describe('Their cost in US dollars, unrounded.'),
+      sessionCostUsd: z
+        .number()
+        .nonnegative()
+        .describe('Cost of the whole session so far, this run included, in US dollars, unrounded.'),
+      cacheHitRatio: CacheHitRatio.optional().describe(
+        "Of the run's input tokens so far, the share read from the provider's prompt cache (0 to 1).",
+      ),
+      budget: BudgetStatus.optional().describe(
+        'The budget nearest to being spent, when one is in force (§7.6).',
+      ),
+    }),
     phase('complete', {
       status: RunStatus,
       output: z.string().describe('Final text of this agent.'),
       stopReason: AnswerStop.optional().describe(
         "Why this agent's model stopped its last answer; absent when the agent ended before any answer. Since 0.3.0.",
+      ),
+      usage: Usage.optional().describe(
+        "Tokens of this agent's model calls and those of the sub-agents it started; for the root agent, the run's. Since 0.3.0.",
+      ),
+      costUsd: z
+        .number()
+        .nonnegative()
+        .optional()
+        .describe('Their cost in US dollars, unrounded. Since 0.3.0.'),
+      cacheHitRatio: CacheHitRatio.optional().describe(
+        "Of their input tokens, the share read from the provider's prompt cache (0 to 1). Since 0.3.0.",
       ),
     }),
   ]),

@@ -96,6 +96,27 @@ export const RecordedFailure = named(
   }),
 );
 
+/** The agents whose transcripts `session/import` reads (§10.10). Since 0.3.0. */
+export const ImportFormat = named(
+  'ImportFormat',
+  "The agent a transcript comes from: `claude` (Claude Code's `~/.claude/projects/…/<id>.jsonl`), `codex` (Codex's `~/.codex/sessions/…/rollout-*.jsonl`) or `pi` (pi's version-3 session file). Since 0.3.0.",
+  z.enum(['claude', 'codex', 'pi']),
+);
+export type ImportFormat = z.infer<typeof ImportFormat>;
+
+export const ImportedRun = named(
+  'ImportedRun',
+  "A run that was imported from another agent's transcript (`session/import`) rather than run here: its model and usage are that agent's, and are neither the session's model nor part of its usage or cost. Since 0.3.0.",
+  z.object({
+    from: ImportFormat,
+    model: z.string().optional().describe('The model as the transcript names it.'),
+    usage: Usage.optional().describe(
+      'The tokens the transcript recorded for this turn, when it recorded any.',
+    ),
+  }),
+);
+export type ImportedRun = z.infer<typeof ImportedRun>;
+
 const record = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
   z.object({ type: z.literal(type), ...shape });
 
@@ -119,6 +140,9 @@ export const SessionRecord = named(
       mode: z.string().optional(),
       cwd: z.string().optional(),
       context: PromptContext.optional().describe("The editor's context sent with the prompt."),
+      imported: ImportedRun.optional().describe(
+        "Present on the runs `session/import` wrote: the run is another agent's, imported. Since 0.3.0.",
+      ),
     }).describe('A prompt starts a run.'),
     record('message', { runId, message: RecordedMessage }).describe(
       "A message joined the session's conversation (what the model is sent on the next prompt).",

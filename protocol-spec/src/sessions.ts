@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Usage } from './common.ts';
 import { named } from './registry.ts';
-import { SessionRecord } from './records.ts';
+import { ImportFormat, SessionRecord } from './records.ts';
 
 const sessionId = z.string().min(1).describe('The session, as `prompt` reported it (`ses_…`).');
 const isoTime = z.string().describe('An ISO 8601 UTC time, e.g. "2026-11-23T14:02:11.204Z".');
@@ -28,6 +28,15 @@ export const SessionInfo = named(
       .int()
       .nonnegative()
       .describe('The `seq` of its last phase; the next one continues from it.'),
+    imported: z
+      .object({
+        from: ImportFormat,
+        usage: Usage.describe('The tokens that agent recorded for the imported turns.'),
+      })
+      .optional()
+      .describe(
+        "Present when runs of the session were imported from another agent's transcript (`session/import`, §10.10): which agent, and the tokens it recorded. Those tokens are not part of `usage`, and the imported runs cost nothing here (`costUsd`). Since 0.3.0.",
+      ),
   }),
 );
 export type SessionInfo = z.infer<typeof SessionInfo>;
@@ -224,4 +233,80 @@ export const SessionUndoResult = named(
   'SessionUndoResult',
   'Result of `session/undo`: the changes undone, newest first. Empty when nothing is left to undo.',
   z.object({ changes: z.array(UndoneChange) }),
+);
+
+/** §session/import */
+export const SessionImportParams = named(
+  'SessionImportParams',
+  "Params of `session/import`: another agent's transcript, as its text (`content`, what any client can send) or as a file on the server's machine (`path`, for one too large for a message). Exactly one of the two. Since 0.3.0.",
+  z.object({
+    format: ImportFormat,
+    content: z.string().optional().describe("The transcript's text, JSON Lines as the agent wrote it."),
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('An absolute path of the transcript file on the machine the server runs on.'),
+    name: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'What messages call the transcript, e.g. its file name. Default: `path`, or "the transcript".',
+      ),
+  }),
+);
+
+export const ImportCounts = named(
+  'ImportCounts',
+  'What `session/import` made of a transcript. Since 0.3.0.',
+  z.object({
+    runs: z.number().int().nonnegative().describe('Prompts imported, each a run.'),
+    messages: z.number().int().nonnegative().describe('Messages added to the conversation.'),
+    toolCalls: z.number().int().nonnegative().describe('Tool calls imported.'),
+    mappedToolCalls: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("Of those, the calls of a tool that matches one of this server's, imported as a call of it."),
+    textToolCalls: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe(
+        'The calls of a tool with no match here, imported as bounded text (so the model does not learn to call a tool it does not have).',
+      ),
+    skippedLines: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe(
+        "Lines that are not part of the conversation (the agent's bookkeeping, sub-agents' own conversations, other branches); they are kept with the original.",
+      ),
+  }),
+);
+
+export const SessionImportResult = named(
+  'SessionImportResult',
+  'Result of `session/import`: the imported session, which lists, resumes, exports and replays like any other. Since 0.3.0.',
+  z.object({
+    session: SessionInfo,
+    outcome: z
+      .enum(['created', 'appended', 'unchanged'])
+      .describe(
+        '`created`: a new session. `unchanged`: this transcript was imported before, as it is: the same session, nothing written. `appended`: it was imported before and has grown since: its new turns were added to the same session.',
+      ),
+    reason: z
+      .string()
+      .optional()
+      .describe(
+        'With `created` for a transcript imported before: why its session was not added to (it was continued here since, or the transcript changed other than by growing).',
+      ),
+    counts: ImportCounts.describe('What this import added (all zero with `unchanged`).'),
+    warnings: z
+      .array(z.string())
+      .describe(
+        'Lines left out that a reader may want to know about (a record type this server does not know), each naming its line.',
+      ),
+  }),
 );

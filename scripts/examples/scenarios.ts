@@ -363,4 +363,103 @@ const editor: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [prompt, cancel, sessions, agents, models, editor];
+/** A Claude Code transcript of one prompt: a Read (Santra has read_file) and an MCP tool (it has none). */
+const CLAUDE_TRANSCRIPT = [
+  {
+    type: 'user',
+    uuid: 'u1',
+    parentUuid: null,
+    sessionId: 'c1a2b3c4-0000-4000-8000-000000000001',
+    timestamp: '2026-01-20T11:57:17.790Z',
+    message: { role: 'user', content: 'Which issue asked for greet()?' },
+  },
+  {
+    type: 'assistant',
+    uuid: 'a1',
+    parentUuid: 'u1',
+    sessionId: 'c1a2b3c4-0000-4000-8000-000000000001',
+    timestamp: '2026-01-20T11:57:20.911Z',
+    message: {
+      id: 'msg_01',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: [
+        {
+          type: 'tool_use',
+          id: 'toolu_01',
+          name: 'Read',
+          input: { file_path: 'src/greet.ts' },
+        },
+        { type: 'tool_use', id: 'toolu_02', name: 'mcp__github__search_issues', input: { q: 'greet' } },
+      ],
+      usage: {
+        input_tokens: 12,
+        output_tokens: 40,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0,
+      },
+    },
+  },
+  {
+    type: 'user',
+    uuid: 'r1',
+    parentUuid: 'a1',
+    sessionId: 'c1a2b3c4-0000-4000-8000-000000000001',
+    timestamp: '2026-01-20T11:57:21.034Z',
+    message: {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_01',
+          content: '     1→export function greet(name: string) {',
+        },
+        { type: 'tool_result', tool_use_id: 'toolu_02', content: '#12 Add greet()' },
+      ],
+    },
+  },
+  {
+    type: 'assistant',
+    uuid: 'a2',
+    parentUuid: 'r1',
+    sessionId: 'c1a2b3c4-0000-4000-8000-000000000001',
+    timestamp: '2026-01-20T11:57:23.014Z',
+    message: {
+      id: 'msg_02',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: [{ type: 'text', text: 'Issue #12 asked for it.' }],
+      usage: {
+        input_tokens: 30,
+        output_tokens: 9,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0,
+      },
+    },
+  },
+]
+  .map((record) => `${JSON.stringify(record)}\n`)
+  .join('');
+
+const importing: Scenario = {
+  name: 'import',
+  files: {},
+  firstId: 2,
+  turns: [],
+  async run({ note, call }) {
+    note(
+      "`session/import` makes another agent's transcript a session of this workspace (§10.10): here a Claude Code transcript, sent as its text. Its Read is imported as a call of `read_file` (Santra's match), its MCP tool, which Santra has no match for, as bounded text. The session costs nothing here; `imported.usage` holds the tokens Claude Code recorded.",
+    );
+    await call('session/import', { format: 'claude', content: CLAUDE_TRANSCRIPT, name: 'c1a2b3c4.jsonl' });
+    note('Importing the same transcript again gives the same session, and writes nothing.');
+    await call('session/import', { format: 'claude', content: CLAUDE_TRANSCRIPT, name: 'c1a2b3c4.jsonl' });
+    note('A transcript with a damaged line is refused whole, naming the line: nothing is imported.');
+    await call('session/import', {
+      format: 'claude',
+      content: CLAUDE_TRANSCRIPT.replace('"uuid":"r1"', '"uuid":"r1'),
+      name: 'c1a2b3c4.jsonl',
+    });
+  },
+};
+
+export const SCENARIOS: Scenario[] = [prompt, cancel, sessions, agents, models, editor, importing];

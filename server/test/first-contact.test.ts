@@ -181,10 +181,13 @@ describe('first contact', () => {
     const { response } = await h.prompt({ text: 'hi', cwd: 'pkg/api' });
     assert.equal((response.result as Json).status, 'completed');
     const system = (h.fake.requests[0]?.body.system as Array<{ text: string }>).map((b) => b.text).join('\n');
+    // Where the user is goes with the prompt: the system prompt heads the cached prefix and stays the same.
+    const prompt = (h.fake.requests[0]?.body.messages as Array<{ content: Array<{ text?: string }> }>).at(-1);
     assert.match(
-      system,
-      /The user is working in .*pkg\/api: a relative path they mention is relative to that directory/,
+      String(prompt?.content.at(-1)?.text),
+      /^<environment>\nToday is \d{4}-\d\d-\d\d\. The user is working in .*pkg\/api: a relative path they mention is relative to that directory/,
     );
+    assert.doesNotMatch(system, /pkg\/api|Today is/);
     assert.ok(
       system.indexOf('ROOT RULE') < system.indexOf('PKG RULE'),
       'root first, then the directories down to the start',

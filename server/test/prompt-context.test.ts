@@ -14,11 +14,14 @@ const start = suiteHarnesses();
 
 const FILE = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n');
 
-/** The text of the last user message the model was sent. */
+/** The text of the last user message the model was sent (without the note on where and when). */
 function lastUserText(body: Json): string {
   const messages = body.messages as Array<{ role: string; content: Array<{ type: string; text?: string }> }>;
   const last = messages.filter((m) => m.role === 'user').at(-1);
-  return (last?.content ?? []).map((block) => block.text ?? '').join('');
+  return (last?.content ?? [])
+    .filter((block) => block.text?.startsWith('<environment>') !== true)
+    .map((block) => block.text ?? '')
+    .join('');
 }
 
 describe('prompt context', () => {

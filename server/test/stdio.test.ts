@@ -401,7 +401,8 @@ function withoutProviders(message: Json): Json {
   const capabilities = (message.result as Json | undefined)?.capabilities as Json | undefined;
   if (capabilities === undefined) return message;
   assert.ok(Array.isArray(capabilities.providers));
-  const { providers: _providers, ...rest } = capabilities;
+  // What the sandbox can do depends on the machine, as the providers depend on the environment.
+  const { providers: _providers, sandbox: _sandbox, ...rest } = capabilities;
   return { ...message, result: { ...(message.result as Json), capabilities: rest } };
 }
 

@@ -99,6 +99,19 @@ switch (command.action) {
     process.stdout.write('', () => process.exit(code));
     break;
   }
+  case 'import': {
+    const { parseImportArgs, runImport } = await import('./import/import-command.ts');
+    const options = parseImportArgs(command.args, process.cwd());
+    if ('error' in options) {
+      process.stderr.write(`santra: ${options.error}\nRun santra --help for usage.\n`);
+      process.exitCode = EXIT.usage;
+      break;
+    }
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const code = await runImport(options, { serverPath, clientVersion: packageJson.version });
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
   case 'adapter': {
     // The editor talks to the server directly: its stdin and stdout are ours, passed through.
     const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));

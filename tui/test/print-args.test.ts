@@ -54,6 +54,8 @@ describe('santra command line', () => {
     ['--resume <id>', ['-p', '--resume', 'ses_1', 'go on'], { prompt: 'go on', resume: 'ses_1' }],
     ['--continue', ['-p', '--continue', 'go on'], { prompt: 'go on', continueLatest: true }],
     ['-c', ['-pc', 'go on'], { prompt: 'go on', continueLatest: true }],
+    ['--max-budget-usd', ['-p', '--max-budget-usd', '2.50', 'fix it'], { maxBudgetUsd: 2.5 }],
+    ['--max-budget-usd with a $', ['-p', '--max-budget-usd=$0.75', 'fix it'], { maxBudgetUsd: 0.75 }],
   ];
   for (const [name, argv, expected] of accepted) {
     test(`accepts ${name}`, () => {
@@ -109,6 +111,12 @@ describe('santra command line', () => {
     ['an unknown option', ['-p', 'x', '--frobnicate'], /Unknown option '--frobnicate'/],
     ['a print option without -p', ['--model', 'm'], /--model only works with -p\/--print/],
     ['--approve-all without -p', ['--approve-all'], /--approve-all only works with -p/],
+    ...['0', '-1', 'five', '1e3x', ''].map((amount): [string, string[], RegExp] => [
+      `--max-budget-usd ${JSON.stringify(amount)}`,
+      ['-p', `--max-budget-usd=${amount}`, 'x'],
+      /--max-budget-usd needs an amount of US dollars greater than 0, e\.g\. --max-budget-usd 2\.50/,
+    ]),
+    ['--max-budget-usd without -p', ['--max-budget-usd', '2'], /--max-budget-usd only works with -p/],
     [
       'a bare prompt without -p',
       ['fix it'],

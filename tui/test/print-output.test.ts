@@ -138,6 +138,27 @@ describe('usage and cost', () => {
     assert.equal(formatUsd(1.5), '$1.50');
   });
 
+  test('--verbose says what each model call cost, the run so far with its cache hits, and the budget', () => {
+    const usage = { inputTokens: 200, outputTokens: 30, cacheReadTokens: 5_000, cacheWriteTokens: 0 };
+    const line = verboseLine({
+      runId: 'r',
+      sessionId: 's',
+      agentId: 'reader-1',
+      parentAgentId: 'orchestrator',
+      agentRole: 'reader',
+      seq: 3,
+      type: 'usage',
+      usage,
+      costUsd: 0.0031,
+      runUsage: usage,
+      runCostUsd: 0.0123,
+      sessionCostUsd: 0.5,
+      cacheHitRatio: 5_000 / 5_200,
+      budget: { scope: 'run', limitUsd: 1, spentUsd: 0.0123 },
+    });
+    assert.equal(line, '$ [reader] $0.0031 this call · run $0.01 (96% cached) · run budget $0.01 of $1.00');
+  });
+
   test('usageLine shows the run and the session', () => {
     const line = usageLine({
       ...result,
@@ -148,7 +169,7 @@ describe('usage and cost', () => {
     });
     assert.equal(
       line,
-      'santra: 1,800 in (800 cached), 56 out tokens, $0.00123 · session 3,800 in (800 cached), 300 out, $0.05',
+      'santra: 1,800 in (44% cached), 56 out tokens, $0.00123 · session 3,800 in (21% cached), 300 out, $0.05',
     );
   });
 });

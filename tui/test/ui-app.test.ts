@@ -35,6 +35,34 @@ describe('the interactive UI', () => {
     assert.match(ui.frame(), /── done · .*1\.2k in, 34 out · \$0\.0042/);
   });
 
+  test("while a run goes on, its usage phases show the session's cost, cache hits and budget as they grow", async () => {
+    const ui = await start();
+    await ui.type('hi');
+    await ui.type('\r');
+    const usage = { inputTokens: 200, outputTokens: 30, cacheReadTokens: 5_000, cacheWriteTokens: 0 };
+    ui.server.phase({
+      type: 'usage',
+      usage,
+      costUsd: 0.0031,
+      runUsage: usage,
+      runCostUsd: 0.0031,
+      sessionCostUsd: 0.1031,
+      cacheHitRatio: 5_000 / 5_200,
+      budget: { scope: 'run', limitUsd: 1, spentUsd: 0.0031 },
+    });
+    await ui.shows(/\$0\.1031 · budget \$0\.0031\/\$1\.00/);
+    ui.server.end();
+    await ui.settled();
+    // After the run, the result's figures; the budget is the run's, so it goes with it.
+    assert.match(ui.frame(), /1\.2k in \/ 34 out · \$0\.0042$/m);
+    await ui.type('/cost');
+    await ui.type('\r');
+    assert.match(
+      ui.frame(),
+      /Tokens: {2}1200 in, 34 out, 0 cache read, 0 cache write; cost \$0\.0042\nLast run: 1200 in, 34 out; cost \$0\.0042/,
+    );
+  });
+
   test('slash commands are suggested as you type; Tab completes; Enter runs the chosen one', async () => {
     const ui = await start();
     await ui.type('/mo');

@@ -4,10 +4,13 @@ import { APPROVE } from './approve.ts';
 import { ASK } from './ask.ts';
 import { CANCEL } from './cancel.ts';
 import { CATALOG } from './catalog.ts';
+import { COST } from './cost.ts';
 import { FILES } from './files.ts';
 import { FRAMING } from './framing.ts';
+import { IMPORT } from './import.ts';
 import { LIFECYCLE } from './lifecycle.ts';
 import { RUNS } from './runs.ts';
+import { SANDBOX } from './sandbox.ts';
 import { SESSIONS } from './sessions.ts';
 
 export const SCENARIOS: Scenario[] = [
@@ -16,8 +19,11 @@ export const SCENARIOS: Scenario[] = [
   ...CANCEL,
   ...RUNS,
   ...APPROVE,
+  ...SANDBOX,
   ...ASK,
   ...FILES,
+  ...COST,
   ...CATALOG,
   ...SESSIONS,
+  ...IMPORT,
 ];

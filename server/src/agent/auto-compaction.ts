@@ -20,7 +20,9 @@ import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 import type { Session } from '../sessions/store.ts';
 import { groupDigits } from '../support/numbers.ts';
 import { compactSession, DEFAULT_KEEP_TURNS, estimateTokens, isSummary, splitIndex } from './compaction.ts';
+import type { BudgetAccount } from './budget-ledger.ts';
 import type { AgentEvent } from './events.ts';
+import type { ConversationPrefix } from './summary-request.ts';
 
 /** The root agent's last model call: its input as the provider counted it, and what it was sent. */
 interface Report {
@@ -44,8 +46,11 @@ export function noteModelCall(session: Session, inputMessages: number, usage: Us
   });
 }
 
-/** The conversation's size in tokens as the next model call would be sent it. */
-export function contextTokens(session: Session): { tokens: number; reported: boolean } {
+/**
+ * What the provider counted as the input of the root agent's last model call, and how many
+ * messages it was sent, while the conversation still starts with them; undefined otherwise.
+ */
+export function reportedInput(session: Session): { tokens: number; messages: number } | undefined {
   const report = reports.get(session);
   const { messages } = session;
   const holds =
@@ -53,11 +58,15 @@ export function contextTokens(session: Session): { tokens: number; reported: boo
     report.inputMessages <= messages.length &&
     messages[0] === report.first &&
     messages[report.inputMessages - 1] === report.last;
-  if (!holds) return { tokens: estimateTokens(messages), reported: false };
-  return {
-    tokens: report.inputTokens + estimateTokens(messages.slice(report.inputMessages)),
-    reported: true,
-  };
+  return holds ? { tokens: report.inputTokens, messages: report.inputMessages } : undefined;
+}
+
+/** The conversation's size in tokens as the next model call would be sent it. */
+export function contextTokens(session: Session): { tokens: number; reported: boolean } {
+  const report = reportedInput(session);
+  const { messages } = session;
+  if (report === undefined) return { tokens: estimateTokens(messages), reported: false };
+  return { tokens: report.tokens + estimateTokens(messages.slice(report.messages)), reported: true };
 }
 
 export interface AutoCompaction {
@@ -72,6 +81,10 @@ export interface AutoCompaction {
   nextPrompt: string;
   signal: AbortSignal;
   emit: (event: AgentEvent) => void;
+  /** What the conversation's requests share besides its messages, to ask for the summary inside it. */
+  prefix?: ConversationPrefix;
+  /** The run's account for a compaction: the summary is paid from the session's budget. */
+  budget?: BudgetAccount;
 }
 
 /** Compacts the session first when its conversation has passed `compactAt` of the window. */
@@ -95,6 +108,9 @@ export async function compactIfNeeded(auto: AutoCompaction): Promise<void> {
     maxOutputTokens: auto.maxOutputTokens,
     signal: auto.signal,
     onWarning: (text) => emit({ type: 'status', level: 'warning', text }),
+    onSpend: (spend) => emit({ type: 'usage', spend }),
+    ...(auto.prefix === undefined ? {} : { prefix: auto.prefix }),
+    ...(auto.budget === undefined ? {} : { budget: auto.budget }),
   });
   switch (result.outcome) {
     case 'compacted': {

@@ -8,14 +8,27 @@
  * The `compaction` record is written only once the summary is complete, and the live conversation
  * is replaced only after that: a model call that fails or is cancelled, or a server that dies
  * while the model writes, leaves the old history in force, in memory and in the session file.
+ *
+ * The summary is asked for inside the conversation where it can be (summary-request.ts: the
+ * provider reads the conversation from its cache), else in a fresh request holding it as a
+ * transcript; one that the provider refuses as malformed or too long, or that answers with a tool
+ * call instead, is asked for again as a transcript.
  */
 import type { Usage } from '#protocol';
 import { costUsd } from '../providers/catalog.ts';
 import { type ChatMessage, userText } from '../providers/messages.ts';
-import { addUsage, type ProviderFailure, type StreamFn } from '../providers/stream.ts';
+import {
+  addUsage,
+  EMPTY_USAGE,
+  type ModelRequest,
+  type ProviderFailure,
+  type StreamFn,
+} from '../providers/stream.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 import { COMPACTION_AGENT } from '../sessions/records.ts';
 import type { Session } from '../sessions/store.ts';
+import type { BudgetAccount, SpendReport } from './budget-ledger.ts';
+import { type ConversationPrefix, inConversationRequest, rememberedPrefix } from './summary-request.ts';
 
 /** User turns kept word for word when the caller does not say. */
 export const DEFAULT_KEEP_TURNS = 2;
@@ -33,9 +46,8 @@ const SUMMARY_MAX_TOKENS = 8_192;
 const TOOL_OUTPUT_CHARS = 4_000;
 const TOOL_ARGS_CHARS = 1_000;
 
-const SUMMARY_PROMPT = `You summarise the earlier part of a conversation between a user and a coding agent. The agent continues the work with your summary in place of that part, so it must hold everything the agent still needs:
-
-- The user's task and goals, and any change of plan; quote the user where the exact words matter.
+/** What a summary must hold, and how it is written: said by both ways of asking for one. */
+const SUMMARY_NEEDS = `- The user's task and goals, and any change of plan; quote the user where the exact words matter.
 - Decisions taken and why, and approaches that were tried and failed.
 - Every file read, created, changed, moved or deleted, with its current state: what was changed in it, what is still to do. Keep names that matter exactly: paths, functions, types, commands, settings.
 - Commands run whose results still matter (tests passing or failing, errors and their messages).
@@ -43,6 +55,15 @@ const SUMMARY_PROMPT = `You summarise the earlier part of a conversation between
 - The user's preferences and instructions: style, tools, things to do or never do.
 
 Be specific and factual; leave out small talk and tool output that no longer matters; invent nothing. If the conversation begins with an earlier summary, merge it into yours. Write in the language of the conversation. Answer with the summary only, in Markdown with short sections.`;
+
+const SUMMARY_PROMPT = `You summarise the earlier part of a conversation between a user and a coding agent. The agent continues the work with your summary in place of that part, so it must hold everything the agent still needs:
+
+${SUMMARY_NEEDS}`;
+
+/** The question that ends the conversation when the summary is asked for inside it. */
+const IN_CONVERSATION_ASK = `[Compaction: the conversation above is about to be replaced by a summary, to save context. Stop the task here: call no tool, and answer with the summary alone. It must hold everything you will still need to carry on:
+
+${SUMMARY_NEEDS}]`;
 
 export interface CompactionRequest {
   session: Session;
@@ -57,6 +78,15 @@ export interface CompactionRequest {
   signal: AbortSignal;
   /** Told of a retry or a slow provider while the summary is written (a prompt shows it as a status). */
   onWarning?(text: string): void;
+  /**
+   * What the conversation's requests share besides its messages, to ask for the summary inside it;
+   * default: what this server remembers of the session's last run under the model.
+   */
+  prefix?: ConversationPrefix;
+  /** The account the summary is paid from, when a budget applies (a prompt's compaction). */
+  budget?: BudgetAccount;
+  /** Told what the summary cost (a prompt shows it as a `usage` phase). */
+  onSpend?(spend: SpendReport): void;
 }
 
 export type CompactionResult =
@@ -140,7 +170,7 @@ export async function compactSession(request: CompactionRequest): Promise<Compac
     runId: COMPACTION_AGENT,
     agentId: COMPACTION_AGENT,
     turn: 1,
-    inputMessages: older.length,
+    inputMessages: summarised.sent,
     content: [{ type: 'text', text: summarised.text }],
     stopReason: 'end_turn',
     usage: summarised.usage,
@@ -169,34 +199,106 @@ export async function compactSession(request: CompactionRequest): Promise<Compac
   };
 }
 
-/** One model call, without tools, that answers with the summary of `older`. */
+type Summarised =
+  { text: string; usage: Usage; sent: number } | { failure: ProviderFailure; fallBack: boolean };
+
+/**
+ * The summary of `older`: asked for inside the conversation where it can be, else (or when that
+ * request is refused as malformed or too long, or answered with a tool call) as a transcript.
+ */
 async function summarise(
   request: CompactionRequest,
   older: readonly ChatMessage[],
   /** Turns follow the summary word for word (none: the summary is all the agent will have). */
   keeps: boolean,
-): Promise<{ text: string; usage: Usage } | { failure: ProviderFailure }> {
-  const { model, endpoint } = request;
+): Promise<Exclude<Summarised, { fallBack: boolean }> | { failure: ProviderFailure }> {
+  const attempts = summaryRequests(request, older, keeps);
+  for (const [index, attempt] of attempts.entries()) {
+    const outcome = await askForSummary(request, attempt);
+    if ('text' in outcome || !outcome.fallBack || index === attempts.length - 1) return outcome;
+  }
+  throw new Error('no summary request');
+}
+
+/** The ways to ask for the summary of `older`, in the order they are tried. */
+function summaryRequests(
+  request: CompactionRequest,
+  older: readonly ChatMessage[],
+  keeps: boolean,
+): Omit<ModelRequest, 'signal'>[] {
+  const { model } = request;
   const maxOutputTokens = Math.min(request.maxOutputTokens, model.maxOutputTokens, SUMMARY_MAX_TOKENS);
+  const follows = keeps
+    ? 'The latest turns follow your summary word for word, so concentrate on what they cannot tell.'
+    : 'The agent will have nothing but your summary, so end with where the work stands now.';
+  const prefix = request.prefix ?? rememberedPrefix(request.session, model);
+  const ask = `${IN_CONVERSATION_ASK}\n\n${follows}`;
+  const inside =
+    prefix === undefined
+      ? undefined
+      : inConversationRequest({
+          prefix,
+          older,
+          tokens: estimateTokens([...older, userText(ask)]),
+          ask,
+          model,
+          maxOutputTokens,
+        });
   // Room for the transcript: the window less the answer and the prompt, in characters (4 a token),
   // with a quarter to spare for what the estimate gets wrong.
   const budget = Math.max(8_000, Math.floor((model.contextWindow - maxOutputTokens - 2_000) * 4 * 0.75));
-  const transcript = renderTranscript(older, budget);
-  const ask = keeps
-    ? 'Summarise this conversation. It is the older part of a longer one: the latest turns follow your summary word for word, so concentrate on what they cannot tell.'
-    : 'Summarise this conversation. The agent will have nothing but your summary, so end with where the work stands now.';
-  const messages = [userText(`${ask}\n\n<conversation>\n${transcript}\n</conversation>`)];
-  for await (const event of request.stream(endpoint, {
+  const question = keeps
+    ? `Summarise this conversation. It is the older part of a longer one: ${follows.replace('The latest', 'the latest')}`
+    : `Summarise this conversation. ${follows}`;
+  const transcript = {
     model,
     system: SUMMARY_PROMPT,
-    messages,
+    messages: [
+      userText(`${question}\n\n<conversation>\n${renderTranscript(older, budget)}\n</conversation>`),
+    ],
     tools: [],
     maxOutputTokens,
+  };
+  return inside === undefined ? [transcript] : [inside, transcript];
+}
+
+/** One model call that answers with a summary, paid from the budget when one applies. */
+async function askForSummary(
+  request: CompactionRequest,
+  asked: Omit<ModelRequest, 'signal'>,
+): Promise<Summarised> {
+  const full: ModelRequest = {
+    ...asked,
     signal: request.signal,
     // A replay answers it from the compaction outputs of the recording, in order.
     caller: { runId: COMPACTION_AGENT, agentId: COMPACTION_AGENT, turn: 1 },
-  })) {
-    if (event.type === 'error') return { failure: event.failure };
+  };
+  const reservation = await request.budget?.reserve(full, request.signal);
+  if (reservation?.ok === false) {
+    const kind = reservation.cancelled ? 'cancelled' : 'budget';
+    return {
+      failure: { kind, provider: request.endpoint.id, retryable: false, message: reservation.message },
+      fallBack: false,
+    };
+  }
+  let outcome: Summarised | undefined;
+  try {
+    outcome = await streamSummary(request, reservation?.request ?? full);
+  } finally {
+    const spend = reservation?.settle(
+      'text' in (outcome ?? {}) ? (outcome as { usage: Usage }).usage : EMPTY_USAGE,
+    );
+    if (spend !== undefined) request.onSpend?.(spend);
+  }
+  return outcome;
+}
+
+/** Streams the summary call; its text, or why it cannot be used. */
+async function streamSummary(request: CompactionRequest, call: ModelRequest): Promise<Summarised> {
+  const { endpoint } = request;
+  const failed = (failure: ProviderFailure, fallBack = false): Summarised => ({ failure, fallBack });
+  for await (const event of request.stream(endpoint, call)) {
+    if (event.type === 'error') return failed(event.failure, event.failure.kind === 'bad_request');
     if (event.type === 'retrying')
       request.onWarning?.(
         `${event.failure.message} Retrying the summary (attempt ${event.attempt + 1} of ${event.maxAttempts}).`,
@@ -208,17 +310,15 @@ async function summarise(
     if (event.type !== 'done') continue;
     // A summary cut off or refused would replace the conversation with less than it holds.
     if (event.stopReason === 'max_tokens' || event.stopReason === 'refusal') {
-      return {
-        failure: {
-          kind: event.stopReason === 'max_tokens' ? 'output_limit' : 'stream_error',
-          provider: endpoint.id,
-          retryable: false,
-          message:
-            event.stopReason === 'max_tokens'
-              ? `${endpoint.name} cut the summary off at the output limit (${maxOutputTokens} tokens), so it was not used.`
-              : `${endpoint.name} declined to write the summary${event.stopDetail === undefined ? '' : ` (${event.stopDetail})`}, so it was not used.`,
-        },
-      };
+      return failed({
+        kind: event.stopReason === 'max_tokens' ? 'output_limit' : 'stream_error',
+        provider: endpoint.id,
+        retryable: false,
+        message:
+          event.stopReason === 'max_tokens'
+            ? `${endpoint.name} cut the summary off at the output limit (${call.maxOutputTokens} tokens), so it was not used.`
+            : `${endpoint.name} declined to write the summary${event.stopDetail === undefined ? '' : ` (${event.stopDetail})`}, so it was not used.`,
+      });
     }
     const text = event.content
       .filter((block) => block.type === 'text')
@@ -226,25 +326,25 @@ async function summarise(
       .join('')
       .trim();
     if (text === '') {
-      return {
-        failure: {
+      const called = event.content.some((block) => block.type === 'tool_call');
+      return failed(
+        {
           kind: 'stream_error',
           provider: endpoint.id,
           retryable: true,
-          message: `${endpoint.name} answered the summary request without any text.`,
+          message: `${endpoint.name} answered the summary request ${called ? 'with a tool call instead of' : 'without'} any text.`,
         },
-      };
+        called,
+      );
     }
-    return { text, usage: event.usage };
+    return { text, usage: event.usage, sent: call.messages.length };
   }
-  return {
-    failure: {
-      kind: 'incomplete',
-      provider: endpoint.id,
-      retryable: true,
-      message: `${endpoint.name}: the summary stream ended without a result.`,
-    },
-  };
+  return failed({
+    kind: 'incomplete',
+    provider: endpoint.id,
+    retryable: true,
+    message: `${endpoint.name}: the summary stream ended without a result.`,
+  });
 }
 
 /**

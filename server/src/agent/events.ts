@@ -1,6 +1,7 @@
 import type { AnswerStop, RunErrorCode, RunStatus, ToolKind, Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from '../providers/messages.ts';
 import type { ProviderFailure, StopReason } from '../providers/stream.ts';
+import type { SpendReport } from './budget-ledger.ts';
 
 /**
  * What an agent reports while it runs. One file (phase-stream.ts) maps these to `phase`
@@ -39,7 +40,16 @@ export type AgentEvent =
       httpStatus?: number;
       retryable: boolean;
     }
-  | { type: 'complete'; status: RunStatus; output: string; stopReason?: AnswerStop }
+  /** A model call ended: what it cost, and where the run and the session stand. */
+  | { type: 'usage'; spend: SpendReport }
+  | {
+      type: 'complete';
+      status: RunStatus;
+      output: string;
+      stopReason?: AnswerStop;
+      /** What the agent and those it started spent (added by the swarm, which keeps the ledger). */
+      spend?: { usage: Usage; costUsd: number; cacheHitRatio?: number };
+    }
   /** A message joined the agent's conversation. */
   | { type: 'message'; message: ChatMessage }
   /** The agent's conversation was replaced (set_messages). */

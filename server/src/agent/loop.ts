@@ -8,7 +8,9 @@ import type { AnswerStop, RunStatus, Usage } from '#protocol';
 import * as z from 'zod';
 import {
   addUsage,
+  type CacheHints,
   EMPTY_USAGE,
+  type ModelRequest,
   type ProviderFailure,
   type StopReason,
   type StreamFn,
@@ -25,6 +27,7 @@ import {
   type ToolResult,
   UNLISTED_KINDS,
 } from '../tools/types.ts';
+import type { BudgetAccount } from './budget-ledger.ts';
 import type { AgentEvent } from './events.ts';
 import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from '../providers/messages.ts';
 import { type CallKey, callKey, RunToolCalls } from './tool-call-ids.ts';
@@ -66,6 +69,10 @@ export interface AgentRun {
   toolCalls?: RunToolCalls;
   /** Set by set_output and set_messages while the agent runs. */
   control?: { output?: string; messages?: ChatMessage[] };
+  /** The agent's account in the run's spend ledger: each model call reserves its worst case first. */
+  budget?: BudgetAccount;
+  /** For the provider's prompt cache: the agent's line of requests, the history it shares. */
+  cache?: CacheHints;
 }
 
 export interface AgentOutcome {
@@ -75,6 +82,8 @@ export interface AgentOutcome {
   stopReason?: AnswerStop;
   usage: Usage;
   turns: number;
+  /** Why the agent ended with an error of the run's own (a spent budget), for its parent to read. */
+  failure?: string;
 }
 
 /** The key of the status lines about one model call (waiting, retrying): each replaces the last. */
@@ -106,7 +115,12 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
   for (let turn = 1; turn <= run.limits.maxTurns; turn++) {
     if (run.signal.aborted) return finish(run, 'cancelled', '', usage, turn - 1);
     const inputMessages = run.messages.length;
-    const result = await streamTurn(run, definitions, turn, toolCalls);
+    const result = await paidTurn(run, modelRequest(run, definitions, turn), toolCalls);
+    if ('refused' in result) {
+      if (result.cancelled || run.signal.aborted) return finish(run, 'cancelled', '', usage, turn - 1);
+      run.emit({ type: 'error', message: result.refused, code: 'budget', retryable: false });
+      return finish(run, 'error', '', usage, turn - 1, undefined, result.refused);
+    }
     usage = addUsage(usage, result.usage);
     run.emit({
       type: 'model_output',
@@ -183,11 +197,32 @@ function finish(
   usage: Usage,
   turns: number,
   stopReason?: AnswerStop,
+  failure?: string,
 ): AgentOutcome {
   const output = run.control?.output ?? text;
   const stop = stopReason === undefined ? {} : { stopReason };
   run.emit({ type: 'complete', status, output, ...stop });
-  return { status, output, usage, turns, ...stop };
+  return { status, output, usage, turns, ...stop, ...(failure === undefined ? {} : { failure }) };
+}
+
+/**
+ * The agent's next model call: its conversation so far, its tools, its limits, and what the
+ * provider's cache needs to know.
+ */
+function modelRequest(run: AgentRun, tools: ToolDefinition[], turn: number): ModelRequest {
+  return {
+    model: run.model,
+    system: run.system,
+    messages: run.messages,
+    tools,
+    // A provider that thinks out of max_tokens adds room for it (providers/request-size.ts).
+    maxOutputTokens: Math.min(run.limits.maxOutputTokens, run.model.maxOutputTokens),
+    ...(run.limits.thinkingBudget > 0 ? { thinkingBudget: run.limits.thinkingBudget } : {}),
+    ...(run.limits.effort === undefined ? {} : { effort: run.limits.effort }),
+    signal: run.signal,
+    caller: { runId: run.runId, agentId: run.agentId, turn },
+    ...(run.cache === undefined ? {} : { cache: run.cache }),
+  };
 }
 
 /** How an answer without tool calls ended, in the protocol's terms. */
@@ -232,7 +267,10 @@ function stopNotice(
  * estimated at 6 characters per token, as the protocol's Usage type says (§6.2). A turn that
  * streamed nothing counts as zero — the provider may never have accepted the request.
  */
-function unreportedUsage(request: { system: string; messages: ChatMessage[] }, generated: number): Usage {
+function unreportedUsage(
+  request: { system: string; messages: readonly ChatMessage[] },
+  generated: number,
+): Usage {
   if (generated === 0) return EMPTY_USAGE;
   return {
     inputTokens: Math.ceil((JSON.stringify(request.messages).length + request.system.length) / 6),
@@ -253,11 +291,32 @@ interface TurnResult {
   failure?: ProviderFailure;
 }
 
+/**
+ * One model turn paid from the agent's budget: its worst case reserved first (the request may come
+ * back with a lower output cap), then streamed, then settled at what it cost, which a `usage` event
+ * says. Refused when the budget cannot pay it. Without a budget, just the turn.
+ */
+async function paidTurn(
+  run: AgentRun,
+  request: ModelRequest,
+  toolCalls: RunToolCalls,
+): Promise<TurnResult | { refused: string; cancelled: boolean }> {
+  const reservation = await run.budget?.reserve(request, run.signal);
+  if (reservation?.ok === false) return { refused: reservation.message, cancelled: reservation.cancelled };
+  let result: TurnResult | undefined;
+  try {
+    result = await streamTurn(run, reservation?.request ?? request, toolCalls);
+    return result;
+  } finally {
+    const spend = reservation?.settle(result?.usage ?? EMPTY_USAGE);
+    if (spend !== undefined) run.emit({ type: 'usage', spend });
+  }
+}
+
 /** Streams one model turn, forwarding text, thinking and status as they arrive. */
 async function streamTurn(
   run: AgentRun,
-  tools: ToolDefinition[],
-  turn: number,
+  request: ModelRequest,
   toolCalls: RunToolCalls,
 ): Promise<TurnResult> {
   run.emit({ type: 'turn_start' });
@@ -265,18 +324,6 @@ async function streamTurn(
   /** Characters the model generated this turn (text, thinking, tool arguments). */
   let generated = 0;
   const progress = new ToolInputProgress((event) => run.emit(event));
-  const request = {
-    model: run.model,
-    system: run.system,
-    messages: run.messages,
-    tools,
-    // A provider that thinks out of max_tokens adds room for it (anthropic.ts).
-    maxOutputTokens: Math.min(run.limits.maxOutputTokens, run.model.maxOutputTokens),
-    ...(run.limits.thinkingBudget > 0 ? { thinkingBudget: run.limits.thinkingBudget } : {}),
-    ...(run.limits.effort === undefined ? {} : { effort: run.limits.effort }),
-    signal: run.signal,
-    caller: { runId: run.runId, agentId: run.agentId, turn },
-  };
   for await (const event of run.stream(run.endpoint, request)) {
     switch (event.type) {
       case 'text_delta':

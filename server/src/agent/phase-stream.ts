@@ -76,10 +76,16 @@ export class PhaseStream {
         this.flush();
         this.#send(agent, { ...event, message: fitText(event.message, 'the server log has it whole') });
         return;
-      case 'complete':
+      case 'usage':
         this.flush();
-        this.#send(agent, { ...event, output: fitText(event.output, ANSWER_KEPT) });
+        this.#send(agent, { type: 'usage', ...event.spend });
         return;
+      case 'complete': {
+        this.flush();
+        const { spend, ...complete } = event;
+        this.#send(agent, { ...complete, ...spend, output: fitText(event.output, ANSWER_KEPT) });
+        return;
+      }
       case 'message':
       case 'messages_replaced':
       case 'model_output':

@@ -6,32 +6,38 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { Phase, PromptParams, PromptResult } from '#protocol';
+import type { AskParams, Phase, PromptParams, PromptResult } from '#protocol';
 import type { ResolvedConfig } from '../config/config.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import { groupDigits } from '../support/numbers.ts';
 import type { Redactor } from '../support/log.ts';
+import { promptCacheKey } from '../providers/cache-plan.ts';
 import { costUsd } from '../providers/catalog.ts';
-import { userText } from '../providers/messages.ts';
-import { addUsage, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
+import { inputTokensHigh } from '../providers/request-size.ts';
+import type { ChatMessage, UserBlock } from '../providers/messages.ts';
+import { addUsage, cacheHitRatio, EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
 import type { ModelSpec } from '../providers/types.ts';
 import type { Tool, ToolContextSource } from '../tools/types.ts';
 import { hold, openIdleSession } from '../sessions/occupancy.ts';
+import { COMPACTION_AGENT } from '../sessions/records.ts';
 import type { Session, SessionStore } from '../sessions/store.ts';
 import { titleOf } from '../sessions/summary.ts';
 import type { AgentEvent } from './events.ts';
-import { compactIfNeeded } from './auto-compaction.ts';
+import { compactIfNeeded, reportedInput } from './auto-compaction.ts';
 import { ASSISTANT_AGENT, BUILTIN_AGENTS } from './builtin-agents.ts';
 import { type Classification, classifyPrompt, type Route } from './classifier.ts';
+import type { SpendLedger } from './budget-ledger.ts';
 import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
-import type { AgentLimits } from './loop.ts';
+import { type AgentLimits, toolDefinitions } from './loop.ts';
 import { selectModel } from './model-selection.ts';
 import { ANSWER_KEPT } from './phase-stream.ts';
 import { checkContextPaths, describeContext } from './prompt-context.ts';
 import { instructionsPrompt, instructionsStatus, type ProjectInstructions } from './project-instructions.ts';
+import { budgetUnenforceable, runLedger } from './run-budget.ts';
 import { RunEvents } from './run-events.ts';
+import { type ConversationPrefix, rememberedPrefix, rememberPrefix } from './summary-request.ts';
 import { runSwarm, type SwarmOutcome, type SwarmSettings } from './swarm.ts';
-import { workspaceNote } from './system-prompt.ts';
+import { environmentNote, workspaceNote } from './system-prompt.ts';
 import { interruptedNote } from './user-notes.ts';
 import { fitText } from './wire-text.ts';
 
@@ -60,6 +66,11 @@ export interface PromptDeps {
   coalesceMs: number;
   /** Cleans what is sent and saved of known secrets (API keys). */
   redactor: Redactor;
+  /**
+   * Puts a question to the user and resolves with the answer: how a spent budget asks to be raised.
+   * Absent when the client does not answer questions: a spent budget then stops the run.
+   */
+  ask?: (params: AskParams, signal: AbortSignal) => Promise<string>;
 }
 
 export async function runPrompt(
@@ -93,42 +104,17 @@ export async function runPrompt(
     const emit = (event: AgentEvent) => events.emitAs({ agentId: root.id }, event);
     const ref = params.model ?? session.model ?? deps.defaultModel ?? deps.config.model;
     const selection = selectModel(deps.config, ref);
-    if (!selection.ok) {
-      emit({ type: 'error', message: selection.message, code: selection.code, retryable: false });
-      emit({ type: 'complete', status: 'error', output: '' });
-      return {
-        runId,
-        sessionId: session.id,
-        status: 'error',
-        output: '',
-        usage: EMPTY_USAGE,
-        costUsd: 0,
-        sessionUsage: session.usage,
-        sessionCostUsd: session.costUsd,
-      };
-    }
+    if (!selection.ok) return modelUnavailable(session, runId, selection, emit);
     emit({ type: 'status', text: `Route: ${route.route} (${route.reason})` });
-    if (selection.model.guessed === true) {
-      emit({
-        type: 'status',
-        level: 'warning',
-        text: `${selection.ref} is not in Santra's model list: it is sent to ${selection.endpoint.name} as is, with a guessed context window (${groupDigits(selection.model.contextWindow)} tokens) and no prices, so costs show as $0.`,
-      });
-    }
     const instructions = await deps.loadInstructions(startDir);
-    for (const status of instructionsStatus(instructions)) emit(status);
-    const shared = [instructionsPrompt(instructions), workspaceNote(deps.workspaceRoot, startDir)]
+    announce(deps, params, selection, instructions, problems, emit);
+    // The system prompt says nothing that changes from prompt to prompt (system-prompt.ts).
+    const shared = [instructionsPrompt(instructions), workspaceNote(deps.workspaceRoot)]
       .filter((part) => part !== undefined)
       .join('\n\n');
-    for (const warning of deps.configWarnings ?? [])
-      emit({ type: 'status', level: 'warning', text: warning });
-    for (const problem of problems) {
-      emit({
-        type: 'status',
-        level: 'warning',
-        text: `Skipped ${problem.file}${problem.field === undefined ? '' : ` (${problem.field})`}: ${problem.message}`,
-      });
-    }
+    const systemPrompt = (definition: AgentDefinition) => `${definition.systemPrompt}\n\n${shared}`;
+    const ledger = promptLedger(deps, params, session, runId, selection.model, emit);
+    const prefix = rootPrefix(deps, session.id, selection.model, root, systemPrompt(root));
     await compactIfNeeded({
       session,
       model: selection.model,
@@ -139,11 +125,24 @@ export async function runPrompt(
       nextPrompt: params.text,
       signal: held.signal,
       emit,
+      // The summary is asked inside the conversation, as its last requests sent it (summary-request.ts).
+      prefix: rememberedPrefix(session, selection.model) ?? prefix,
+      budget: ledger.account(COMPACTION_AGENT, { sessionOnly: true }),
     });
+    rememberPrefix(session, prefix);
+    // The root's first call is reserved from what the provider counted of the conversation so far
+    // (plus this root's system prompt and tools once more: the last call may have been another agent's).
+    const counted = reportedInput(session);
+    const margin = inputTokensHigh({ system: prefix.system, tools: prefix.tools, messages: [] });
+    ledger.account(
+      root.id,
+      counted === undefined ? {} : { lastInput: { ...counted, tokens: counted.tokens + margin } },
+    );
     events.rootId = root.id;
     const context =
       params.context === undefined ? undefined : await describeContext(params.context, contextTools);
-    startConversation(session, runId, params, selection.ref, deps.redactor, context);
+    const note = environmentNote(session.messages, startDir);
+    startConversation(session, runId, params, selection.ref, deps.redactor, context, note);
     const outcome = await runSwarm(
       {
         sessionId: session.id,
@@ -156,20 +155,110 @@ export async function runPrompt(
         limits: swarmLimits(deps.config),
         settings: deps.swarm,
         signal: held.signal,
-        systemPrompt: (definition) => `${definition.systemPrompt}\n\n${shared}`,
+        systemPrompt,
         emit: events.emitAs,
         toolContext: deps.toolContext,
         approvals: session.approvals,
         recorder: events.recorder(),
+        ledger,
       },
       root,
       session.messages,
     );
-    return endRun(session, runId, selection, outcome, deps.redactor);
+    return endRun(session, runId, selection, outcome, deps.redactor, ledger);
   } finally {
     events.close();
     held.release();
   }
+}
+
+/** A run whose model cannot be used: it ends at once, saying why. */
+function modelUnavailable(
+  session: Session,
+  runId: string,
+  selection: { message: string; code: 'model_unavailable' | 'auth' },
+  emit: (event: AgentEvent) => void,
+): PromptResult {
+  emit({ type: 'error', message: selection.message, code: selection.code, retryable: false });
+  emit({ type: 'complete', status: 'error', output: '' });
+  return {
+    runId,
+    sessionId: session.id,
+    status: 'error',
+    output: '',
+    usage: EMPTY_USAGE,
+    costUsd: 0,
+    sessionUsage: session.usage,
+    sessionCostUsd: session.costUsd,
+  };
+}
+
+/** The status lines a run starts with: what the user should know about the model, files and agents. */
+function announce(
+  deps: PromptDeps,
+  params: PromptParams,
+  selection: { ref: string; model: ModelSpec; endpoint: { name: string } },
+  instructions: ProjectInstructions,
+  problems: LoadedAgents['problems'],
+  emit: (event: AgentEvent) => void,
+): void {
+  const warn = (text: string) => emit({ type: 'status', level: 'warning', text });
+  if (selection.model.guessed === true)
+    warn(
+      `${selection.ref} is not in Santra's model list: it is sent to ${selection.endpoint.name} as is, with a guessed context window (${groupDigits(selection.model.contextWindow)} tokens) and no prices, so costs show as $0.`,
+    );
+  for (const status of instructionsStatus(instructions)) emit(status);
+  for (const warning of deps.configWarnings ?? []) warn(warning);
+  for (const problem of problems)
+    warn(
+      `Skipped ${problem.file}${problem.field === undefined ? '' : ` (${problem.field})`}: ${problem.message}`,
+    );
+  const limit = params.maxBudgetUsd === undefined ? {} : { promptLimitUsd: params.maxBudgetUsd };
+  if (budgetUnenforceable({ model: selection.model, budget: deps.config.budget, ...limit }))
+    warn(
+      `A budget is set, but ${selection.ref} has no prices in Santra's model list: its calls count as $0, so the budget cannot stop them.`,
+    );
+}
+
+/** The run's spend ledger: the prompt's or the config's budgets, asked about through the client. */
+function promptLedger(
+  deps: PromptDeps,
+  params: PromptParams,
+  session: Session,
+  runId: string,
+  model: ModelSpec,
+  emit: (event: AgentEvent) => void,
+): SpendLedger {
+  return runLedger({
+    model,
+    ...(params.maxBudgetUsd === undefined ? {} : { promptLimitUsd: params.maxBudgetUsd }),
+    budget: deps.config.budget,
+    configFile: deps.config.file,
+    sessionSpentUsd: session.costUsd,
+    sessionId: session.id,
+    runId,
+    ...(deps.ask === undefined ? {} : { ask: deps.ask }),
+    say: (text) => emit({ type: 'status', level: 'warning', text }),
+  });
+}
+
+/** What the root agent's requests share besides their messages (for a compaction to reuse). */
+function rootPrefix(
+  deps: PromptDeps,
+  sessionId: string,
+  model: ModelSpec,
+  root: AgentDefinition,
+  system: string,
+): ConversationPrefix {
+  const { thinkingBudget, effort } = swarmLimits(deps.config);
+  return {
+    modelId: model.id,
+    system,
+    tools: toolDefinitions(deps.tools.filter((tool) => root.toolNames.includes(tool.name))),
+    ...(thinkingBudget > 0 ? { thinkingBudget } : {}),
+    ...(effort === undefined ? {} : { effort }),
+    cache: { key: promptCacheKey(sessionId, root.id) },
+  };
 }
 
 /** How the prompt is routed, the agents it may use, and the one it starts with. */
@@ -208,6 +297,8 @@ function startConversation(
   redactor: Redactor,
   /** The editor's context in words (prompt-context.ts), below what the person typed. */
   context: string | undefined,
+  /** When and from where the user writes, when the conversation does not say it yet (system-prompt.ts). */
+  note: string | undefined,
 ): void {
   session.record({
     type: 'prompt',
@@ -221,7 +312,11 @@ function startConversation(
     ...(params.context === undefined ? {} : { context: params.context }),
   });
   if (session.title === '') session.title = titleOf(session.redact(redactor.apply(params.text)));
-  const prompt = userText(context === undefined ? params.text : `${params.text}\n\n${context}`);
+  const content: UserBlock[] = [
+    { type: 'text', text: context === undefined ? params.text : `${params.text}\n\n${context}` },
+  ];
+  if (note !== undefined) content.push({ type: 'text', text: note });
+  const prompt: ChatMessage = { role: 'user', content };
   session.messages.push(prompt);
   session.record({ type: 'message', runId, message: prompt });
 }
@@ -244,6 +339,7 @@ function endRun(
   selection: { ref: string; model: ModelSpec },
   outcome: SwarmOutcome,
   redactor: Redactor,
+  ledger: SpendLedger,
 ): PromptResult {
   if (outcome.status === 'cancelled') {
     // The model is told on its next turn that this one was stopped, not finished.
@@ -265,6 +361,9 @@ function endRun(
     costUsd: cost,
     at: new Date().toISOString(),
   });
+  const ratio = cacheHitRatio(outcome.usage);
+  const sessionRatio = cacheHitRatio(session.usage);
+  const budget = ledger.status();
   return {
     runId,
     sessionId: session.id,
@@ -275,6 +374,9 @@ function endRun(
     costUsd: cost,
     sessionUsage: session.usage,
     sessionCostUsd: session.costUsd,
+    ...(ratio === undefined ? {} : { cacheHitRatio: ratio }),
+    ...(sessionRatio === undefined ? {} : { sessionCacheHitRatio: sessionRatio }),
+    ...(budget === undefined ? {} : { budget }),
   };
 }
 

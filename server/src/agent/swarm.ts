@@ -4,14 +4,19 @@
  * limit. Every agent gets only the tools on its whitelist; every phase carries its agent id, its
  * parent and its role, and a `section` phase opens each sub-agent, so a client can draw the tree.
  * A failing or timed-out sub-agent becomes an error result for its parent, never the end of the
- * run; cancelling the run reaches every agent, since they share its signal.
+ * run; cancelling the run reaches every agent, since they share its signal. Every agent spends from
+ * the run's ledger (budget-ledger.ts), and every request of an agent names its line for the
+ * provider's prompt cache (the session and the agent's role).
  */
 import type { AnswerStop, RunStatus, Usage } from '#protocol';
-import type { StreamFn } from '../providers/stream.ts';
-import { addUsage, EMPTY_USAGE } from '../providers/stream.ts';
+import { promptCacheKey } from '../providers/cache-plan.ts';
+import type { CacheHints, StreamFn } from '../providers/stream.ts';
+import { addUsage, cacheHitRatio, EMPTY_USAGE } from '../providers/stream.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 import type { SessionApprovals } from '../approval/gate.ts';
 import type { SpawnRequest, SpawnResult, Tool, ToolCallRecorder, ToolContextSource } from '../tools/types.ts';
+import type { SpendLedger } from './budget-ledger.ts';
+import { PrefixWarmUp } from './cache-warmup.ts';
 import type { AgentDefinition } from './custom-agents.ts';
 import type { AgentEvent } from './events.ts';
 import { type AgentLimits, runAgent } from './loop.ts';
@@ -48,6 +53,8 @@ export interface SwarmRun {
   approvals: SessionApprovals;
   /** Where tool calls' approvals and questions are saved. */
   recorder?: ToolCallRecorder;
+  /** The run's spend ledger: every agent has an account in it. */
+  ledger?: SpendLedger;
 }
 
 export interface SwarmOutcome {
@@ -75,10 +82,21 @@ export async function runSwarm(
     history: ChatMessage[],
     depth: number,
     signal: AbortSignal,
+    /** A sub-agent's: the history it shares with its siblings, and its stream (cache-warmup.ts). */
+    inherited: { shared: number; stream: StreamFn } | undefined = undefined,
   ) {
     const tools = swarm.tools.filter((tool) => definition.toolNames.includes(tool.name));
     const control: { output?: string; messages?: ChatMessage[] } = {};
-    const emit = (event: AgentEvent) => swarm.emit(identity, event);
+    const ledger = swarm.ledger;
+    const emit = (event: AgentEvent) =>
+      swarm.emit(
+        identity,
+        event.type === 'complete' && ledger !== undefined ? withSpend(event, ledger, identity) : event,
+      );
+    const cache: CacheHints = {
+      key: promptCacheKey(swarm.sessionId, definition.id),
+      ...(inherited === undefined || inherited.shared === 0 ? {} : { sharedPrefix: inherited.shared }),
+    };
     const outcome = await runAgent({
       agentId: identity.agentId,
       sessionId: swarm.sessionId,
@@ -88,12 +106,20 @@ export async function runSwarm(
       system: swarm.systemPrompt(definition),
       messages: history,
       tools,
-      stream: swarm.stream,
+      stream: inherited?.stream ?? swarm.stream,
       limits: swarm.limits,
       signal,
       emit,
       toolCalls,
       control,
+      cache,
+      ...(ledger === undefined
+        ? {}
+        : {
+            budget: ledger.account(identity.agentId, {
+              ...(identity.parentAgentId === undefined ? {} : { parentId: identity.parentAgentId }),
+            }),
+          }),
       toolContext: swarm.toolContext,
       approvals: swarm.approvals,
       ...(swarm.recorder === undefined ? {} : { recorder: swarm.recorder }),
@@ -122,6 +148,7 @@ export async function runSwarm(
     depth: number,
     request: SpawnRequest,
     signal: AbortSignal,
+    warmUp: PrefixWarmUp,
   ): Promise<SpawnResult> {
     const definition = swarm.agents.find((agent) => agent.id === request.agentId);
     const refuse = (output: string): SpawnResult => ({
@@ -164,12 +191,14 @@ export async function runSwarm(
         request.context === undefined || request.context === ''
           ? request.task
           : `${request.task}\n\nContext:\n${request.context}`;
+      const shared = forSubAgent(parentHistory);
       const outcome = await runNode(
         definition,
         identity,
-        [...forSubAgent(parentHistory), ...userTurn(`Your task:\n${task}`)],
+        [...shared, ...userTurn(`Your task:\n${task}`)],
         depth + 1,
         agentSignal,
+        { shared: shared.length, stream: warmUp.streamFor(definition.id, swarm.stream) },
       );
       const timedOut = timeout.signal.aborted && !signal.aborted;
       return {
@@ -178,7 +207,7 @@ export async function runSwarm(
         status: timedOut ? 'error' : outcome.status,
         output: timedOut
           ? `The agent ran out of time (${Math.round(swarm.settings.subAgentTimeoutMs / 1000)} s) and was stopped. ${outcome.output}`.trim()
-          : outcome.output,
+          : (outcome.failure ?? outcome.output),
       };
     } catch (error) {
       return {
@@ -201,6 +230,9 @@ export async function runSwarm(
   ): Promise<SpawnResult[]> {
     const results: SpawnResult[] = new Array<SpawnResult>(requests.length);
     let next = 0;
+    // Only a provider that caches gains from siblings waiting for the first (cache-warmup.ts).
+    const { promptCaching, promptCacheKey: keyed } = swarm.model.compat;
+    const warmUp = new PrefixWarmUp(promptCaching || keyed ? undefined : 0);
     const worker = async () => {
       for (let index = next++; index < requests.length; index = next++) {
         results[index] = await spawnOne(
@@ -209,6 +241,7 @@ export async function runSwarm(
           depth,
           requests[index] as SpawnRequest,
           signal,
+          warmUp,
         );
       }
     };
@@ -223,6 +256,17 @@ export async function runSwarm(
     ...(outcome.stopReason === undefined ? {} : { stopReason: outcome.stopReason }),
     usage,
   };
+}
+
+/** A `complete` event with what the agent and those under it spent (the phase carries it). */
+function withSpend(
+  event: Extract<AgentEvent, { type: 'complete' }>,
+  ledger: SpendLedger,
+  identity: AgentIdentity,
+): AgentEvent {
+  const { usage, costUsd } = ledger.subtree(identity.agentId);
+  const ratio = cacheHitRatio(usage);
+  return { ...event, spend: { usage, costUsd, ...(ratio === undefined ? {} : { cacheHitRatio: ratio }) } };
 }
 
 function userTurn(text: string): ChatMessage[] {

@@ -58,11 +58,19 @@ export interface ResolvedConfig {
     /** A prompt first compacts a conversation past this share of the model's context window. */
     compactAt: number;
   };
+  /** Spending limits in US dollars; absent: none. */
+  budget: { perRunUsd?: number; perSessionUsd?: number };
   stream: { coalesceMs: number };
   workspace: { allowedDirs: string[] };
   /** `store`: the shared session store's URL (it may hold a password); absent: files. */
   sessions: { store?: string };
   tools: ToolsConfig;
+  /** The OS sandbox around commands (defaults: workspace-write, no network, autoRun off). */
+  sandbox: {
+    profile: 'read-only' | 'workspace-write' | 'danger-full-access';
+    allowedDomains: string[];
+    autoRun: boolean;
+  };
 }
 
 export interface ToolsConfig {
@@ -200,8 +208,19 @@ export function resolveConfig(env: NodeJS.ProcessEnv, config: SantraConfig, file
   const redirected = openai !== undefined && new URL(openai.baseUrl).hostname !== 'api.openai.com';
   if (openai !== undefined && redirected) {
     openai.needsKey = false;
-    providerCompat.openai = { reasoning: 'think_tags', ...providerCompat.openai };
+    // A compatible server may refuse fields only OpenAI's API knows.
+    providerCompat.openai = {
+      reasoning: 'think_tags',
+      promptCacheKey: false,
+      promptCaching: false,
+      ...providerCompat.openai,
+    };
   }
+  // An Anthropic-compatible server (a gateway, another vendor's endpoint) takes cache_control on
+  // blocks, where the request-level one is newer: the last block is marked by Santra instead.
+  const anthropic = providers.anthropic;
+  if (anthropic !== undefined && new URL(anthropic.baseUrl).hostname !== 'api.anthropic.com')
+    providerCompat.anthropic = { autoCacheControl: false, ...providerCompat.anthropic };
 
   const resolved: ResolvedConfig = {
     file,
@@ -211,9 +230,15 @@ export function resolveConfig(env: NodeJS.ProcessEnv, config: SantraConfig, file
     providerCompat,
     providerModels,
     agent: { ...DEFAULTS.agent, ...config.agent },
+    budget: { ...config.budget },
     stream: { ...DEFAULTS.stream, ...config.stream },
     workspace: { allowedDirs: config.workspace?.allowedDirs ?? [] },
     sessions: config.sessions?.store === undefined ? {} : { store: config.sessions.store },
+    sandbox: {
+      profile: config.sandbox?.profile ?? 'workspace-write',
+      allowedDomains: config.sandbox?.allowedDomains ?? [],
+      autoRun: config.sandbox?.autoRun ?? false,
+    },
     tools: {
       policy: config.tools?.policy ?? {},
       denyCommands: config.tools?.denyCommands ?? [],

@@ -31,6 +31,8 @@ const CompatSchema = z
     systemRole: z.enum(['system', 'developer']),
     parallelToolCalls: z.boolean(),
     promptCaching: z.boolean(),
+    autoCacheControl: z.boolean(),
+    promptCacheKey: z.boolean(),
     thinkingMode: z.enum(['budget', 'adaptive']),
   })
   .partial();
@@ -49,6 +51,12 @@ const ProviderSchema = z.strictObject({
   models: z.array(z.string().min(1, 'expected a non-empty model id')).optional(),
   compat: CompatSchema.optional(),
 });
+
+/** An amount of US dollars a budget may be: more than nothing, less than absurd. */
+const budgetUsd = z
+  .number({ error: 'expected an amount of US dollars such as 5 or 0.50; remove it for no limit' })
+  .gt(0, 'expected an amount of US dollars greater than 0, such as 5 or 0.50; remove it for no limit')
+  .max(1_000_000, 'expected an amount of US dollars of at most 1000000; remove it for no limit');
 
 const providerId = z
   .string()
@@ -88,6 +96,16 @@ export const ConfigSchema = z
       })
       .partial()
       .optional(),
+    /** Spending limits: every model call reserves its worst case first (agent/budget-ledger.ts). */
+    budget: z
+      .strictObject({
+        /** The most one prompt's run may cost; `santra -p --max-budget-usd` overrides it. */
+        perRunUsd: budgetUsd,
+        /** The most a session may cost in all, its compactions included. */
+        perSessionUsd: budgetUsd,
+      })
+      .partial()
+      .optional(),
     stream: z
       .strictObject({ coalesceMs: z.int().min(0).max(1_000) })
       .partial()
@@ -103,6 +121,25 @@ export const ConfigSchema = z
       .strictObject({
         /** Where sessions are kept: a Redis or PostgreSQL URL shared by a team. Absent: files. */
         store: storeUrl,
+      })
+      .partial()
+      .optional(),
+    /** The OS sandbox around commands (docs/configuration.md#the-sandbox). */
+    sandbox: z
+      .strictObject({
+        /** What commands may do; `danger-full-access` runs them unsandboxed. */
+        profile: z.enum(['read-only', 'workspace-write', 'danger-full-access']),
+        /** Hosts commands may reach through the filtering proxy: "example.com", "*.example.com", "host:443". */
+        allowedDomains: z.array(
+          z
+            .string()
+            .regex(
+              /^(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/,
+              'expected a host such as "registry.npmjs.org", "*.github.com" or "127.0.0.1:8080"',
+            ),
+        ),
+        /** In workspace-write, commands off the read-only allowlist run unasked (still sandboxed). */
+        autoRun: z.boolean(),
       })
       .partial()
       .optional(),

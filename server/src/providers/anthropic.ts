@@ -1,16 +1,19 @@
 /**
  * The Anthropic Messages API through @anthropic-ai/sdk: streaming, native tool use (arguments
  * accumulated from `input_json_delta`), thinking (adaptive, or a budget for older models) with
- * signatures kept for the next turn under the same model, prompt and tools, prompt caching on the
- * system prompt and tools, and usage with cache reads and writes.
+ * signatures kept for the next turn under the same model, prompt and tools, prompt caching as
+ * cache-plan.ts places it (tools, system prompt, the conversation), and usage with cache reads and
+ * writes.
  */
 import { createHash } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from './messages.ts';
+import { type AnthropicCachePlan, planAnthropicCache } from './cache-plan.ts';
 import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import { appendMerged, readBatch, readEvent, responseBody, sseBatches, StreamReportedError } from './sse.ts';
+import { outputTokenCeiling } from './request-size.ts';
 import { parseToolArguments } from './tool-arguments.ts';
 import { anthropicToolCallId } from './tool-call-id.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
@@ -82,53 +85,75 @@ export function toAnthropicMessages(messages: readonly ChatMessage[], context: s
   return converted.filter((message) => message.role === 'user' || message.content.length > 0);
 }
 
-/** Output tokens added for an adaptive-thinking model's thinking (a budget model gets its budget). */
-const ADAPTIVE_THINKING_ROOM = 16_384;
+const EPHEMERAL = { type: 'ephemeral' as const };
+
+/** The request's breakpoints (cache-plan.ts), for its messages as converted. */
+function cachePlan(
+  request: ModelRequest,
+  messages: readonly MessageParam[],
+  context: string,
+): AnthropicCachePlan {
+  const shared = request.cache?.sharedPrefix;
+  return planAnthropicCache({
+    promptCaching: request.model.compat.promptCaching,
+    autoCacheControl: request.model.compat.autoCacheControl,
+    toolCount: request.tools.length,
+    roles: messages.map((message) => message.role),
+    // Conversion only drops messages, so a prefix converts to a prefix.
+    ...(shared === undefined
+      ? {}
+      : { sharedPrefix: toAnthropicMessages(request.messages.slice(0, shared), context).length }),
+  });
+}
+
+/** Puts a breakpoint on the last block of `message` that can carry one (thinking cannot). */
+function markLastBlock(message: MessageParam | undefined): void {
+  if (message === undefined || typeof message.content === 'string') return;
+  for (let index = message.content.length - 1; index >= 0; index--) {
+    const block = message.content[index];
+    if (block === undefined || block.type === 'thinking' || block.type === 'redacted_thinking') continue;
+    block.cache_control = EPHEMERAL;
+    return;
+  }
+}
+
+/** Thinking as the model is asked for it, and the output room it is paid from. */
+function thinkingParams(
+  request: ModelRequest,
+): Pick<Anthropic.Messages.MessageCreateParamsStreaming, 'thinking' | 'output_config'> {
+  const { compat } = request.model;
+  if (compat.reasoning !== 'anthropic_thinking') return {};
+  if (compat.thinkingMode === 'adaptive')
+    return {
+      thinking: { type: 'adaptive', display: 'summarized' },
+      ...(request.effort === undefined ? {} : { output_config: { effort: request.effort } }),
+    };
+  const budget = request.thinkingBudget;
+  return budget === undefined ? {} : { thinking: { type: 'enabled', budget_tokens: budget } };
+}
 
 function buildParams(
   request: ModelRequest,
   context: string,
 ): Anthropic.Messages.MessageCreateParamsStreaming {
-  const caching = request.model.compat.promptCaching;
+  const messages = toAnthropicMessages(request.messages, context);
+  const plan = cachePlan(request, messages, context);
+  for (const index of plan.messages) markLastBlock(messages[index]);
   const tools = request.tools.map((tool, index): Anthropic.Messages.Tool => ({
     name: tool.name,
     description: tool.description,
     input_schema: tool.inputSchema as Anthropic.Messages.Tool.InputSchema,
-    // One breakpoint after the last tool caches the whole tool list.
-    ...(caching && index === request.tools.length - 1
-      ? { cache_control: { type: 'ephemeral' as const } }
-      : {}),
+    ...(plan.tools && index === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
   }));
-  const { compat, maxOutputTokens: modelMax } = request.model;
-  const thinks = compat.reasoning === 'anthropic_thinking';
-  const budget = thinks && compat.thinkingMode === 'budget' ? request.thinkingBudget : undefined;
-  const adaptive = thinks && compat.thinkingMode === 'adaptive';
-  let thinking: Pick<Anthropic.Messages.MessageCreateParamsStreaming, 'thinking'> = {};
-  // Thinking is paid out of max_tokens: room for it on top of the answer (a budget must stay below it).
-  let maxTokens = request.maxOutputTokens;
-  let effort: Pick<Anthropic.Messages.MessageCreateParamsStreaming, 'output_config'> = {};
-  if (adaptive) {
-    thinking = { thinking: { type: 'adaptive', display: 'summarized' } };
-    maxTokens = Math.min(maxTokens + ADAPTIVE_THINKING_ROOM, modelMax);
-    if (request.effort !== undefined) effort = { output_config: { effort: request.effort } };
-  } else if (budget !== undefined) {
-    thinking = { thinking: { type: 'enabled', budget_tokens: budget } };
-    maxTokens = Math.min(maxTokens + budget, modelMax);
-  }
   return {
     model: request.model.id,
-    max_tokens: maxTokens,
-    system: [
-      {
-        type: 'text',
-        text: request.system,
-        ...(caching ? { cache_control: { type: 'ephemeral' as const } } : {}),
-      },
-    ],
-    messages: toAnthropicMessages(request.messages, context),
+    // Thinking is paid out of max_tokens: room for it on top of the answer (request-size.ts).
+    max_tokens: outputTokenCeiling(request),
+    system: [{ type: 'text', text: request.system, ...(plan.system ? { cache_control: EPHEMERAL } : {}) }],
+    messages,
     ...(tools.length > 0 ? { tools } : {}),
-    ...thinking,
-    ...effort,
+    ...thinkingParams(request),
+    ...(plan.auto ? { cache_control: EPHEMERAL } : {}),
     stream: true,
   };
 }

@@ -26,6 +26,13 @@ const OPENAI_REASONING: Partial<ModelCompat> = {
 };
 
 /**
+ * OpenAI's models from gpt-5.6 on cache at breakpoints (`prompt_cache_breakpoint`,
+ * `prompt_cache_options`): a prefix is matched exactly at one, so a prefix other requests share
+ * is marked (cache-plan.ts). Their cache writes are charged.
+ */
+const OPENAI_BREAKPOINTS: Partial<ModelCompat> = { ...OPENAI_REASONING, promptCaching: true };
+
+/**
  * The wire API a model is spoken to through on a provider of `api`: an OpenAI model whose reasoning
  * comes as reasoning items uses the Responses API — unless the endpoint is a compatible server
  * (`chatOnly`), which may not serve it.
@@ -40,6 +47,7 @@ function wireFor(api: WireApi, compat: ModelCompat, chatOnly: boolean): WireApi 
  * GPT from 5 on are reasoning models.
  */
 const FAMILY_PATTERNS: ReadonlyArray<{ provider: string; pattern: RegExp; compat: Partial<ModelCompat> }> = [
+  { provider: 'openai', pattern: /^gpt-(5\.([6-9]|\d{2,})|[6-9]|\d{2,})/, compat: OPENAI_BREAKPOINTS },
   { provider: 'openai', pattern: /^(o\d|gpt-([5-9]|\d{2,}))/, compat: OPENAI_REASONING },
 ];
 
@@ -100,8 +108,8 @@ export const CATALOG: readonly ModelSpec[] = Object.freeze([
   // OpenAI: developers.openai.com/api/docs/pricing (cached input = cacheRead). GPT-6.1 Sol and
   // Terra (2026-09/10): 1.05M window (922k of input), 30-minute cache writes charged, prompts over
   // 272k tokens dearer (not modelled). gpt-5's 400k window is 272k of input plus 128k of output.
-  entry('openai', 'gpt-6.1-sol', 1_050_000, 128_000, price(2, 10, 0.1, 2.5), OPENAI_REASONING),
-  entry('openai', 'gpt-6.1-terra', 1_050_000, 128_000, price(1, 5, 0.05, 1.25), OPENAI_REASONING),
+  entry('openai', 'gpt-6.1-sol', 1_050_000, 128_000, price(2, 10, 0.1, 2.5), OPENAI_BREAKPOINTS),
+  entry('openai', 'gpt-6.1-terra', 1_050_000, 128_000, price(1, 5, 0.05, 1.25), OPENAI_BREAKPOINTS),
   entry('openai', 'gpt-5', 400_000, 128_000, price(1.25, 10, 0.125), OPENAI_REASONING),
   entry('openai', 'gpt-5-mini', 400_000, 128_000, price(0.25, 2, 0.025), OPENAI_REASONING),
   entry('openai', 'gpt-5-nano', 400_000, 128_000, price(0.05, 0.4, 0.005), OPENAI_REASONING),

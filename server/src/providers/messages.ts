@@ -56,3 +56,19 @@ export type ChatMessage =
 export function userText(text: string): ChatMessage {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
+
+const NOTE_OPEN = '<environment>\n';
+const NOTE_CLOSE = '\n</environment>';
+
+/**
+ * A note on when and from where the user writes (agent/system-prompt.ts): a text block of its own
+ * on a prompt's message. It says what cannot repeat (today's date), so a replay does not compare it.
+ */
+export function environmentNoteText(body: string): string {
+  return `${NOTE_OPEN}${body}${NOTE_CLOSE}`;
+}
+
+/** Whether `text` is an environment note. */
+export function isEnvironmentNote(text: string): boolean {
+  return text.startsWith(NOTE_OPEN) && text.endsWith(NOTE_CLOSE);
+}

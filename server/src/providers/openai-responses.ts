@@ -9,6 +9,7 @@
 import OpenAI from 'openai';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage, ThinkingBlock } from './messages.ts';
+import { lastMarkable, OPENAI_BREAKPOINT } from './cache-plan.ts';
 import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import { appendMerged, readBatch, readEvent, responseBody, sseBatches, StreamReportedError } from './sse.ts';
@@ -81,12 +82,45 @@ function reasoningItem(block: ThinkingBlock, context: string): InputItem | undef
   };
 }
 
+type CacheParams = Pick<
+  OpenAI.Responses.ResponseCreateParamsStreaming,
+  'prompt_cache_key' | 'prompt_cache_options'
+>;
+
+/**
+ * The request's prompt-cache fields (cache-plan.ts): the key of its line of requests, and on a
+ * model that caches at breakpoints, one at the end of the history shared with sibling agents (the
+ * instructions cannot carry one; OpenAI places the breakpoint at the end of the conversation).
+ */
+function applyCachePlan(request: ModelRequest, context: string, input: InputItem[]): CacheParams {
+  const { compat } = request.model;
+  const key =
+    compat.promptCacheKey && request.cache !== undefined ? { prompt_cache_key: request.cache.key } : {};
+  if (!compat.promptCaching) return key;
+  const shared = request.cache?.sharedPrefix;
+  if (shared !== undefined && shared > 0) {
+    const end = toResponsesInput(request.messages.slice(0, shared), context).length - 1;
+    const boundary = lastMarkable(input.map(isUserText), end);
+    const item = boundary === undefined ? undefined : input[boundary];
+    if (item !== undefined && isUserText(item) && typeof item.content === 'string')
+      item.content = [{ type: 'input_text', text: item.content, prompt_cache_breakpoint: OPENAI_BREAKPOINT }];
+  }
+  return { ...key, prompt_cache_options: { mode: 'implicit' } };
+}
+
+/** A user message of text, as toResponsesInput writes them. */
+function isUserText(item: InputItem): item is OpenAI.Responses.EasyInputMessage {
+  return 'role' in item && item.role === 'user' && 'content' in item && typeof item.content === 'string';
+}
+
 function buildParams(request: ModelRequest, context: string): OpenAI.Responses.ResponseCreateParamsStreaming {
   const reasons = request.model.compat.reasoning === 'reasoning_items';
+  const input = toResponsesInput(request.messages, context);
+  const cache = applyCachePlan(request, context, input);
   return {
     model: request.model.id,
     instructions: request.system,
-    input: toResponsesInput(request.messages, context),
+    input,
     stream: true,
     store: false,
     max_output_tokens: request.maxOutputTokens,
@@ -111,6 +145,7 @@ function buildParams(request: ModelRequest, context: string): OpenAI.Responses.R
           include: ['reasoning.encrypted_content' as const],
         }
       : {}),
+    ...cache,
   };
 }
 
@@ -144,25 +179,29 @@ interface WireResponse {
   usage?: {
     input_tokens?: unknown;
     output_tokens?: unknown;
-    input_tokens_details?: { cached_tokens?: unknown } | null;
+    input_tokens_details?: { cached_tokens?: unknown; cache_write_tokens?: unknown } | null;
     output_tokens_details?: { reasoning_tokens?: unknown } | null;
   } | null;
   incomplete_details?: { reason?: string } | null;
   error?: unknown;
 }
 
-/** Usage as the API reports it: `input_tokens` counts cached tokens, Santra's `inputTokens` not. */
+/**
+ * Usage as the API reports it: `input_tokens` counts the tokens read from and written to the
+ * cache, Santra's `inputTokens` not.
+ */
 function readUsage(usage: WireResponse['usage']): Usage | undefined {
   if (typeof usage !== 'object' || usage === null) return undefined;
   const count = (value: unknown) =>
     typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
   const cached = count(usage.input_tokens_details?.cached_tokens);
+  const written = count(usage.input_tokens_details?.cache_write_tokens);
   const reasoning = count(usage.output_tokens_details?.reasoning_tokens);
   return {
-    inputTokens: Math.max(0, count(usage.input_tokens) - cached),
+    inputTokens: Math.max(0, count(usage.input_tokens) - cached - written),
     outputTokens: count(usage.output_tokens),
     cacheReadTokens: cached,
-    cacheWriteTokens: 0,
+    cacheWriteTokens: written,
     ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),
   };
 }

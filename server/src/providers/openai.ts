@@ -9,6 +9,7 @@
 import OpenAI from 'openai';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from './messages.ts';
+import { lastMarkable, OPENAI_BREAKPOINT } from './cache-plan.ts';
 import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
@@ -78,6 +79,42 @@ export function toOpenAIMessages(
   return out;
 }
 
+type CacheParams = Pick<
+  OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
+  'prompt_cache_key' | 'prompt_cache_options'
+>;
+
+/**
+ * The request's prompt-cache fields (cache-plan.ts): the key of its line of requests, and on a
+ * model that caches at breakpoints, one on the system prompt and one at the end of the history
+ * shared with sibling agents (OpenAI places the one at the end of the conversation itself).
+ */
+function applyCachePlan(request: ModelRequest, system: string, messages: MessageParam[]): CacheParams {
+  const { compat } = request.model;
+  const key =
+    compat.promptCacheKey && request.cache !== undefined ? { prompt_cache_key: request.cache.key } : {};
+  if (!compat.promptCaching) return key;
+  const marks = new Set([0]);
+  const shared = request.cache?.sharedPrefix;
+  if (shared !== undefined && shared > 0) {
+    const end = toOpenAIMessages(system, request.messages.slice(0, shared), request).length - 1;
+    const boundary = lastMarkable(
+      messages.map((message) => message.role !== 'assistant'),
+      end,
+    );
+    if (boundary !== undefined) marks.add(boundary);
+  }
+  for (const index of marks) markMessage(messages[index]);
+  return { ...key, prompt_cache_options: { mode: 'implicit' } };
+}
+
+/** Puts a breakpoint on the end of a user, tool or system message (its text as one part). */
+function markMessage(message: MessageParam | undefined): void {
+  if (message === undefined || message.role === 'assistant' || message.role === 'function') return;
+  if (typeof message.content !== 'string') return;
+  message.content = [{ type: 'text', text: message.content, prompt_cache_breakpoint: OPENAI_BREAKPOINT }];
+}
+
 function buildParams(request: ModelRequest): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
   const { compat } = request.model;
   const system =
@@ -94,13 +131,16 @@ function buildParams(request: ModelRequest): OpenAI.Chat.Completions.ChatComplet
           ...(compat.parallelToolCalls ? { parallel_tool_calls: true } : {}),
         }
       : {};
+  const messages = toOpenAIMessages(system, request.messages, request);
+  const cache = applyCachePlan(request, system, messages);
   return {
     model: request.model.id,
-    messages: toOpenAIMessages(system, request.messages, request),
+    messages,
     stream: true,
     ...(compat.streamUsage ? { stream_options: { include_usage: true } } : {}),
     [compat.maxTokensField]: request.maxOutputTokens,
     ...tools,
+    ...cache,
   };
 }
 
@@ -221,8 +261,8 @@ type ChunkUsage = {
 
 /**
  * A chunk's usage: `usage` (OpenAI with `include_usage`, and the running totals some servers put
- * on every chunk: the last one counts), or `x_groq.usage` (Groq). `prompt_tokens` counts cached
- * tokens too; Santra's `inputTokens` does not.
+ * on every chunk: the last one counts), or `x_groq.usage` (Groq). `prompt_tokens` counts the
+ * tokens read from and written to the cache too; Santra's `inputTokens` does not.
  */
 function readUsage(chunk: { usage?: unknown; x_groq?: unknown }): Usage | undefined {
   const reported = (chunk.usage ?? (chunk.x_groq as { usage?: unknown } | undefined)?.usage) as
@@ -231,12 +271,13 @@ function readUsage(chunk: { usage?: unknown; x_groq?: unknown }): Usage | undefi
   const count = (value: unknown) =>
     typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
   const cached = count(reported.prompt_tokens_details?.cached_tokens);
+  const written = count(reported.prompt_tokens_details?.cache_write_tokens);
   const reasoning = count(reported.completion_tokens_details?.reasoning_tokens);
   return {
-    inputTokens: Math.max(0, count(reported.prompt_tokens) - cached),
+    inputTokens: Math.max(0, count(reported.prompt_tokens) - cached - written),
     outputTokens: count(reported.completion_tokens),
     cacheReadTokens: cached,
-    cacheWriteTokens: count(reported.prompt_tokens_details?.cache_write_tokens),
+    cacheWriteTokens: written,
     ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),
   };
 }

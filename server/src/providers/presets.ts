@@ -36,6 +36,8 @@ export const BASE_COMPAT: Readonly<Record<WireApi, Readonly<ModelCompat>>> = {
     systemRole: 'system',
     parallelToolCalls: false,
     promptCaching: true,
+    autoCacheControl: true,
+    promptCacheKey: false,
     // Every Claude model released since 4.6 thinks adaptively; older ones are listed as `budget`.
     thinkingMode: 'adaptive',
   },
@@ -47,6 +49,8 @@ export const BASE_COMPAT: Readonly<Record<WireApi, Readonly<ModelCompat>>> = {
     systemRole: 'system',
     parallelToolCalls: false,
     promptCaching: false,
+    autoCacheControl: false,
+    promptCacheKey: false,
     thinkingMode: 'budget',
   },
   // The Responses API is OpenAI's own: native tools, parallel calls. A model asks for reasoning
@@ -59,6 +63,9 @@ export const BASE_COMPAT: Readonly<Record<WireApi, Readonly<ModelCompat>>> = {
     systemRole: 'developer',
     parallelToolCalls: true,
     promptCaching: false,
+    autoCacheControl: false,
+    // A compatible server may serve the Responses API too (vLLM, Ollama); OpenAI's own preset says so.
+    promptCacheKey: false,
     thinkingMode: 'budget',
   },
 };
@@ -90,8 +97,8 @@ export const PRESETS: readonly ProviderPreset[] = [
     needsKey: true,
     defaultModel: 'gpt-6.1-sol',
     // Reasoning models (o-series, gpt-5) get `max_completion_tokens`/`developer` from their catalog
-    // family; these defaults also suit a server OPENAI_BASE_URL points at.
-    compat: { reasoning: 'none', streamUsage: true, parallelToolCalls: true },
+    // family. A server OPENAI_BASE_URL points at is not sent `prompt_cache_key` (config.ts).
+    compat: { reasoning: 'none', streamUsage: true, parallelToolCalls: true, promptCacheKey: true },
   },
   {
     id: 'groq',

@@ -25,6 +25,25 @@ export interface ModelRequest {
    * (sessions/recorded-model.ts) answers from the recording by it.
    */
   caller?: ModelCaller;
+  /** What the caller knows that lets the provider's prompt cache pay (cache-plan.ts). */
+  cache?: CacheHints;
+}
+
+/**
+ * Hints for the provider's prompt cache: which conversation a request continues, and how much of
+ * it other agents share.
+ */
+export interface CacheHints {
+  /**
+   * Names the line of requests that extend each other (a session's agents of one role): OpenAI's
+   * `prompt_cache_key`, which routes them to the machines holding their prefix.
+   */
+  key: string;
+  /**
+   * The leading messages other agents share word for word (a sub-agent's inherited history): a
+   * breakpoint at their end lets a sibling read them from the cache.
+   */
+  sharedPrefix?: number;
 }
 
 /** An agent's model call within a run: its n-th turn, from 1. */
@@ -42,8 +61,9 @@ export interface ModelCaller {
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
 
 /**
- * Why a model call failed: the protocol's error codes that come from a provider (the others,
- * `max_turns` and `model_unavailable`, come from the run).
+ * Why a model call failed: the protocol's error codes that come from a provider, or from the
+ * budget that would not pay for the call (the others, `max_turns` and `model_unavailable`, come
+ * from the run).
  */
 export type FailureKind = Exclude<RunErrorCode, 'max_turns' | 'model_unavailable'>;
 
@@ -114,4 +134,13 @@ export function addUsage(a: Usage, b: Usage): Usage {
       : {}),
     ...(a.estimated || b.estimated ? { estimated: true } : {}),
   };
+}
+
+/**
+ * The share of the prompt read from the provider's cache: cache reads over every input token
+ * (uncached, read and written). Undefined when nothing was sent.
+ */
+export function cacheHitRatio(usage: Usage): number | undefined {
+  const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  return input === 0 ? undefined : usage.cacheReadTokens / input;
 }

@@ -32,8 +32,24 @@ export interface ModelCompat {
   systemRole: 'system' | 'developer';
   /** The endpoint accepts `parallel_tool_calls`. */
   parallelToolCalls: boolean;
-  /** Anthropic prompt caching (`cache_control` on system prompt and tools). */
+  /**
+   * The endpoint takes cache breakpoints (cache-plan.ts): Anthropic's `cache_control` on the tools,
+   * the system prompt and the conversation; OpenAI's `prompt_cache_breakpoint` on content parts
+   * (gpt-5.6 and later, with `prompt_cache_options`).
+   */
   promptCaching: boolean;
+  /**
+   * Anthropic: the request-level `cache_control`, with which the API itself places the moving
+   * breakpoint on the last block. A compatible server may not know the field; without it Santra
+   * marks the last block itself, to the same effect.
+   */
+  autoCacheControl: boolean;
+  /**
+   * OpenAI: the endpoint takes `prompt_cache_key`, which routes the requests of one conversation
+   * to the machines that hold its prefix. OpenAI's own API only: a compatible server may refuse a
+   * field it does not know.
+   */
+  promptCacheKey: boolean;
   /**
    * How Anthropic thinking is asked for. `budget`: `{type: 'enabled', budget_tokens}` when a budget
    * is configured (Claude 4.5 and earlier). `adaptive`: always `{type: 'adaptive', display:

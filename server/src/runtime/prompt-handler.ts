@@ -60,6 +60,10 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
           sendPhase: (phase) => client.phase(phase),
           coalesceMs: textBatchMs(config.stream.coalesceMs, capabilities),
           redactor,
+          // A spent budget asks to be raised only a client that answers questions (§7.4, §7.6).
+          ...(capabilities.ask === true
+            ? { ask: async (question, asking) => (await client.ask(question, asking)).answer }
+            : {}),
         },
         params,
         signal,

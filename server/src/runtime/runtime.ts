@@ -10,12 +10,14 @@ import {
   type PhaseType,
   PhaseType as PhaseTypeSchema,
   type ProviderInfo,
+  type SandboxInfo,
 } from '#protocol';
 import { isConfigured, selectModel } from '../agent/model-selection.ts';
 import { openSessionStorage } from '../sessions/open-storage.ts';
 import { SessionStore } from '../sessions/store.ts';
 import { type Recording, recordedModelStream } from '../sessions/recorded-model.ts';
 import { sessionHandlers } from './session-handlers.ts';
+import { importHandler } from './import-handler.ts';
 import { undoHandlers } from './undo.ts';
 import { compactHandler } from './compact-handler.ts';
 import { modelHandlers } from './model-handlers.ts';
@@ -31,6 +33,7 @@ import type { ClientChannel, Runtime } from './contract.ts';
 import { FileTracker } from '../workspace/file-tracker.ts';
 import { Workspace } from '../workspace/workspace.ts';
 import { SANTRA_VERSION } from '../support/version.ts';
+import { probeSandbox, type SandboxStatus } from '../sandbox/probe.ts';
 import { RuntimeState, type Tooling } from './state.ts';
 
 export interface RuntimeOptions {
@@ -62,12 +65,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const files = new FileTracker();
   const runs = new Set<Promise<unknown>>();
   const ready = () => state.ready();
+  // Whether the OS sandbox works here: asked once, while `initialize` reads the config.
+  let probed: Promise<SandboxStatus> | undefined;
+  const sandboxStatus = () => (probed ??= probeSandbox({ env }));
 
   return {
     serverInfo: { name: 'santra-server', version: SANTRA_VERSION },
     sends: ['phase', 'approve', 'ask', 'fs/readTextFile', 'fs/writeTextFile', 'terminal/run'],
     handlers: refreshing(() => state.refresh(), {
       ...sessionHandlers(ready),
+      ...importHandler(ready),
       ...compactHandler(
         () => state.configured(),
         stream,
@@ -79,6 +86,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }),
     async initialize(params: InitializeParams, client: ClientChannel) {
       await assertDirectory(params.workspaceRoot);
+      const sandbox = sandboxStatus();
       // A broken file does not stop the server: what can be used of it lists sessions and models,
       // prompts say what to fix (model/list says it too), and a fixed file is read again.
       const loaded = await loadConfigLenient(env);
@@ -108,7 +116,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           capabilities: params.capabilities,
         },
         // Built from the config in use at the time: after the file changed, built again.
-        (current) => buildTooling(current, { workspace, files, client, params, options }),
+        (current) => buildTooling(current, { workspace, files, client, params, options, sandbox }),
       );
       // Loaded when first needed, or in the background shortly after `initialize` has been
       // answered (not before: evaluating it would hold up the response).
@@ -118,7 +126,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
         state.defaultModel = selection.ref;
       }
-      return { phaseTypes: PHASE_TYPES, providers: providerInfos(config) };
+      return {
+        phaseTypes: PHASE_TYPES,
+        providers: providerInfos(config),
+        sandbox: sandboxInfo(await sandbox, config.sandbox),
+      };
     },
     async shutdown() {
       const sessions = state.initialized?.sessions;
@@ -139,6 +151,7 @@ async function buildTooling(
     client: ClientChannel;
     params: InitializeParams;
     options: RuntimeOptions;
+    sandbox: Promise<SandboxStatus>;
   },
 ): Promise<Tooling> {
   const { allTools, toolContexts, toolPolicyProblems } = await loadTooling();
@@ -159,10 +172,33 @@ async function buildTooling(
       env: options.env,
       tools: every,
       log: options.log,
+      sandboxStatus: parts.sandbox,
     }),
     // Tools the config denies are not offered at all; custom agents may still name them.
     tools: every.filter((tool) => config.tools.policy[tool.name] !== 'deny'),
     every,
+  };
+}
+
+/** What `initialize` says of the sandbox: whether it works, and what commands run under. */
+export function sandboxInfo(status: SandboxStatus, settings: ResolvedConfig['sandbox']): SandboxInfo {
+  const common = { autoRun: settings.autoRun, allowedDomains: settings.allowedDomains };
+  if (!status.available)
+    return {
+      available: false,
+      profile: 'danger-full-access',
+      ...common,
+      problem: status.problem,
+      fix: status.fix,
+    };
+  const notes =
+    status.relayProblem !== undefined && settings.allowedDomains.length > 0 ? [status.relayProblem] : [];
+  return {
+    available: true,
+    mechanism: status.mechanism,
+    profile: settings.profile,
+    ...common,
+    ...(notes.length === 0 ? {} : { notes }),
   };
 }
 

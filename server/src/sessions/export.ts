@@ -4,6 +4,7 @@
  * saving are absent here too.
  */
 import type { Phase } from '#protocol';
+import { AGENT_NAMES } from './import/transcript.ts';
 import type { SessionRecord } from './records.ts';
 import { foldSession } from './summary.ts';
 
@@ -23,6 +24,11 @@ export function exportMarkdown(records: readonly SessionRecord[]): string {
       `- Started: ${state.createdAt}; last saved: ${state.updatedAt}`,
       ...(state.model === undefined ? [] : [`- Model: ${state.model}`]),
       `- Tokens: ${state.usage.inputTokens} in, ${state.usage.outputTokens} out; cost $${state.costUsd.toFixed(4)}`,
+      ...(state.imported === undefined
+        ? []
+        : [
+            `- Imported from ${AGENT_NAMES[state.imported.from]}, whose tokens are not counted above: ${state.imported.usage.inputTokens} in, ${state.imported.usage.outputTokens} out`,
+          ]),
       '',
     );
   }
@@ -90,6 +96,7 @@ function phaseLines(phase: Phase, lines: string[], answer: Answer, flush: () => 
       flush();
       return { agentId: phase.agentId, text: phase.text };
     case 'thinking':
+    case 'usage':
       return answer;
     case 'status':
       if (phase.level !== 'warning') return answer;

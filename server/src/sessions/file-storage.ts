@@ -16,6 +16,7 @@ import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { SessionInfo } from '#protocol';
 import { errorCode } from '../support/errno.ts';
+import { FileImportArchive, originalFile } from './import/archive.ts';
 import { Journal, parseJournal } from './journal.ts';
 import type { SessionRecord } from './records.ts';
 import type { SessionStorage, SessionWriter, StoredSession } from './storage.ts';
@@ -45,12 +46,15 @@ export class FileStorage implements SessionStorage {
   readonly #root: string;
   readonly #project: string;
   readonly #redact: (line: string) => string;
+  /** session/import's ledger and originals, in the project folder (import/archive.ts). */
+  readonly imports: FileImportArchive;
 
   /** `sessionsDir`: `<config dir>/sessions`. `redact` cleans each line of secrets before it is written. */
   constructor(sessionsDir: string, workspaceRoot: string, redact: (line: string) => string) {
     this.#root = sessionsDir;
     this.#project = join(sessionsDir, projectFolder(workspaceRoot));
     this.#redact = redact;
+    this.imports = new FileImportArchive(this.#project, redact);
   }
 
   writer(sessionId: string): SessionWriter {
@@ -98,6 +102,8 @@ export class FileStorage implements SessionStorage {
     for (const dir of [this.#project, ...(await this.#projects())]) {
       try {
         await unlink(join(dir, `${sessionId}.jsonl`));
+        // An imported session's original goes with it.
+        await unlink(join(dir, originalFile(sessionId))).catch(() => {});
         return true;
       } catch (error) {
         if (errorCode(error) !== 'ENOENT') throw error;

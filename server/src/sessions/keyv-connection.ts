@@ -4,9 +4,11 @@
  * through @keyv/postgres. The adapters are imported here, on demand, so a server keeping its
  * sessions in files never loads them.
  *
- * Two keyv namespaces, the same on both adapters:
+ * Three keyv namespaces, the same on both adapters:
  *   santra-index   one small entry per session: what session/list shows (rebuildable)
  *   santra-record  one entry per record: `<session id>:<n>`, n = 1, 2, 3…
+ *   santra-import  what session/import keeps (import/archive.ts): its ledger, `ledger:<workspace
+ *                  hash>:<transcript key>`, and imported transcripts' text, `original:<id>:<n>`
  * In Redis they are keys `santra-index::<id>` and `santra-record::<id>:<n>`; in PostgreSQL rows
  * of the table `santra_sessions` keyed `santra-index:<id>` and `santra-record:<id>:<n>`. A value
  * is stored as it is given (no keyv envelope): a record is the same JSON line a session file
@@ -25,6 +27,7 @@ export const STORE_SCHEMES = ['redis', 'rediss', 'postgres', 'postgresql'] as co
 
 const INDEX = 'santra-index';
 const RECORDS = 'santra-record';
+const IMPORTS = 'santra-import';
 const TABLE = 'santra_sessions';
 
 export interface KeyvConnection {
@@ -32,6 +35,8 @@ export interface KeyvConnection {
   index: Keyv<string>;
   /** One entry per record, keyed `<session id>:<n>`. */
   records: Keyv<string>;
+  /** session/import's ledger and originals. */
+  imports: Keyv<string>;
   /** The last error the adapters reported (they report some as events only: a failed iteration). */
   readonly lastError: string | undefined;
   /** How many errors the adapters have reported; an iteration that saw one more did not finish. */
@@ -94,6 +99,7 @@ export async function connectKeyv(url: string, timeoutMs: number): Promise<KeyvC
   };
   let index: Keyv<string>;
   let records: Keyv<string>;
+  let imports: Keyv<string>;
   let close: () => Promise<void>;
   if (scheme === 'redis' || scheme === 'rediss') {
     const { default: KeyvRedis, createClient } = await import('@keyv/redis');
@@ -124,6 +130,7 @@ export async function connectKeyv(url: string, timeoutMs: number): Promise<KeyvC
     const adapter = () => new KeyvRedis(client, { throwOnErrors: true, throwOnConnectError: true });
     index = open(adapter(), INDEX, false);
     records = open(adapter(), RECORDS, false);
+    imports = open(adapter(), IMPORTS, false);
   } else if (scheme === 'postgres' || scheme === 'postgresql') {
     const [{ default: KeyvPostgres }, { default: pg }] = await Promise.all([
       import('@keyv/postgres'),
@@ -150,6 +157,7 @@ export async function connectKeyv(url: string, timeoutMs: number): Promise<KeyvC
     const adapter = () => new PooledPostgres({ table: TABLE, iterationLimit: 500 });
     index = open(adapter(), INDEX, true);
     records = open(adapter(), RECORDS, true);
+    imports = open(adapter(), IMPORTS, true);
     close = () => pool.end().catch(() => {});
   } else {
     throw new Error(`unsupported store scheme ${scheme}: (expected one of ${STORE_SCHEMES.join(', ')})`);
@@ -164,6 +172,7 @@ export async function connectKeyv(url: string, timeoutMs: number): Promise<KeyvC
   return {
     index,
     records,
+    imports,
     get lastError() {
       return lastError;
     },

@@ -41,6 +41,7 @@ import {
   recordKeys,
   type WriterHost,
 } from './keyv-writer.ts';
+import { KeyvImportArchive } from './import/keyv-archive.ts';
 import type { SessionRecord } from './records.ts';
 import type { SessionStorage, SessionWriter, StoredSession } from './storage.ts';
 import { SESSION_ID } from './storage.ts';
@@ -77,6 +78,8 @@ export class KeyvStorage implements SessionStorage {
   #closed = false;
   /** While writes fail: said once, until one succeeds again. */
   #failing = false;
+  /** session/import's ledger and originals, in the namespace santra-import. */
+  readonly imports: KeyvImportArchive;
 
   constructor(options: KeyvStorageOptions) {
     this.#options = {
@@ -87,6 +90,23 @@ export class KeyvStorage implements SessionStorage {
       ...options,
     };
     this.name = describeStore(options.url);
+    const imports = async () => (await this.#connection()).imports;
+    this.imports = new KeyvImportArchive(
+      {
+        name: this.name,
+        get: async (key) => this.#call((await imports()).get(key), 'reading the import ledger'),
+        getMany: async (keys) =>
+          this.#call((await imports()).getMany([...keys]), 'reading an imported transcript'),
+        set: async (key, value) => {
+          await this.#call((await imports()).set(key, value), 'saving an import');
+        },
+        deleteMany: async (keys) => {
+          await this.#call((await imports()).deleteMany([...keys]), 'deleting an imported transcript');
+        },
+        redact: (text) => this.#options.redact(text),
+      },
+      options.workspaceRoot,
+    );
   }
 
   /** Connects in the background, so that a store that cannot be reached is logged at start. */
@@ -167,6 +187,8 @@ export class KeyvStorage implements SessionStorage {
       );
     }
     await this.#call(connection.index.delete(sessionId), 'deleting a session');
+    // An imported session's original goes with it.
+    await this.imports.remove(sessionId);
     return true;
   }
 

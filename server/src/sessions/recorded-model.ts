@@ -20,7 +20,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { AssistantBlock, ChatMessage, UserBlock } from '../providers/messages.ts';
+import {
+  type AssistantBlock,
+  type ChatMessage,
+  isEnvironmentNote,
+  type UserBlock,
+} from '../providers/messages.ts';
 import {
   EMPTY_USAGE,
   type ModelRequest,
@@ -357,8 +362,9 @@ interface Roots {
 
 /**
  * Where the conversation a call sends first differs from the first `range.length` recorded
- * messages, in words, looking from `range.from`; undefined when they are the same. What cannot repeat is not compared: the workspace's path, times a
- * command took, and timestamps.
+ * messages, in words, looking from `range.from`; undefined when they are the same. What cannot
+ * repeat is not compared: the workspace's path, times a command took, timestamps, and the notes on
+ * the day and directory a prompt was sent from.
  */
 export function firstDifference(
   recorded: readonly ChatMessage[],
@@ -375,8 +381,8 @@ export function firstDifference(
       return `the recording sent ${plural(length, 'message')}, this call sends ${asked.length}`;
     if (was.role !== now.role)
       return `${at}: the recording has a ${was.role} message, this call a ${now.role} one`;
-    const blocks: ReadonlyArray<AssistantBlock | UserBlock> = was.content;
-    const nowBlocks: ReadonlyArray<AssistantBlock | UserBlock> = now.content;
+    const blocks = comparedBlocks(was);
+    const nowBlocks = comparedBlocks(now);
     if (blocks.length !== nowBlocks.length)
       return `${at} (${was.role}): the recording has ${plural(blocks.length, 'block')}, this call ${nowBlocks.length}`;
     for (let b = 0; b < blocks.length; b++) {
@@ -389,6 +395,15 @@ export function firstDifference(
     }
   }
   return undefined;
+}
+
+/**
+ * The blocks of a message that a replay compares: all but the note on when and from where the
+ * user wrote (another day, another directory may send another, or none).
+ */
+function comparedBlocks(message: ChatMessage): ReadonlyArray<AssistantBlock | UserBlock> {
+  const blocks: ReadonlyArray<AssistantBlock | UserBlock> = message.content;
+  return blocks.filter((block) => block.type !== 'text' || !isEnvironmentNote(block.text));
 }
 
 function blockDifference(

@@ -11,6 +11,7 @@
 import {
   type ApproveParams,
   type ApproveResult,
+  type ImportedRun,
   type Phase,
   type SessionRecord as PublishedRecord,
   SESSION_RECORD_FORMAT,
@@ -42,6 +43,11 @@ export type SessionRecord =
       agent?: string;
       mode?: string;
       cwd?: string;
+      /**
+       * The run is another agent's, written by session/import (sessions/import/): its model and
+       * usage are that agent's, not the session's.
+       */
+      imported?: ImportedRun;
     }
   /** Messages appended to the session's conversation (what the model is sent on the next prompt). */
   | { type: 'message'; runId: string; message: ChatMessage }

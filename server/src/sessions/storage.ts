@@ -5,6 +5,7 @@
  * the same way (summary.ts).
  */
 import type { SessionInfo } from '#protocol';
+import type { ImportArchive } from './import/archive.ts';
 import type { SessionRecord } from './records.ts';
 
 /** Appends the records of one session. Contract: never rewrites what it wrote; never throws. */
@@ -37,6 +38,11 @@ export interface SessionStorage {
    * not (a shared store that cannot be reached). Absent: it always can (files).
    */
   ready?(): Promise<void>;
+  /**
+   * The ledger and the originals of session/import for this workspace (import/archive.ts). Absent:
+   * the store keeps none, and every import is a new session.
+   */
+  readonly imports?: ImportArchive;
   close(): Promise<void>;
 }
 

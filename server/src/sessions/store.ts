@@ -4,7 +4,7 @@
  * memory — from an earlier server, or another one sharing the store — is loaded on demand.
  */
 import { randomUUID } from 'node:crypto';
-import type { SessionInfo, Usage } from '#protocol';
+import type { ImportFormat, SessionInfo, Usage } from '#protocol';
 import { SessionApprovals } from '../approval/gate.ts';
 import type { ChatMessage } from '../providers/messages.ts';
 import { EMPTY_USAGE } from '../providers/stream.ts';
@@ -37,6 +37,8 @@ export interface Session {
   changes: FileChangeRecord[];
   title: string;
   updatedAt: string;
+  /** Runs imported from another agent's transcript (session/import): from which, and its tokens. */
+  imported?: { from: ImportFormat; usage: Usage };
   /** Saves a record. Never throws: a store that fails is logged, and the run goes on. */
   record(record: SessionRecord): void;
   /** Keeps a secret (a `secret` answer) out of everything saved or sent from now on. */
@@ -64,6 +66,11 @@ export class SessionStore {
 
   get storage(): SessionStorage {
     return this.#options.storage;
+  }
+
+  /** The workspace new sessions belong to. */
+  get workspaceRoot(): string {
+    return this.#options.workspaceRoot;
   }
 
   create(): Session {
@@ -149,7 +156,34 @@ export class SessionStore {
       usage: session.usage,
       costUsd: session.costUsd,
       lastSeq: session.seq,
+      ...(session.imported === undefined ? {} : { imported: session.imported }),
     };
+  }
+
+  /**
+   * Saves `records` to the session `sessionId` — a new session when they begin with its header —
+   * and loads it again from the store, folded: how session/import writes. Rejects with
+   * SessionBusy while the session runs a prompt, and with the store's fault when it cannot be
+   * reached (nothing is written then).
+   */
+  async saveAll(sessionId: string, records: readonly SessionRecord[]): Promise<Session> {
+    if (this.#sessions.get(sessionId)?.running !== undefined) {
+      throw new ProtocolFault(
+        'SessionBusy',
+        `Session ${sessionId} is running a prompt. Import again when it has ended.`,
+      );
+    }
+    await this.#options.storage.ready?.();
+    let writer = this.#writers.get(sessionId);
+    if (writer === undefined) {
+      writer = this.#options.storage.writer(sessionId);
+      this.#writers.set(sessionId, writer);
+    }
+    for (const record of records) writer.append(record);
+    await writer.flush();
+    // Loaded again from what was stored, so the session in memory is what any server would read.
+    this.#sessions.delete(sessionId);
+    return (await this.open(sessionId, { otherWorkspace: true })).session;
   }
 
   async delete(id: string): Promise<void> {
@@ -215,6 +249,7 @@ export class SessionStore {
       changes: state.changes,
       title: state.title === '(no prompt yet)' ? '' : state.title,
       updatedAt: state.updatedAt,
+      ...(state.imported === undefined ? {} : { imported: state.imported }),
       addSecret: (secret) => {
         // Very short answers are left alone: a one-letter secret would blank every such letter.
         if (secret.length >= 4) secrets.add(secret);

@@ -3,7 +3,7 @@
  * and what session/list shows. One fold for every storage, so a session reads the same from a
  * file and from a shared store.
  */
-import type { SessionInfo, Usage } from '#protocol';
+import type { ImportFormat, SessionInfo, Usage } from '#protocol';
 import type { ChatMessage } from '../providers/messages.ts';
 import { addUsage, EMPTY_USAGE } from '../providers/stream.ts';
 import type { SessionRecord } from './records.ts';
@@ -25,6 +25,8 @@ export interface SessionState {
   lastSeq: number;
   /** File changes not undone, oldest first. */
   changes: FileChangeRecord[];
+  /** Runs imported from another agent's transcript (session/import): from which, and its tokens. */
+  imported?: { from: ImportFormat; usage: Usage };
 }
 
 export const TITLE_CHARS = 80;
@@ -57,6 +59,8 @@ export function foldSession(
     lastSeq: 0,
     changes: [],
   };
+  // An imported run's model and usage are the other agent's (session/import): not the session's.
+  const importedRuns = new Set<string>();
   for (const record of records) {
     if ('at' in record && typeof record.at === 'string' && record.at > state.updatedAt)
       state.updatedAt = record.at;
@@ -65,7 +69,15 @@ export function foldSession(
         break;
       case 'prompt':
         if (state.title === '') state.title = titleOf(record.text);
-        state.model = record.model;
+        if (record.imported === undefined) {
+          state.model = record.model;
+          break;
+        }
+        importedRuns.add(record.runId);
+        state.imported = {
+          from: record.imported.from,
+          usage: addUsage(state.imported?.usage ?? EMPTY_USAGE, record.imported.usage ?? EMPTY_USAGE),
+        };
         break;
       case 'message':
         state.messages.push(record.message);
@@ -84,7 +96,7 @@ export function foldSession(
       case 'run_end':
         state.usage = addUsage(state.usage, record.usage);
         state.costUsd += record.costUsd;
-        state.model = record.model;
+        if (!importedRuns.has(record.runId)) state.model = record.model;
         break;
       case 'model':
         state.model = record.model;
@@ -124,5 +136,6 @@ export function sessionInfo(state: SessionState): SessionInfo {
     usage: state.usage,
     costUsd: state.costUsd,
     lastSeq: state.lastSeq,
+    ...(state.imported === undefined ? {} : { imported: state.imported }),
   };
 }

@@ -8,6 +8,7 @@ import type * as z from 'zod';
 import type { FileTracker } from '../workspace/file-tracker.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import type { ApprovalGate, GateDecision, SessionApprovals } from '../approval/gate.ts';
+import type { CommandSandbox } from '../sandbox/sandbox.ts';
 
 /**
  * What a tool does, and so how it is treated: `read` and `search` only look at the workspace and
@@ -85,6 +86,8 @@ export interface ToolContext {
   fileChanged(change: AppliedChange): void;
   /** What the client's editor lends (§7.5); absent, or without a member, where it lends nothing. */
   editor?: EditorAccess;
+  /** The OS sandbox commands run in (sandbox/sandbox.ts); absent: commands run unsandboxed. */
+  sandbox?: CommandSandbox;
 }
 
 /**
@@ -113,6 +116,8 @@ export interface EditorAccess {
 
 export interface EditorCommand {
   command: string;
+  /** When `command` is the sandbox's launcher around it: the command line the user approved. */
+  approvedCommand?: string;
   cwd: string;
   /** The environment the command gets: what differs from the server's own is sent as set/unset. */
   env: NodeJS.ProcessEnv;

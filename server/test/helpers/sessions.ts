@@ -128,15 +128,21 @@ export function sessionRecords(sessionsDir: string, sessionId: string): SessionR
   return parsed.records;
 }
 
-/** The user and assistant texts the fake provider received in its last request, one per message. */
+/**
+ * The user and assistant texts the fake provider received in its last request, one per message,
+ * without the notes on where and when the user writes (agent/system-prompt.ts).
+ */
 export function sentTexts(fake: FakeProvider): string[] {
   const body = fake.requests.at(-1)?.body as { messages: Array<{ content: unknown }> };
   return body.messages.map((m) =>
     typeof m.content === 'string'
-      ? m.content
+      ? m.content.replace(ENVIRONMENT_NOTE, '')
       : (m.content as Array<{ type: string; text?: string }>)
-          .filter((b) => b.type === 'text')
+          .filter((b) => b.type === 'text' && !ENVIRONMENT_NOTE.test(b.text ?? ''))
           .map((b) => b.text)
           .join(''),
   );
 }
+
+/** The note on today's date and the user's directory that may end a prompt's message. */
+const ENVIRONMENT_NOTE = /(\n\n)?<environment>\n[^]*?\n<\/environment>$/;

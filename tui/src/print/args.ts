@@ -20,6 +20,11 @@ export const EXIT = {
    * model declined (the answer ends with a notice, and stderr says which).
    */
   incomplete: 3,
+  /**
+   * The run stopped because its budget could not pay for the next model call (`--max-budget-usd`,
+   * or the config's `budget`); nothing of it is left running.
+   */
+  budget: 4,
   /** The user pressed Ctrl-C (128 + SIGINT, as shells report it). */
   interrupted: 130,
 } as const;
@@ -50,11 +55,14 @@ export interface PrintOptions {
   continueLatest: boolean;
   /** `--replay <file>`, absolute: execute this recording again (replay.ts); there is no prompt. */
   replay?: string;
+  /** `--max-budget-usd <amount>`: the most the run may cost, sub-agents included. */
+  maxBudgetUsd?: number;
 }
 
 /** What `santra models`, `santra agents` and `santra sessions` were asked to do. */
 export interface ListOptions {
-  what: 'models' | 'agents' | 'sessions';
+  /** `doctor`: whether the OS sandbox works here (doctor.ts). */
+  what: 'models' | 'agents' | 'sessions' | 'doctor';
   json: boolean;
   /** `santra sessions --latest`: only the newest session of this project. */
   latest?: boolean;
@@ -74,6 +82,8 @@ export type Command =
   | { action: 'replay'; file: string }
   /** `santra lsp|acp [options]`: the server speaking an editor protocol; it checks the options. */
   | { action: 'adapter'; mode: 'lsp' | 'acp'; args: string[] }
+  /** `santra import …`: other agents' transcripts as sessions; import/import-command.ts reads the rest. */
+  | { action: 'import'; args: string[] }
   /**
    * `santra` on a terminal: the interactive UI, going on with a saved session when asked
    * (`--continue`: the latest of this project; `--resume <id>`).
@@ -101,6 +111,7 @@ Usage: santra [options]                   the interactive UI (on a terminal)
        santra models [--json]              the models you can use with --model
        santra agents [--json]              the agents you can use with --agent
        santra sessions [--json]            the saved sessions of this project, newest first
+       santra doctor [--json]              whether commands can be sandboxed here, and if not, the fix
        santra sessions --latest --path     the newest one only (--latest), as its session file's
                                            path (--path): santra -p --replay "$(santra sessions
                                            --latest --path)" replays it
@@ -108,6 +119,10 @@ Usage: santra [options]                   the interactive UI (on a terminal)
                                            editors (docs/editors/helix.md)
        santra acp [server options]         Santra as an Agent Client Protocol agent for Zed,
                                            JetBrains IDEs, CodeCompanion (docs/editors/)
+       santra import claude|codex|pi FILE… | --all
+                                           another agent's transcripts (Claude Code, Codex, pi)
+                                           as sessions of this project; --all: every one of
+                                           this project's (docs/sessions.md)
        santra replay <file>                play a recorded session (a session file or a
                                            session/export json) in the terminal UI; it reads
                                            the file only: no server, model or key (Space pause,
@@ -128,6 +143,9 @@ Options:
                                protected locations (.git/, .santra/, .agents/, Santra's config,
                                shell start-up files), which are still asked (or rejected without
                                a terminal)
+  --max-budget-usd <amount>    the most the run may cost, in US dollars, its sub-agents included:
+                               every model call reserves its worst case first, and the run stops
+                               (exit code 4) before a call the rest of the budget cannot pay
   --verbose                    show tool calls, results and status lines, and the server's log, on stderr
   --resume <id>                continue a saved session (santra sessions lists them): the model gets
                                its whole conversation
@@ -144,7 +162,8 @@ a terminal they are rejected. Put -- before a prompt that starts with "-".
 
 Exit codes: 0 the run completed; 1 it ended in error or was interrupted, or the server failed;
 2 a usage error; 3 the run completed but the answer is not whole (cut off at the model's output
-limit, or the model declined; stderr says which); 130 cancelled with Ctrl-C.
+limit, or the model declined; stderr says which); 4 the run stopped at its budget; 130 cancelled
+with Ctrl-C.
 
 The agent runtime is santra-server, a stdio server speaking the Santra protocol (see
 protocol-spec/README.md); santra starts the one installed next to it.
@@ -159,6 +178,7 @@ const OPTIONS = {
   agent: { type: 'string' },
   cwd: { type: 'string' },
   'approve-all': { type: 'boolean' },
+  'max-budget-usd': { type: 'string' },
   verbose: { type: 'boolean' },
   resume: { type: 'string' },
   continue: { type: 'boolean', short: 'c' },
@@ -177,6 +197,7 @@ const PRINT_ONLY = [
   'agent',
   'cwd',
   'approve-all',
+  'max-budget-usd',
   'verbose',
   'resume',
   'continue',
@@ -192,6 +213,7 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
   // The editor modes are the server's: their options are its options, checked there.
   const [first, ...rest] = argv;
   if (first === 'lsp' || first === 'acp') return { action: 'adapter', mode: first, args: rest };
+  if (first === 'import') return { action: 'import', args: rest };
   try {
     parsed = parse(argv);
   } catch (error) {
@@ -201,7 +223,7 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
   if (values.help) return { action: 'help' };
   if (values.version) return { action: 'version' };
   const word = positionals[0];
-  if (!values.print && (word === 'models' || word === 'agents' || word === 'sessions')) {
+  if (!values.print && (word === 'models' || word === 'agents' || word === 'sessions' || word === 'doctor')) {
     const misplaced = PRINT_ONLY.find((name) => name !== 'cwd' && values[name] !== undefined);
     if (misplaced !== undefined) return usageError(`--${misplaced} only works with -p/--print`);
     if (positionals.length > 1)
@@ -293,6 +315,11 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
     return usageError('--resume and --continue both name a session: give one of them');
   if (values.resume !== undefined && values.resume.trim() === '')
     return usageError('--resume needs a session id (santra sessions lists them), e.g. --resume ses_…');
+  const budget = values['max-budget-usd'] === undefined ? undefined : budgetUsd(values['max-budget-usd']);
+  if (budget === null)
+    return usageError(
+      `--max-budget-usd needs an amount of US dollars greater than 0, e.g. --max-budget-usd 2.50; got "${values['max-budget-usd']}"`,
+    );
   return {
     action: 'print',
     options: {
@@ -307,8 +334,16 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
       resume: values.resume?.trim(),
       continueLatest: values.continue ?? false,
       ...(values.replay === undefined ? {} : { replay: resolve(context.cwd, values.replay) }),
+      ...(budget === undefined ? {} : { maxBudgetUsd: budget }),
     },
   };
+}
+
+/** "2.50" or "$2.50" as a number of dollars; null for anything else, or nothing to spend. */
+function budgetUsd(text: string): number | null {
+  const match = /^\s*\$?(\d+(?:\.\d*)?|\.\d+)\s*$/.exec(text);
+  const amount = match === null ? Number.NaN : Number(match[1]);
+  return Number.isFinite(amount) && amount > 0 && amount <= 1_000_000 ? amount : null;
 }
 
 /** What `--replay` cannot be combined with: the recording names the prompts, models, agents and session. */

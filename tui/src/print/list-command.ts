@@ -1,4 +1,5 @@
 /**
+ * `santra doctor` (doctor.ts) asks the same way, and prints what `initialize` says of the sandbox.
  * `santra models`, `santra agents` and `santra sessions`: what a command-line user can name with
  * `--model`, `--agent` and `--resume`, from the server (model/list, agents/list, session/list),
  * as a table or, with `--json`, as the protocol's result. `santra sessions --latest` keeps the
@@ -10,6 +11,7 @@ type ModelListResult = ResultOf<'model/list'>;
 type AgentsListResult = ResultOf<'agents/list'>;
 type SessionListResult = ResultOf<'session/list'>;
 import { Approvals } from './approvals.ts';
+import { doctorReport } from './doctor.ts';
 import { EXIT, type ListOptions } from './args.ts';
 import { formatUsd } from './output.ts';
 import { findWorkplace } from '../client/project-root.ts';
@@ -45,7 +47,12 @@ export async function runList(options: ListOptions, environment: ListEnvironment
     onPhase: () => {},
   });
   try {
-    await session.initialize();
+    const initialized = await session.initialize();
+    if (options.what === 'doctor') {
+      const report = doctorReport(initialized.capabilities.sandbox);
+      stdout.write(options.json ? `${JSON.stringify(report.json)}\n` : report.text);
+      return report.ok ? EXIT.ok : EXIT.failure;
+    }
     if (options.what === 'models') {
       const result = await session.models();
       if (result.configProblem !== undefined)
@@ -161,7 +168,9 @@ export function sessionTable(result: SessionListResult): string {
   const lines = result.sessions.map((info) => {
     const when = info.updatedAt.slice(0, 16).replace('T', ' ');
     const size = `${info.messageCount} msg`.padStart(8);
-    return `${info.sessionId}  ${when}  ${size}  ${formatUsd(info.costUsd).padStart(8)}  ${info.title}`;
+    // An imported session costs nothing here until it is continued (santra import).
+    const cost = info.imported !== undefined && info.costUsd === 0 ? 'imported' : formatUsd(info.costUsd);
+    return `${info.sessionId}  ${when}  ${size}  ${cost.padStart(8)}  ${info.title}`;
   });
   lines.push('', 'Continue one: santra -p --resume <id> "…"; the latest: santra -p --continue "…"');
   return `${lines.join('\n')}\n`;

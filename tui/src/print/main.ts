@@ -24,7 +24,8 @@ export interface PrintEnvironment {
 }
 
 /** How a run's end is told to the shell: 0 only for a whole answer. */
-function exitCodeOf(result: PromptResult | undefined): number {
+function exitCodeOf(result: PromptResult | undefined, budgetStopped: boolean): number {
+  if (budgetStopped) return EXIT.budget;
   if (result?.status !== 'completed') return EXIT.failure;
   return result.stopReason === 'max_tokens' || result.stopReason === 'refusal' ? EXIT.incomplete : EXIT.ok;
 }
@@ -97,6 +98,8 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
   const output = createOutput(options.outputFormat, (text) => stdout.write(text));
   breakLine = () => output.breakLine();
   let sawErrorPhase = false;
+  /** The run's budget stopped it (an `error` phase of code `budget`, of any agent). */
+  let budgetStopped = false;
   const warned = new Set<string>();
   // What stderr shows beside the answer: errors and warnings (retries, skipped files) always; on a
   // terminal also a line per tool call and sub-agent, and the cost at the end; --verbose shows all.
@@ -106,6 +109,11 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
     if (phase === undefined) return;
     if (phase.type === 'error') {
       sawErrorPhase = true;
+      if (phase.code === 'budget') {
+        // Each agent the budget stopped says so; the shell hears it once.
+        if (budgetStopped) return;
+        budgetStopped = true;
+      }
       say(errorLine(phase));
       const hint = cliHint(phase);
       if (hint !== undefined) say(hint);
@@ -204,8 +212,9 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
         ...(options.model === undefined ? {} : { model: options.model }),
         ...(options.agent === undefined ? {} : { agent: options.agent }),
         ...(startCwd === undefined ? {} : { cwd: startCwd }),
+        ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
       });
-      code = interrupted ? EXIT.interrupted : exitCodeOf(result);
+      code = interrupted ? EXIT.interrupted : exitCodeOf(result, budgetStopped);
     }
   } catch (error) {
     output.finish();

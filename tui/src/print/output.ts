@@ -102,6 +102,8 @@ export function cliHint(phase: Extract<Phase, { type: 'error' }>): string | unde
     return 'santra: `santra models` lists the models you can use (`--model provider/model`).';
   if (phase.code === 'max_turns')
     return 'santra: santra -p cannot continue a run yet; run it again with a narrower task, or raise agent.maxTurnsPerRun in the config.';
+  if (phase.code === 'budget')
+    return 'santra: the run stopped at its budget (exit code 4); santra -p --continue --max-budget-usd <more> "…" goes on with the session.';
   // The other codes' messages say what to do already.
   return undefined;
 }
@@ -122,6 +124,8 @@ export function verboseLine(phase: Phase): string | undefined {
       return `▸${who} ${oneLine(phase.title)}`;
     case 'complete':
       return phase.parentAgentId === undefined ? undefined : `✓${who} ${phase.status}`;
+    case 'usage':
+      return `$${who} ${spendLine(phase)}`;
     case 'text':
     case 'thinking':
     case 'error':
@@ -142,15 +146,38 @@ export function formatUsd(amount: number): string {
   return `$${Number(amount.toPrecision(4)).toString()}`;
 }
 
+/** "44% cached": the share of input tokens read from the provider's cache; empty when it reported none. */
+export function cachedShare(usage: PromptResult['usage']): string {
+  const cached = usage.cacheReadTokens + usage.cacheWriteTokens;
+  // A provider that reports no cache at all (most local servers) is not said to miss it.
+  return cached === 0
+    ? ''
+    : `${Math.floor((usage.cacheReadTokens / (usage.inputTokens + cached)) * 100)}% cached`;
+}
+
+/** A model call's spend for --verbose: the call, the run so far, the budget. */
+function spendLine(phase: Extract<Phase, { type: 'usage' }>): string {
+  const share = cachedShare(phase.runUsage);
+  const budget =
+    phase.budget === undefined
+      ? ''
+      : ` · ${phase.budget.scope} budget ${formatUsd(phase.budget.spentUsd)} of ${formatUsd(phase.budget.limitUsd)}`;
+  return `${formatUsd(phase.costUsd)} this call · run ${formatUsd(phase.runCostUsd)}${share === '' ? '' : ` (${share})`}${budget}`;
+}
+
 /** The run's tokens and cost, and the session's, for --verbose. */
 export function usageLine(result: PromptResult): string {
   const tokens = (usage: PromptResult['usage']) => {
-    const cached = usage.cacheReadTokens + usage.cacheWriteTokens;
-    const input = usage.inputTokens + cached;
-    const parts = `${input.toLocaleString('en-US')} in${cached > 0 ? ` (${usage.cacheReadTokens.toLocaleString('en-US')} cached)` : ''}, ${usage.outputTokens.toLocaleString('en-US')} out`;
+    const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    const share = cachedShare(usage);
+    const parts = `${input.toLocaleString('en-US')} in${share === '' ? '' : ` (${share})`}, ${usage.outputTokens.toLocaleString('en-US')} out`;
     return usage.estimated ? `~${parts} (estimated)` : parts;
   };
-  return `santra: ${tokens(result.usage)} tokens, ${formatUsd(result.costUsd)} · session ${tokens(result.sessionUsage)}, ${formatUsd(result.sessionCostUsd)}`;
+  const budget =
+    result.budget === undefined
+      ? ''
+      : ` · ${result.budget.scope} budget ${formatUsd(result.budget.spentUsd)} of ${formatUsd(result.budget.limitUsd)}`;
+  return `santra: ${tokens(result.usage)} tokens, ${formatUsd(result.costUsd)} · session ${tokens(result.sessionUsage)}, ${formatUsd(result.sessionCostUsd)}${budget}`;
 }
 
 export function statusLine(result: PromptResult, sawErrorPhase: boolean): string | undefined {

@@ -24,6 +24,7 @@ import type {
   ApproveResult,
   AskParams,
   AskResult,
+  ImportFormat,
   ParamsOf,
   PromptContext,
   PromptResult,
@@ -78,6 +79,14 @@ export interface RerunScript {
   runs: ReplayRun[];
   /** The runs and what the person did between them, in the recorded order. */
   steps: ReplayStep[];
+}
+
+/** Why a session with imported runs cannot be executed again, and what can be done with it instead. */
+function importedRun(path: string, from: ImportFormat): PrintError {
+  const agent = { claude: 'Claude Code', codex: 'Codex', pi: 'pi' }[from];
+  return new PrintError(
+    `santra: --replay ${path}: its runs were imported from ${agent} (santra import), not run by Santra, so there are no model answers to execute them again with. Play it back with santra replay ${path}, or go on with it with santra -p --resume <its session id> "…"`,
+  );
 }
 
 /** The prompts and answers of a recording. Throws a PrintError when there is nothing to replay. */
@@ -138,6 +147,8 @@ export function readRerunScript(path: string): RerunScript {
         break;
       }
       case 'prompt': {
+        // Another agent's run, imported (session/import): no model call of it was made here.
+        if (record.imported !== undefined) throw importedRun(path, record.imported.from);
         // A prompt recorded without its model cannot be sent again as it was.
         if (record.model === undefined) break;
         const cwd = startDir(record.cwd, workspaceRoot);

@@ -4,7 +4,7 @@
  * depends on the `Backend` interface only, so its tests can drive it without a server.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import type { ParamsOf, Phase, PromptResult, ProviderInfo, ResultOf } from '#protocol';
+import type { ParamsOf, Phase, PromptResult, ProviderInfo, ResultOf, SandboxInfo } from '#protocol';
 import { serverPathFor, startServer } from '../client/server-process.ts';
 import { PrintError, ServerSession } from '../client/session.ts';
 import type { Interactions } from './interactions.ts';
@@ -23,6 +23,8 @@ export interface Backend {
   readonly defaultModels: ReadonlyMap<string, string>;
   /** The providers that need no API key (ProviderInfo.needsKey false): local servers. */
   readonly keyless: ReadonlySet<string>;
+  /** The server's OS sandbox (initialize's capabilities.sandbox), for /status; absent: not said. */
+  readonly sandbox?: SandboxInfo;
   prompt(params: ParamsOf<'prompt'>): Promise<PromptResult>;
   /** Cancels the running prompt ($/cancelRequest); its answer still comes, with status cancelled. */
   cancelPrompt(): void;
@@ -72,12 +74,13 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   });
   try {
     const { capabilities } = await session.initialize();
-    return adapt(
+    const backend = adapt(
       session,
       new Set(capabilities.methods),
       defaultModelsOf(capabilities.providers),
       new Set(capabilities.providers.filter((provider) => provider.needsKey === false).map((p) => p.id)),
     );
+    return capabilities.sandbox === undefined ? backend : { ...backend, sandbox: capabilities.sandbox };
   } catch (error) {
     // A server it cannot use is still ended politely (shutdown, exit), and killed only if it lingers.
     await session.close();

@@ -4,6 +4,7 @@
  * text command-text.ts's; this is the wiring to the UI's state. Also `--continue` / `--resume`,
  * which go on with a saved session as /resume does.
  */
+import { sandboxStatusText } from './sandbox-text.ts';
 import type { Usage } from '#protocol';
 import {
   agentsText,
@@ -119,7 +120,7 @@ export class CommandRunner {
       case 'clear':
         feed.startOver();
         feed.dispatch({ type: 'new_session' });
-        store.set({ sessionId: undefined, sessionUsage: undefined, sessionCostUsd: 0 });
+        store.set({ sessionId: undefined, sessionUsage: undefined, sessionCostUsd: 0, lastRun: undefined });
         this.#options.clearScreen();
         feed.note('New session.');
         return;
@@ -127,10 +128,12 @@ export class CommandRunner {
         await this.#options.exit();
         return;
       case 'status':
-        feed.note(statusText(store.state, this.#options.workspaceRoot));
+        feed.note(
+          `${statusText(store.state, this.#options.workspaceRoot)}\n${sandboxStatusText(this.#link.backend?.sandbox)}`,
+        );
         return;
       case 'cost':
-        feed.note(costText(store.state.sessionUsage, store.state.sessionCostUsd));
+        feed.note(costText(store.state.sessionUsage, store.state.sessionCostUsd, store.state.lastRun));
         return;
       case 'export': {
         const note = await exportTranscript({
@@ -220,7 +223,12 @@ export class CommandRunner {
     this.#feed.note('Earlier in this session:');
     const { session, warnings } = await this.#link.replaying(prompts, () => backend.resume(sessionId, 0));
     for (const warning of warnings) this.#feed.note(warning, 'warning');
-    store.set({ sessionId: session.sessionId, sessionUsage: session.usage, sessionCostUsd: session.costUsd });
+    store.set({
+      sessionId: session.sessionId,
+      sessionUsage: session.usage,
+      sessionCostUsd: session.costUsd,
+      lastRun: undefined,
+    });
     if (session.model !== undefined && this.#selectedModel === undefined) store.set({ model: session.model });
     this.#feed.note(
       `Resumed "${session.title}" (${session.messageCount} messages). The model has its whole history.`,

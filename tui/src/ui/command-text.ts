@@ -71,9 +71,36 @@ export function formatCost(usd: number): string {
   return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
 
-export function costText(usage: Usage | undefined, cost: number): string {
+/**
+ * "97% cached": the share of the input tokens read from the provider's prompt cache (§7.6); empty
+ * when the provider reported no cache reads or writes.
+ */
+export function cachedShare(usage: Usage): string {
+  const cached = usage.cacheReadTokens + usage.cacheWriteTokens;
+  const input = usage.inputTokens + cached;
+  // A provider that reports no cache at all (most local servers) is not said to miss it.
+  return cached === 0 ? '' : `${Math.floor((usage.cacheReadTokens / input) * 100)}% cached`;
+}
+
+/** What /cost prints: the session's tokens, cache hits and cost, and the last run's. */
+export function costText(
+  usage: Usage | undefined,
+  cost: number,
+  lastRun?: { usage: Usage; costUsd: number },
+): string {
   if (usage === undefined) return 'Tokens: none yet; cost $0';
-  return `Tokens:  ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadTokens} cache read, ${usage.cacheWriteTokens} cache write; cost ${formatCost(cost)}`;
+  const share = cachedShare(usage);
+  const lines = [
+    `Tokens:  ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadTokens} cache read, ${usage.cacheWriteTokens} cache write; cost ${formatCost(cost)}${share === '' ? '' : `; ${share}`}`,
+  ];
+  if (lastRun !== undefined) {
+    const input = lastRun.usage.inputTokens + lastRun.usage.cacheReadTokens + lastRun.usage.cacheWriteTokens;
+    const runShare = cachedShare(lastRun.usage);
+    lines.push(
+      `Last run: ${input} in${runShare === '' ? '' : ` (${runShare})`}, ${lastRun.usage.outputTokens} out; cost ${formatCost(lastRun.costUsd)}`,
+    );
+  }
+  return lines.join('\n');
 }
 
 export function price(model: ModelEntry): string {
@@ -149,7 +176,7 @@ const SERVER_STATE: Record<UiState['connection'], string> = {
 
 /** What /status prints: project, model, session, whether the server runs, and the cost. */
 export function statusText(
-  state: Pick<UiState, 'model' | 'sessionId' | 'connection' | 'sessionUsage' | 'sessionCostUsd'>,
+  state: Pick<UiState, 'model' | 'sessionId' | 'connection' | 'sessionUsage' | 'sessionCostUsd' | 'lastRun'>,
   workspaceRoot: string,
 ): string {
   return [
@@ -157,7 +184,7 @@ export function statusText(
     `Model:   ${state.model ?? '(none)'}`,
     `Session: ${state.sessionId ?? '(new; saved with the first message)'}`,
     `Server:  ${SERVER_STATE[state.connection]}`,
-    costText(state.sessionUsage, state.sessionCostUsd),
+    costText(state.sessionUsage, state.sessionCostUsd, state.lastRun),
   ].join('\n');
 }
 

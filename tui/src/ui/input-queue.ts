@@ -158,6 +158,7 @@ export class InputQueue {
             sessionId: result.sessionId,
             sessionUsage: result.sessionUsage,
             sessionCostUsd: result.sessionCostUsd,
+            lastRun: { usage: result.usage, costUsd: result.costUsd },
           }),
     });
     this.sendQueued();

@@ -53,6 +53,7 @@ export function initialState(workspaceRoot: string, now: number): UiState {
     sessionId: undefined,
     sessionUsage: undefined,
     sessionCostUsd: 0,
+    lastRun: undefined,
     transcript: EMPTY_TRANSCRIPT,
     printed: { key: 0, items: [] },
     interactions: [],

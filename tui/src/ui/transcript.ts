@@ -8,7 +8,7 @@
  * status line. Every step costs O(1) in the length of the transcript (the maps hold the agents
  * and tool calls of the current run only; text is scanned once, see markdown-blocks.ts).
  */
-import type { AnswerStop, Phase, RunStatus, Usage } from '#protocol';
+import type { AnswerStop, BudgetStatus, Phase, RunStatus, Usage } from '#protocol';
 import { EMPTY_STREAM, endMarkdown, feedMarkdown, type MarkdownStream } from './markdown-blocks.ts';
 
 export type ToolStatus = 'ok' | 'error' | 'rejected' | 'cancelled';
@@ -129,6 +129,16 @@ export interface Transcript {
   warned: ReadonlySet<string>;
   /** Columns of the terminal, once known: paragraphs being written are then printed row by row. */
   width: number | undefined;
+  /** What the running run has spent so far, from its latest `usage` phase (§7.6). */
+  spend: LiveSpend | undefined;
+}
+
+/** The spend a `usage` phase reports: the session's cost as it grows, cache hits, the budget. */
+export interface LiveSpend {
+  runCostUsd: number;
+  sessionCostUsd: number;
+  cacheHitRatio?: number;
+  budget?: BudgetStatus;
 }
 
 /**
@@ -212,6 +222,7 @@ export const EMPTY_TRANSCRIPT: Transcript = {
   outputCount: 0,
   warned: new Set(),
   width: undefined,
+  spend: undefined,
 };
 
 /** Applies one event; appends the entries it finished to `out`. */
@@ -252,7 +263,14 @@ function apply(state: Transcript, event: TranscriptEvent, out: Emitter): Transcr
       out.emit({ kind: 'user', text: event.text });
       return state;
     case 'run_start':
-      return { ...state, running: true, startedAt: event.at, status: undefined, notice: undefined };
+      return {
+        ...state,
+        running: true,
+        startedAt: event.at,
+        status: undefined,
+        notice: undefined,
+        spend: undefined,
+      };
     case 'run_end': {
       for (const agent of state.agents.values()) flushAgent(agent, out);
       for (const tool of state.tools.values()) {
@@ -426,6 +444,16 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
       out.emit({ kind: 'error', depth: agent.depth, text: phase.message });
       return withAgent(state, cleared(agent));
     }
+    case 'usage':
+      return {
+        ...state,
+        spend: {
+          runCostUsd: phase.runCostUsd,
+          sessionCostUsd: phase.sessionCostUsd,
+          ...(phase.cacheHitRatio === undefined ? {} : { cacheHitRatio: phase.cacheHitRatio }),
+          ...(phase.budget === undefined ? {} : { budget: phase.budget }),
+        },
+      };
     case 'status': {
       // One line that changes, not a line per retry.
       if (phase.level === 'warning' && phase.key !== undefined) return { ...state, notice: phase.text };

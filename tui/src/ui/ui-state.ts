@@ -64,6 +64,8 @@ export interface UiState {
   sessionId: string | undefined;
   sessionUsage: Usage | undefined;
   sessionCostUsd: number;
+  /** The tokens and cost of the session's last run in this UI (/cost, /status). */
+  lastRun: { usage: Usage; costUsd: number } | undefined;
   transcript: Transcript;
   /** What <Static> prints: entries are printed once, when they first appear under a key. */
   printed: { key: number; items: Entry[] };

@@ -105,6 +105,9 @@ export class RunView {
         return [message(`\n\n**Error${sub ? ` in ${phase.agentId}` : ''}:** ${phase.message}\n\n`)];
       case 'complete':
         return sub ? this.#subAgentComplete(phase) : this.#runComplete(phase);
+      case 'usage':
+        // What a model call cost: ACP's thread shows no running cost, and the turn's end has its own.
+        return [];
       default: {
         const _exhaustive: never = phase;
         return [];

@@ -70,6 +70,9 @@ export class RunReport {
       case 'complete':
         if (!root) this.#log(`── ${phase.agentId}: ${phase.status}`, phase);
         return;
+      case 'usage':
+        // A model call's cost: the report ends with the run's.
+        return;
       default: {
         const _exhaustive: never = phase;
         return _exhaustive;

@@ -50,13 +50,16 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
     else if (!modal && pressed(KEYS.abort, input, key)) controller.abort();
   });
 
+  // While a run goes on, its `usage` phases say what the session has spent so far.
+  const spend = state.transcript.running ? state.transcript.spend : undefined;
   const chrome = h(ChromeBar, {
     key: 'chrome',
     project: state.project,
     model: state.model,
     sessionId: state.sessionId,
     usage: state.sessionUsage,
-    costUsd: state.sessionCostUsd,
+    costUsd: spend?.sessionCostUsd ?? state.sessionCostUsd,
+    budget: spend?.budget,
     connection: state.connection,
     hint: state.exitArmed ? `Press ${keyOf('exit')} again to exit` : undefined,
     width: columns,

@@ -1,8 +1,12 @@
-/** The line under the composer: project, model, session, tokens and cost so far. */
+/**
+ * The line under the composer: project, model, session, tokens (and the share read from the
+ * provider's cache) and cost so far — while a run goes on, its cost as it grows and the budget it
+ * spends from.
+ */
 import { Box, Text } from 'ink';
 import { createElement as h, memo, type ReactNode } from 'react';
-import type { Usage } from '#protocol';
-import { formatCost, formatTokens } from '../command-text.ts';
+import type { BudgetStatus, Usage } from '#protocol';
+import { cachedShare, formatCost, formatTokens } from '../command-text.ts';
 
 export interface ChromeBarProps {
   project: string;
@@ -10,6 +14,8 @@ export interface ChromeBarProps {
   sessionId: string | undefined;
   usage: Usage | undefined;
   costUsd: number;
+  /** The budget a running run spends from, when one is in force. */
+  budget?: BudgetStatus | undefined;
   connection: 'starting' | 'setup' | 'ready' | 'failed';
   /** A hint that replaces the right side for a moment (e.g. "press Ctrl+C again to exit"). */
   hint?: string | undefined;
@@ -31,8 +37,11 @@ export const ChromeBar = memo(function ChromeBar(props: ChromeBarProps): ReactNo
       : `session ${props.sessionId.replace(/^ses_/, '').slice(0, 8)}`,
     usage === undefined
       ? '0 tokens'
-      : `${formatTokens(usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens)} in / ${formatTokens(usage.outputTokens)} out`,
+      : `${formatTokens(usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens)} in${cached(usage)} / ${formatTokens(usage.outputTokens)} out`,
     formatCost(props.costUsd),
+    ...(props.budget === undefined
+      ? []
+      : [`budget ${formatCost(props.budget.spentUsd)}/${formatCost(props.budget.limitUsd)}`]),
   ];
   return h(
     Box,
@@ -48,3 +57,8 @@ export const ChromeBar = memo(function ChromeBar(props: ChromeBarProps): ReactNo
     ),
   );
 });
+
+function cached(usage: Usage): string {
+  const share = cachedShare(usage);
+  return share === '' ? '' : ` (${share})`;
+}

@@ -5,7 +5,7 @@
 import { Box, Text, useWindowSize } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
 import { visibleText, wrapStyled } from '../live-text.ts';
-import { formatCost, formatTokens } from '../command-text.ts';
+import { cachedShare, formatCost, formatTokens } from '../command-text.ts';
 import { type Entry, runEnd, type ToolStatus } from '../transcript.ts';
 
 export const TOOL_MARK: Record<ToolStatus, { mark: string; color: string }> = {
@@ -78,8 +78,10 @@ export function EntryView({ entry }: { entry: Entry }): ReactNode {
       const parts = [runEnd(entry.status, entry.stopReason)];
       if (entry.seconds > 0) parts.push(`${entry.seconds.toFixed(1)} s`);
       if (entry.usage !== undefined) {
+        const { inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens } = entry.usage;
+        const share = cachedShare(entry.usage);
         parts.push(
-          `${formatTokens(entry.usage.inputTokens)} in, ${formatTokens(entry.usage.outputTokens)} out`,
+          `${formatTokens(inputTokens + cacheReadTokens + cacheWriteTokens)} in${share === '' ? '' : ` (${share})`}, ${formatTokens(outputTokens)} out`,
         );
       }
       if (entry.costUsd !== undefined) parts.push(formatCost(entry.costUsd));
