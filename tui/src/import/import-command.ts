@@ -12,10 +12,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ImportFormat, ResultOf } from '#protocol';
 import { findWorkplace } from '../client/project-root.ts';
-import { isDirectory, serverPathFor, startServer } from '../client/server-process.ts';
-import { PrintError, ServerSession } from '../client/session.ts';
+import { isDirectory } from '../client/server-process.ts';
+import { PrintError } from '../client/session.ts';
 import { EXIT } from '../print/args.ts';
-import { Approvals } from '../print/approvals.ts';
+import { type ListEnvironment, unattendedSession } from '../print/list-command.ts';
 import { findTranscripts } from './discover.ts';
 
 type ImportResult = ResultOf<'session/import'>;
@@ -68,10 +68,7 @@ export function parseImportArgs(argv: readonly string[], cwd: string): ImportOpt
   };
 }
 
-export interface ImportEnvironment {
-  serverPath: string;
-  clientVersion: string;
-}
+export type ImportEnvironment = ListEnvironment;
 
 export async function runImport(options: ImportOptions, environment: ImportEnvironment): Promise<number> {
   const { stdout, stderr } = process;
@@ -91,21 +88,8 @@ export async function runImport(options: ImportOptions, environment: ImportEnvir
     }
     files = found.files;
   }
-  const server = startServer(serverPathFor(environment.serverPath, process.env).path, place.root);
-  if (server === undefined) {
-    stderr.write('santra: santra-server was not found; run npm run build\n');
-    return EXIT.failure;
-  }
-  const session = new ServerSession({
-    server,
-    workspaceRoot: place.root,
-    clientVersion: environment.clientVersion,
-    capabilities: {},
-    approvals: new Approvals({ policy: 'reject', write: () => {}, color: false }),
-    verbose: false,
-    stderr,
-    onPhase: () => {},
-  });
+  const session = unattendedSession(environment, place.root, stderr);
+  if (session === undefined) return EXIT.failure;
   let failed = 0;
   try {
     const initialized = await session.initialize();

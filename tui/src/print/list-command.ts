@@ -24,21 +24,24 @@ export interface ListEnvironment {
   clientVersion: string;
 }
 
-export async function runList(options: ListOptions, environment: ListEnvironment): Promise<number> {
-  const { stdout, stderr } = process;
-  if (!isDirectory(options.cwd)) {
-    stderr.write(`santra: --cwd ${options.cwd}: no such directory\n`);
-    return EXIT.usage;
-  }
-  const place = findWorkplace(options.cwd, options.cwdGiven);
-  const server = startServer(serverPathFor(environment.serverPath, process.env).path, place.root);
+/**
+ * A session of santra-server for a command no person answers (listing, importing): no
+ * capabilities, every approval rejected, no phases shown. Undefined, said on `stderr`, when there
+ * is no server to start.
+ */
+export function unattendedSession(
+  environment: ListEnvironment,
+  workspaceRoot: string,
+  stderr: NodeJS.WritableStream,
+): ServerSession | undefined {
+  const server = startServer(serverPathFor(environment.serverPath, process.env).path, workspaceRoot);
   if (server === undefined) {
     stderr.write('santra: santra-server was not found; run npm run build\n');
-    return EXIT.failure;
+    return undefined;
   }
-  const session = new ServerSession({
+  return new ServerSession({
     server,
-    workspaceRoot: place.root,
+    workspaceRoot,
     clientVersion: environment.clientVersion,
     capabilities: {},
     approvals: new Approvals({ policy: 'reject', write: () => {}, color: false }),
@@ -46,6 +49,17 @@ export async function runList(options: ListOptions, environment: ListEnvironment
     stderr,
     onPhase: () => {},
   });
+}
+
+export async function runList(options: ListOptions, environment: ListEnvironment): Promise<number> {
+  const { stdout, stderr } = process;
+  if (!isDirectory(options.cwd)) {
+    stderr.write(`santra: --cwd ${options.cwd}: no such directory\n`);
+    return EXIT.usage;
+  }
+  const place = findWorkplace(options.cwd, options.cwdGiven);
+  const session = unattendedSession(environment, place.root, stderr);
+  if (session === undefined) return EXIT.failure;
   try {
     const initialized = await session.initialize();
     if (options.what === 'doctor') {

@@ -162,36 +162,8 @@ function M.feedback(text)
   end)
 end
 
---- Handles an `approve` request; `respond_fn(result)` answers it.
-function M.request(id, params, respond_fn)
-  queue:add(id, params, respond_fn)
-end
-
---- `:SantraApprovals`: shows the waiting request again, and enters its window.
-function M.reopen()
-  if not queue:reopen() then
-    notice('no approval is waiting')
-  end
-end
-
---- The server cancelled request `id` (§6.3): withdraw it, unanswered. True when it was an approval.
-function M.cancel(id)
-  return queue:cancel(id)
-end
-
---- Withdraws everything (the server exited).
-function M.reset()
-  queue:reset()
-end
-
---- The request shown: { id, params, buf, win }, or nil.
-function M.current()
-  return queue:current()
-end
-
---- How many requests wait for an answer.
-function M.count()
-  return queue:count()
-end
+--- request (the server's `approve`), reopen (`:SantraApprovals`), cancel (§6.3), reset, current (the request
+--- shown: { id, params, buf, win }, or nil) and count.
+queue:export(M, 'no approval is waiting')
 
 return M

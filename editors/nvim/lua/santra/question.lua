@@ -222,36 +222,8 @@ function M.answer(text, declining)
   answer(item, option_named(item, vim.trim(text)) or text)
 end
 
---- Handles an `ask` request; `respond_fn(result, err)` answers it.
-function M.request(id, params, respond_fn)
-  queue:add(id, params, respond_fn)
-end
-
---- `:SantraQuestions`: shows the waiting question again, and enters its window.
-function M.reopen()
-  if not queue:reopen() then
-    notice('no question is waiting')
-  end
-end
-
---- The server cancelled request `id` (§6.3): withdraw it, unanswered. True when it was a question.
-function M.cancel(id)
-  return queue:cancel(id)
-end
-
---- Withdraws everything (the server exited).
-function M.reset()
-  queue:reset()
-end
-
---- The question shown: { id, params, buf, win }, or nil.
-function M.current()
-  return queue:current()
-end
-
---- How many questions wait for an answer.
-function M.count()
-  return queue:count()
-end
+--- request (the server's `ask`), reopen (`:SantraQuestions`), cancel (§6.3), reset, current (the request
+--- shown: { id, params, buf, win }, or nil) and count.
+queue:export(M, 'no question is waiting')
 
 return M

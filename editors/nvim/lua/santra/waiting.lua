@@ -220,4 +220,29 @@ function Queue:count()
   return #self.pending
 end
 
+--- Puts on module `into` what every kind of waiting request offers — request, reopen, cancel,
+--- reset, current, count — bound to this queue; `none` is the notice when nothing waits to reopen.
+function Queue:export(into, none)
+  into.request = function(id, params, respond_fn)
+    self:add(id, params, respond_fn)
+  end
+  into.reopen = function()
+    if not self:reopen() then
+      notice(none)
+    end
+  end
+  into.cancel = function(id)
+    return self:cancel(id)
+  end
+  into.reset = function()
+    self:reset()
+  end
+  into.current = function()
+    return self:current()
+  end
+  into.count = function()
+    return self:count()
+  end
+end
+
 return M
