@@ -91,16 +91,23 @@ export async function runPrompt(
   try {
     const { route, agents, root, problems } = await chooseAgents(deps, params);
     const startDir = await startDirectory(deps.workspaceRoot, params.cwd);
-    const contextTools = deps.toolContext({
-      sessionId: session.id,
-      runId,
-      agentId: root.id,
-      call: { id: 'prompt_context', name: 'read_file' },
-      signal: held.signal,
-      approvals: session.approvals,
-      emit: () => {},
-    });
-    if (params.context !== undefined) await checkContextPaths(params.context, contextTools);
+    // The editor's context, read as read_file reads in a tool context of its own (only when sent).
+    const editor =
+      params.context === undefined
+        ? undefined
+        : {
+            context: params.context,
+            tools: deps.toolContext({
+              sessionId: session.id,
+              runId,
+              agentId: root.id,
+              call: { id: 'prompt_context', name: 'read_file' },
+              signal: held.signal,
+              approvals: session.approvals,
+              emit: () => {},
+            }),
+          };
+    if (editor !== undefined) await checkContextPaths(editor.context, editor.tools);
     const emit = (event: AgentEvent) => events.emitAs({ agentId: root.id }, event);
     const ref = params.model ?? session.model ?? deps.defaultModel ?? deps.config.model;
     const selection = selectModel(deps.config, ref);
@@ -139,8 +146,7 @@ export async function runPrompt(
       counted === undefined ? {} : { lastInput: { ...counted, tokens: counted.tokens + margin } },
     );
     events.rootId = root.id;
-    const context =
-      params.context === undefined ? undefined : await describeContext(params.context, contextTools);
+    const context = editor === undefined ? undefined : await describeContext(editor.context, editor.tools);
     const note = environmentNote(session.messages, startDir);
     startConversation(session, runId, params, selection.ref, deps.redactor, context, note);
     const outcome = await runSwarm(
