@@ -213,6 +213,15 @@ describe('budgets', () => {
     assert.ok(
       phases.filter((p) => p.type === 'usage').every((p) => (p.budget as Json | undefined)?.scope === 'run'),
     );
+    // The question and its answer are kept in the session, as a tool's questions are.
+    const id = h.nextId();
+    h.client.request(id, 'session/export', { sessionId: result.sessionId, format: 'json' });
+    const records = ((await h.client.response(id)).result as Json).records as Json[];
+    const kept = records.filter((r) => r.type === 'ask');
+    assert.equal(kept.length, 1, JSON.stringify(kept));
+    assert.equal(kept[0]?.prompt, question.prompt);
+    assert.equal(kept[0]?.answer, '1.00');
+    assert.equal(kept[0]?.agentId, question.agentId);
   });
 
   test('answered "stop", the run ends with a budget error', async () => {

@@ -17,6 +17,7 @@ import {
 import {
   type InstructionSources,
   instructionsPrompt,
+  nestedInstructionsText,
   instructionsStatus,
   loadProjectInstructions,
 } from '../src/agent/project-instructions.ts';
@@ -74,13 +75,26 @@ describe('loading the instruction files', () => {
       expected,
     );
 
+    // The system prompt holds what applies wherever the user works: the personal file and the root's.
     const prompt = instructionsPrompt(loaded) ?? '';
-    const headings = [...prompt.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-    assert.deepEqual(headings, [`${personal} (the user's personal instructions)`, ...expected.slice(1)]);
+    const headings = (text: string) => [...text.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    assert.deepEqual(headings(prompt), [
+      `${personal} (the user's personal instructions)`,
+      ...expected.slice(1, 4),
+    ]);
     assert.ok(prompt.indexOf('personal: answer tersely') < prompt.indexOf('root agents'));
-    assert.ok(prompt.indexOf('src agents') < prompt.indexOf('app claude'));
+    assert.doesNotMatch(prompt, /src agents|app claude/);
     assert.match(prompt, /how to build, test and style the code/);
     assert.match(prompt, /not permissions[^]*every file change and command is still approved by the user/);
+    // The directories' files go with the prompt (its <environment> note), closer ones later, framed the same way.
+    const nested = nestedInstructionsText(loaded) ?? '';
+    assert.deepEqual(headings(nested), ['src/AGENTS.md', 'src/app/CLAUDE.md']);
+    assert.ok(nested.indexOf('src agents') < nested.indexOf('app claude'));
+    assert.match(nested, /not permissions[^]*every file change and command is still approved by the user/);
+    assert.deepEqual(
+      loaded.files.map((file) => file.nested),
+      [false, false, false, false, true, true],
+    );
     assert.deepEqual(instructionsStatus(loaded), [
       { type: 'status', text: `Project instructions: ${expected.join(', ')}` },
     ]);
@@ -110,6 +124,7 @@ describe('loading the instruction files', () => {
     const loaded = await loadProjectInstructions({ ...sources, startDir: 'missing/dir' });
     assert.deepEqual(loaded, { files: [], skipped: [] });
     assert.equal(instructionsPrompt(loaded), undefined);
+    assert.equal(nestedInstructionsText(loaded), undefined);
     assert.deepEqual(instructionsStatus(loaded), []);
   });
 

@@ -30,8 +30,15 @@ import type { Json } from './helpers/wire.ts';
 
 const servers = sessionServers();
 
-/** Where each wire format is served from in the test, and the model switched to and back from. */
-const SETUPS: Record<FakeApi, { env: (url: string) => NodeJS.ProcessEnv; config: Json; other: string }> = {
+/**
+ * Where each wire format is served from in the test, and the model switched to and back from;
+ * `openrouter` is the OpenAI wire to a relay of Claude, which takes Anthropic's markers on parts.
+ */
+type Setup = 'anthropic' | 'openai' | 'openai-responses' | 'openrouter';
+const SETUPS: Record<
+  Setup,
+  { api?: FakeApi; env: (url: string) => NodeJS.ProcessEnv; config: Json; other: string }
+> = {
   anthropic: {
     env: (url) => ({
       ANTHROPIC_API_KEY: CANARY_KEY,
@@ -62,6 +69,13 @@ const SETUPS: Record<FakeApi, { env: (url: string) => NodeJS.ProcessEnv; config:
     },
     other: 'resp/gpt-6.1-terra',
   },
+  openrouter: {
+    api: 'openai',
+    env: () => ({ OPENROUTER_API_KEY: CANARY_KEY, SANTRA_MODEL: 'openrouter/anthropic/claude-sonnet-5.5' }),
+    config: { providers: { openrouter: { baseUrl: 'FAKE_URL' } } },
+    // Not in the catalog: the anthropic/ family on OpenRouter takes the markers all the same.
+    other: 'openrouter/anthropic/claude-haiku-4.5',
+  },
 };
 
 const roleOf = (request: RecordedRequest) =>
@@ -74,11 +88,13 @@ const textOf = (item: unknown): string => {
     .map((part) => (typeof part.text === 'string' ? part.text : ''))
     .join('');
 };
-/** A sub-agent's task, from the message that gives it. */
-const taskOf = (request: RecordedRequest) =>
-  conversationOf(request.body as Json)
+/** A sub-agent's task, from the message that gives it (openai.ts folds it into the user turn before). */
+const taskOf = (request: RecordedRequest) => {
+  const text = conversationOf(request.body as Json)
     .map(textOf)
-    .find((text) => text.startsWith('Your task:'));
+    .find((message) => message.includes('Your task:'));
+  return text?.slice(text.indexOf('Your task:'));
+};
 const as = (role: string, task?: string) => (request: RecordedRequest) =>
   roleOf(request) === role && (task === undefined || (taskOf(request) ?? '').includes(task));
 const turn = (match: FakeTurn['match'], rest: Omit<FakeTurn, 'match'>): FakeTurn => ({ match, ...rest });
@@ -110,7 +126,7 @@ const SECOND_RUN: FakeTurn[] = [
 ];
 
 interface Session {
-  api: FakeApi;
+  api: Setup;
   requests: RecordedRequest[];
   /** Requests from here on follow the compaction: the root agent's line starts again. */
   compactedAt: number;
@@ -119,9 +135,9 @@ interface Session {
 }
 
 /** Runs the whole session against a fake `api` provider; what it sent. */
-async function runSession(api: FakeApi): Promise<Session> {
+async function runSession(api: Setup): Promise<Session> {
   const setup = SETUPS[api];
-  const fake = await startFakeProvider(api, [...FIRST_RUN, ...SECOND_RUN]);
+  const fake = await startFakeProvider(setup.api ?? (api as FakeApi), [...FIRST_RUN, ...SECOND_RUN]);
   const home = tempDir('santra-home-');
   const workspace = tempDir('santra-ws-');
   servers.later(async () => {
@@ -132,6 +148,8 @@ async function runSession(api: FakeApi): Promise<Session> {
     ['a.txt', 'alpha\n'],
     ['b.txt', 'beta\n'],
     ['sub/c.txt', 'gamma\n'],
+    ['AGENTS.md', 'Root rule: be brief.\n'],
+    ['sub/AGENTS.md', 'Sub rule: quote line numbers.\n'],
   ] as const) {
     mkdirSync(join(workspace, 'sub'), { recursive: true });
     writeFileSync(join(workspace, path), text);
@@ -190,7 +208,7 @@ function lineOf(session: Session) {
   };
 }
 
-for (const api of ['anthropic', 'openai', 'openai-responses'] as const) {
+for (const api of ['anthropic', 'openai', 'openai-responses', 'openrouter'] as const) {
   describe(`the prompt cache through ${api}`, async () => {
     const session = await runSession(api);
     const bodies = session.requests.map((request) => request.body as Json);
@@ -209,11 +227,12 @@ for (const api of ['anthropic', 'openai', 'openai-responses'] as const) {
         session.requests.filter(as('orchestrator')).map((r) => systemOf(r.body as Json)),
       );
       assert.equal(systems.size, 1, 'one system prompt for the orchestrator, whatever the day or directory');
-      assert.doesNotMatch([...systems][0] ?? '', /\d{4}-\d\d-\d\d|\/sub\b/);
+      assert.doesNotMatch([...systems][0] ?? '', /\d{4}-\d\d-\d\d|\/sub\b|Sub rule/);
+      assert.match([...systems][0] ?? '', /Root rule: be brief\./);
       const fromSub = session.runs.get('And c.txt?')?.[0]?.body as Json;
       assert.match(
         textOf(conversationOf(fromSub).at(-1)),
-        /<environment>\nToday is \d{4}-\d\d-\d\d\. The user is working in \S*\/sub:/,
+        /<environment>\nToday is \d{4}-\d\d-\d\d\. The user is working in \S*\/sub:[^]*## sub\/AGENTS\.md\n\nSub rule: quote line numbers\.[^]*<\/environment>$/,
       );
     });
 
@@ -224,11 +243,48 @@ for (const api of ['anthropic', 'openai', 'openai-responses'] as const) {
           const marked = markers(body);
           assert.ok(marked.inConversation, `request ${index + 1} marks its conversation`);
           assert.ok(marked.total <= 4, `request ${index + 1}: ${marked.total} breakpoints, 4 at most`);
+        } else if (api === 'openrouter') {
+          // Anthropic's markers on content parts: the system prompt and the conversation's last
+          // message that can carry one; none of OpenAI's own fields, which the relay would refuse.
+          const conversation = conversationOf(body) as Json[];
+          assert.match(JSON.stringify(conversation[0]), /"cache_control":\{"type":"ephemeral"\}/);
+          const last = conversation.findLast((message) => message.role !== 'assistant');
+          assert.match(JSON.stringify(last), /"cache_control"/, `request ${index + 1} marks its end`);
+          assert.ok(markers(body).total <= 4, `request ${index + 1}: ${markers(body).total} markers`);
+          assert.doesNotMatch(JSON.stringify(body), /prompt_cache_(breakpoint|options|key)/);
         } else {
           // OpenAI places the breakpoint at the end of the conversation itself (mode implicit).
           assert.deepEqual(body.prompt_cache_options, { mode: 'implicit' }, `request ${index + 1}`);
         }
       }
+    });
+
+    test('a sub-agent of a later turn starts with what one of an earlier turn shared (nothing rewritten or made up)', () => {
+      // Block for block, as the caches compare: each text with its role, message boundaries aside
+      // (the APIs fold a trailing user turn into the task's; openai.ts does it for alternation).
+      const blocks = (body: Json) =>
+        conversationOf(body).flatMap((item) => {
+          const role = String((item as Json).role);
+          const content = (item as Json).content;
+          const parts =
+            typeof content === 'string' ? [content] : (content as Json[]).map((p) => String(p.text));
+          return parts
+            .flatMap((part) => part.split('\n\n'))
+            .filter((text) => text !== '')
+            .map((text) => `${role}: ${text}`);
+        });
+      const earlier = blocks(session.requests.find(as('reader', 'a.txt'))?.body as Json);
+      const later = blocks(session.requests.find(as('reader', 'c.txt'))?.body as Json);
+      const shared = earlier.slice(
+        0,
+        earlier.findIndex((block) => block.startsWith('user: Your task:')),
+      );
+      assert.ok(shared.length >= 2, `the first reader shares the user's prompt: ${JSON.stringify(earlier)}`);
+      assert.deepEqual(later.slice(0, shared.length), shared);
+      assert.ok(
+        !later.some((block) => block === 'assistant: Understood.'),
+        'no made-up answer in the history',
+      );
     });
 
     test("sibling sub-agents share their prefix, marked at its end, so the second reads the first's", () => {
@@ -246,12 +302,23 @@ for (const api of ['anthropic', 'openai', 'openai-responses'] as const) {
       const markable = left
         .slice(0, shared)
         .filter((message) => api === 'anthropic' || (message as Json).role !== 'assistant');
+      const mark = api === 'anthropic' || api === 'openrouter' ? 'cache_control' : 'prompt_cache_breakpoint';
       assert.match(
         JSON.stringify(markable.at(-1)),
-        api === 'anthropic' ? /"cache_control"/ : /"prompt_cache_breakpoint"/,
+        new RegExp(`"${mark}"`),
         'a breakpoint at the end of what the siblings share',
       );
-      if (api !== 'anthropic') {
+      if (api === 'openai' || api === 'openrouter') {
+        // Chat Completions folds the task into the user turn before it: the breakpoint splits that turn
+        // where the shared history ends, and the parts read as the one text a server without breakpoints gets.
+        const parts = (left.at(-1) as Json).content as Json[];
+        assert.equal(parts.length, 2, JSON.stringify(parts));
+        assert.ok(parts[0]?.[mark] !== undefined && !String(parts[0]?.text).includes('Your task:'));
+        assert.match(String(parts[1]?.text), /^\n\nYour task:\nRead a\.txt/);
+        // Anthropic's plan also marks the end of the conversation, for the agent's next request.
+        assert.equal(parts[1]?.[mark] !== undefined, api === 'openrouter');
+      }
+      if (api === 'openai' || api === 'openai-responses') {
         assert.equal(a.prompt_cache_key, b.prompt_cache_key, 'one cache key for the readers of a session');
         const root = session.requests.find(as('orchestrator'))?.body as Json;
         assert.notEqual(root.prompt_cache_key, a.prompt_cache_key, 'another for the orchestrator');
@@ -282,7 +349,7 @@ for (const api of ['anthropic', 'openai', 'openai-responses'] as const) {
         String(prefixBreak(previous, dated)),
         api === 'anthropic'
           ? /^system\[0\]\.text differs/
-          : api === 'openai'
+          : api === 'openai' || api === 'openrouter'
             ? /^messages\[0\]\.content\[0\]\.text differs/
             : /^instructions differs/,
       );

@@ -32,7 +32,12 @@ import { type AgentLimits, toolDefinitions } from './loop.ts';
 import { selectModel } from './model-selection.ts';
 import { ANSWER_KEPT } from './phase-stream.ts';
 import { checkContextPaths, describeContext } from './prompt-context.ts';
-import { instructionsPrompt, instructionsStatus, type ProjectInstructions } from './project-instructions.ts';
+import {
+  instructionsPrompt,
+  instructionsStatus,
+  nestedInstructionsText,
+  type ProjectInstructions,
+} from './project-instructions.ts';
 import { budgetUnenforceable, runLedger } from './run-budget.ts';
 import { RunEvents } from './run-events.ts';
 import { type ConversationPrefix, rememberedPrefix, rememberPrefix } from './summary-request.ts';
@@ -147,7 +152,12 @@ export async function runPrompt(
     );
     events.rootId = root.id;
     const context = editor === undefined ? undefined : await describeContext(editor.context, editor.tools);
-    const note = environmentNote(session.messages, startDir);
+    const note = environmentNote(
+      session.messages,
+      startDir,
+      new Date(),
+      nestedInstructionsText(instructions),
+    );
     startConversation(session, runId, params, selection.ref, deps.redactor, context, note);
     const outcome = await runSwarm(
       {
@@ -243,9 +253,34 @@ function promptLedger(
     sessionSpentUsd: session.costUsd,
     sessionId: session.id,
     runId,
-    ...(deps.ask === undefined ? {} : { ask: deps.ask }),
+    ...(deps.ask === undefined ? {} : { ask: recordedAsk(deps.ask, session, runId) }),
     say: (text) => emit({ type: 'status', level: 'warning', text }),
   });
+}
+
+/** Asks through the client and keeps the question with its answer in the session, as a tool's are. */
+function recordedAsk(
+  ask: NonNullable<PromptDeps['ask']>,
+  session: Session,
+  runId: string,
+): NonNullable<PromptDeps['ask']> {
+  return async (params, signal) => {
+    let answer: string | undefined;
+    try {
+      answer = await ask(params, signal);
+      return answer;
+    } finally {
+      session.record({
+        type: 'ask',
+        runId,
+        agentId: params.agentId,
+        prompt: params.prompt,
+        secret: false,
+        ...(answer === undefined ? {} : { answer }),
+        at: new Date().toISOString(),
+      });
+    }
+  };
 }
 
 /** What the root agent's requests share besides their messages (for a compaction to reuse). */

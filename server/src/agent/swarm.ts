@@ -275,30 +275,27 @@ function userTurn(text: string): ChatMessage[] {
 
 /**
  * The parent's conversation as a sub-agent may see it: text only (the parent's tool calls and
- * results belong to tools the sub-agent may not have), consecutive turns of one role merged.
+ * results belong to tools the sub-agent may not have), each text a block of its own, consecutive
+ * turns of one role as one message. It only grows as the parent's conversation does — a block is
+ * never rewritten or merged into another, and nothing is made up at its end — so what a sub-agent
+ * of one turn sent is a prefix (block for block) of what one of a later turn sends, and a provider's
+ * cache reads it back. The task follows as a user message of its own, which the APIs fold into a
+ * trailing user turn (openai.ts folds it for servers whose chat templates insist on alternation).
  */
 export function forSubAgent(history: readonly ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const message of history) {
-    const text = message.content
-      .flatMap((block) => (block.type === 'text' && block.text.trim() !== '' ? [block.text] : []))
-      .join('\n');
-    if (text === '') continue;
+    const texts = message.content.flatMap((block) =>
+      block.type === 'text' && block.text.trim() !== '' ? [{ type: 'text' as const, text: block.text }] : [],
+    );
+    if (texts.length === 0) continue;
     const last = out.at(-1);
-    if (last !== undefined && last.role === message.role) {
-      const block = last.content[0];
-      if (block?.type === 'text') block.text += `\n\n${text}`;
-    } else {
+    if (last !== undefined && last.role === message.role) last.content.push(...texts);
+    else
       out.push(
-        message.role === 'user'
-          ? { role: 'user', content: [{ type: 'text', text }] }
-          : { role: 'assistant', content: [{ type: 'text', text }] },
+        message.role === 'user' ? { role: 'user', content: texts } : { role: 'assistant', content: texts },
       );
-    }
   }
-  // The task is appended as a user turn; a trailing user turn is folded into it by the API rules.
-  if (out.at(-1)?.role === 'user')
-    out.push({ role: 'assistant', content: [{ type: 'text', text: 'Understood.' }] });
   return out;
 }
 

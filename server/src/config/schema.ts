@@ -33,6 +33,7 @@ const CompatSchema = z
     promptCaching: z.boolean(),
     autoCacheControl: z.boolean(),
     promptCacheKey: z.boolean(),
+    cacheControlParts: z.boolean(),
     thinkingMode: z.enum(['budget', 'adaptive']),
   })
   .partial();

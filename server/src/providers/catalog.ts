@@ -49,6 +49,8 @@ function wireFor(api: WireApi, compat: ModelCompat, chatOnly: boolean): WireApi 
 const FAMILY_PATTERNS: ReadonlyArray<{ provider: string; pattern: RegExp; compat: Partial<ModelCompat> }> = [
   { provider: 'openai', pattern: /^gpt-(5\.([6-9]|\d{2,})|[6-9]|\d{2,})/, compat: OPENAI_BREAKPOINTS },
   { provider: 'openai', pattern: /^(o\d|gpt-([5-9]|\d{2,}))/, compat: OPENAI_REASONING },
+  // OpenRouter relays Claude's prompt cache when asked with Anthropic's markers.
+  { provider: 'openrouter', pattern: /^anthropic\//, compat: { cacheControlParts: true } },
 ];
 
 /** Claude models before 4.6 take a thinking budget rather than adaptive thinking. */
@@ -135,7 +137,9 @@ export const CATALOG: readonly ModelSpec[] = Object.freeze([
 
   // OpenRouter relays the upstream price. The DeepSeek-R1 price varies with the host OpenRouter
   // picks: unverified (2026-11).
-  entry('openrouter', 'anthropic/claude-sonnet-5.5', 1_000_000, 128_000, price(2, 10, 0.1, 2.5)),
+  entry('openrouter', 'anthropic/claude-sonnet-5.5', 1_000_000, 128_000, price(2, 10, 0.1, 2.5), {
+    cacheControlParts: true,
+  }),
   entry('openrouter', 'deepseek/deepseek-r1', 163_840, 32_768, price(0.4, 2), {
     reasoning: 'reasoning_content',
   }),

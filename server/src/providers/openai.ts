@@ -9,7 +9,7 @@
 import OpenAI from 'openai';
 import type { Usage } from '#protocol';
 import type { AssistantBlock, ChatMessage } from './messages.ts';
-import { lastMarkable, OPENAI_BREAKPOINT } from './cache-plan.ts';
+import { lastMarkable, OPENAI_BREAKPOINT, planAnthropicCache } from './cache-plan.ts';
 import { clientCache } from './client-cache.ts';
 import { classifyFailure, endOfStreamFailure } from './failures.ts';
 import type { ModelRequest, StopReason, StreamEvent, StreamFn } from './stream.ts';
@@ -87,32 +87,114 @@ type CacheParams = Pick<
 /**
  * The request's prompt-cache fields (cache-plan.ts): the key of its line of requests, and on a
  * model that caches at breakpoints, one on the system prompt and one at the end of the history
- * shared with sibling agents (OpenAI places the one at the end of the conversation itself).
+ * shared with sibling agents (OpenAI places the one at the end of the conversation itself). A
+ * relay to Claude (`cacheControlParts`) gets Anthropic's markers where Anthropic's plan puts them.
  */
 function applyCachePlan(request: ModelRequest, system: string, messages: MessageParam[]): CacheParams {
   const { compat } = request.model;
   const key =
     compat.promptCacheKey && request.cache !== undefined ? { prompt_cache_key: request.cache.key } : {};
-  if (!compat.promptCaching) return key;
-  const marks = new Set([0]);
-  const shared = request.cache?.sharedPrefix;
-  if (shared !== undefined && shared > 0) {
-    const end = toOpenAIMessages(system, request.messages.slice(0, shared), request).length - 1;
-    const boundary = lastMarkable(
-      messages.map((message) => message.role !== 'assistant'),
-      end,
-    );
-    if (boundary !== undefined) marks.add(boundary);
+  if (compat.cacheControlParts) {
+    markLikeAnthropic(request, system, messages);
+    return key;
   }
-  for (const index of marks) markMessage(messages[index]);
+  if (!compat.promptCaching) return key;
+  const marks = new Map<number, number | undefined>([[0, undefined]]);
+  const boundary = sharedBoundary(request, system, messages);
+  if (boundary !== undefined) marks.set(boundary.index, boundary.at);
+  for (const [index, at] of marks) markMessage(messages[index], at);
   return { ...key, prompt_cache_options: { mode: 'implicit' } };
 }
 
-/** Puts a breakpoint on the end of a user, tool or system message (its text as one part). */
-function markMessage(message: MessageParam | undefined): void {
+/**
+ * Anthropic's plan (at most 4 breakpoints; no tools here, whose markers a relay does not take): the
+ * system prompt, the anchor — the end of the history shared with siblings, or of the agent's
+ * previous request — and the end of the conversation, each on the last message at or before it
+ * that can carry a marker. Every such message is sent as parts, marked or not, so that a marker
+ * moving on is the only difference between one request's prefix and the next's.
+ */
+function markLikeAnthropic(request: ModelRequest, system: string, messages: MessageParam[]): void {
+  const shared = sharedBoundary(request, system, messages);
+  const plan = planAnthropicCache({
+    promptCaching: true,
+    autoCacheControl: false,
+    toolCount: 0,
+    roles: messages.map((message) => (message.role === 'assistant' ? 'assistant' : 'user')),
+    ...(shared === undefined ? {} : { sharedPrefix: shared.messages }),
+  });
+  const markable = messages.map((message) => message.role !== 'assistant' && message.role !== 'function');
+  const marks = new Set([0]);
+  for (const planned of plan.messages) {
+    const index = lastMarkable(markable, planned);
+    if (index !== undefined) marks.add(index);
+  }
+  messages.forEach((message, index) => {
+    if (!markable[index] || typeof message.content !== 'string') return;
+    const text = message.content;
+    // The message the task was folded into is split where the shared history ends, in every request.
+    const cut =
+      index === shared?.index && shared.at !== undefined && shared.at < text.length ? shared.at : undefined;
+    const parts = cut === undefined ? [text] : [text.slice(0, cut), text.slice(cut)];
+    const marked = !marks.has(index)
+      ? []
+      : index === shared?.index && cut !== undefined
+        ? [0]
+        : [parts.length - 1];
+    // The end of the conversation, too, when the shared history's last turn ends it.
+    if (cut !== undefined && marks.has(index) && index === messages.length - 1) marked.push(1);
+    message.content = parts.map((part, at) => ({
+      type: 'text' as const,
+      text: part,
+      ...(marked.includes(at) ? ANTHROPIC_MARK : {}),
+    }));
+  });
+}
+
+/**
+ * Where the history a sub-agent shares with its siblings ends in the wire messages: the last one
+ * that can carry a marker, the wire messages the history makes, and — when the task was folded
+ * into the shared history's last user turn (toOpenAIMessages) — how many of its characters are
+ * shared. Undefined for a request that shares nothing.
+ */
+function sharedBoundary(
+  request: ModelRequest,
+  system: string,
+  messages: readonly MessageParam[],
+): { index: number; messages: number; at?: number } | undefined {
+  const shared = request.cache?.sharedPrefix;
+  if (shared === undefined || shared <= 0) return undefined;
+  const before = toOpenAIMessages(system, request.messages.slice(0, shared), request);
+  const end = before.length - 1;
+  const index = lastMarkable(
+    messages.map((message) => message.role !== 'assistant'),
+    end,
+  );
+  if (index === undefined) return undefined;
+  const sharedEnd = before[end];
+  return index === end && sharedEnd?.role === 'user' && typeof sharedEnd.content === 'string'
+    ? { index, messages: before.length, at: sharedEnd.content.length }
+    : { index, messages: before.length };
+}
+
+/** OpenAI's breakpoint on a content part (gpt-5.6 and later). */
+const OPENAI_MARK = { prompt_cache_breakpoint: OPENAI_BREAKPOINT };
+/** Anthropic's, as a relay to Claude takes it on a content part. */
+const ANTHROPIC_MARK = { cache_control: { type: 'ephemeral' as const } };
+
+/**
+ * Puts OpenAI's breakpoint on a user, tool or system message: at its end (its text as one part), or
+ * after its first `at` characters — where the history siblings share ends, when the task given to
+ * a sub-agent was folded into that user turn (toOpenAIMessages) — the rest a second part.
+ */
+function markMessage(message: MessageParam | undefined, at?: number): void {
   if (message === undefined || message.role === 'assistant' || message.role === 'function') return;
   if (typeof message.content !== 'string') return;
-  message.content = [{ type: 'text', text: message.content, prompt_cache_breakpoint: OPENAI_BREAKPOINT }];
+  const text = message.content;
+  const cut = at === undefined || at >= text.length ? text.length : at;
+  message.content = [
+    { type: 'text', text: text.slice(0, cut), ...OPENAI_MARK },
+    ...(cut < text.length ? [{ type: 'text' as const, text: text.slice(cut) }] : []),
+  ];
 }
 
 function buildParams(request: ModelRequest): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {

@@ -38,6 +38,7 @@ export const BASE_COMPAT: Readonly<Record<WireApi, Readonly<ModelCompat>>> = {
     promptCaching: true,
     autoCacheControl: true,
     promptCacheKey: false,
+    cacheControlParts: false,
     // Every Claude model released since 4.6 thinks adaptively; older ones are listed as `budget`.
     thinkingMode: 'adaptive',
   },
@@ -51,6 +52,7 @@ export const BASE_COMPAT: Readonly<Record<WireApi, Readonly<ModelCompat>>> = {
     promptCaching: false,
     autoCacheControl: false,
     promptCacheKey: false,
+    cacheControlParts: false,
     thinkingMode: 'budget',
   },
   // The Responses API is OpenAI's own: native tools, parallel calls. A model asks for reasoning
@@ -66,6 +68,7 @@ export const BASE_COMPAT: Readonly<Record<WireApi, Readonly<ModelCompat>>> = {
     autoCacheControl: false,
     // A compatible server may serve the Responses API too (vLLM, Ollama); OpenAI's own preset says so.
     promptCacheKey: false,
+    cacheControlParts: false,
     thinkingMode: 'budget',
   },
 };

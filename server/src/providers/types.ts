@@ -51,6 +51,12 @@ export interface ModelCompat {
    */
   promptCacheKey: boolean;
   /**
+   * OpenAI-compatible wire: the endpoint relays to Claude and takes Anthropic's `cache_control` on
+   * content parts (OpenRouter's `anthropic/*` models), placed as cache-plan.ts plans Anthropic's.
+   * Without it such a relay caches nothing and every turn pays for the whole history again.
+   */
+  cacheControlParts: boolean;
+  /**
    * How Anthropic thinking is asked for. `budget`: `{type: 'enabled', budget_tokens}` when a budget
    * is configured (Claude 4.5 and earlier). `adaptive`: always `{type: 'adaptive', display:
    * 'summarized'}`, the model deciding how much to think (Claude 4.6 and later; the 5.x models
