@@ -112,6 +112,16 @@ switch (command.action) {
     process.stdout.write('', () => process.exit(code));
     break;
   }
+  case 'fleet': {
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const { runFleetCommand } = await import('./fleet/command.ts');
+    const code = await runFleetCommand(command.command, command.args, {
+      serverPath,
+      clientVersion: packageJson.version,
+    });
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
   case 'adapter': {
     // The editor talks to the server directly: its stdin and stdout are ours, passed through.
     const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));

@@ -233,7 +233,8 @@ export function resolveConfig(env: NodeJS.ProcessEnv, config: SantraConfig, file
     budget: { ...config.budget },
     stream: { ...DEFAULTS.stream, ...config.stream },
     workspace: { allowedDirs: config.workspace?.allowedDirs ?? [] },
-    sessions: config.sessions?.store === undefined ? {} : { store: config.sessions.store },
+    // SANTRA_SESSION_STORE: how `santra worker` gives the servers it starts the fleet's shared store.
+    sessions: sessionStore(get('SANTRA_SESSION_STORE') ?? config.sessions?.store),
     sandbox: {
       profile: config.sandbox?.profile ?? 'workspace-write',
       allowedDomains: config.sandbox?.allowedDomains ?? [],
@@ -400,4 +401,9 @@ export function redactConfig(config: ResolvedConfig): unknown {
 /** Keys too short for their tail to be harmless show no characters at all. */
 function redactKey(key: string): string {
   return key.length >= 12 ? `…${key.slice(-4)}` : '…';
+}
+
+/** `sessions` of the resolved config: a shared store's URL, or files. */
+function sessionStore(store: string | undefined): { store?: string } {
+  return store === undefined ? {} : { store };
 }

@@ -7,6 +7,7 @@ import type { ImportFormat, SessionInfo, Usage } from '#protocol';
 import type { ChatMessage } from '../providers/messages.ts';
 import { addUsage, EMPTY_USAGE } from '../providers/stream.ts';
 import type { SessionRecord } from './records.ts';
+import { pairInterruptedCalls } from './interrupted-calls.ts';
 
 export type FileChangeRecord = Extract<SessionRecord, { type: 'file_change' }>;
 
@@ -119,6 +120,8 @@ export function foldSession(
       }
     }
   }
+  // A run killed mid-call left calls without results: they are said to be interrupted, never run again.
+  state.messages = pairInterruptedCalls(state.messages);
   if (fallbackTime !== undefined && fallbackTime > state.updatedAt) state.updatedAt = fallbackTime;
   if (state.title === '') state.title = '(no prompt yet)';
   return state;

@@ -84,6 +84,8 @@ export type Command =
   | { action: 'adapter'; mode: 'lsp' | 'acp'; args: string[] }
   /** `santra import …`: other agents' transcripts as sessions; import/import-command.ts reads the rest. */
   | { action: 'import'; args: string[] }
+  /** `santra worker|submit …`: the worker fleet on BullMQ; fleet/ reads the rest (docs/fleet.md). */
+  | { action: 'fleet'; command: 'worker' | 'submit'; args: string[] }
   /**
    * `santra` on a terminal: the interactive UI, going on with a saved session when asked
    * (`--continue`: the latest of this project; `--resume <id>`).
@@ -123,6 +125,11 @@ Usage: santra [options]                   the interactive UI (on a terminal)
                                            another agent's transcripts (Claude Code, Codex, pi)
                                            as sessions of this project; --all: every one of
                                            this project's (docs/sessions.md)
+       santra worker --redis URL [--concurrency N] [--queue NAME]
+                                           run santra jobs from a BullMQ queue on Redis, each
+                                           headless in a server of its own (docs/fleet.md)
+       santra submit --redis URL [--cwd DIR] [--session ID] [--wait] -p "…"
+                                           put a job on that queue; --wait prints its result
        santra replay <file>                play a recorded session (a session file or a
                                            session/export json) in the terminal UI; it reads
                                            the file only: no server, model or key (Space pause,
@@ -214,6 +221,7 @@ export function parseCommandLine(argv: readonly string[], context: ParseContext)
   const [first, ...rest] = argv;
   if (first === 'lsp' || first === 'acp') return { action: 'adapter', mode: first, args: rest };
   if (first === 'import') return { action: 'import', args: rest };
+  if (first === 'worker' || first === 'submit') return { action: 'fleet', command: first, args: rest };
   try {
     parsed = parse(argv);
   } catch (error) {
