@@ -6,6 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { watch } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { Job } from 'bullmq';
@@ -14,15 +17,53 @@ import type { JobResult } from '../src/fleet/job.ts';
 
 const run = promisify(execFile);
 
-/** Waits for every job to finish (completed or failed), or throws after `ms` with the states. */
+/**
+ * Waits for every job to finish (completed or failed), looking again each time the queue says a
+ * job ended; fails after `ms` with the states.
+ */
 async function finished(fleet: Fleet, jobs: Job[], ms: number): Promise<Job[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const states = await Promise.all(jobs.map((job) => fleet.queue.getJobState(String(job.id))));
-    if (states.every((state) => state === 'completed' || state === 'failed'))
-      return Promise.all(jobs.map(async (job) => (await fleet.queue.getJob(String(job.id))) as Job));
-    if (Date.now() > deadline) throw new Error(`jobs not finished within ${ms} ms: ${states.join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  let ended = () => {};
+  const onEnd = () => ended();
+  fleet.events.on('completed', onEnd);
+  fleet.events.on('failed', onEnd);
+  let timer: NodeJS.Timeout | undefined;
+  let states: string[] = [];
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`jobs not finished within ${ms} ms: ${states.join(', ')}`)),
+      ms,
+    );
+  });
+  try {
+    for (;;) {
+      // Listening before looking: a job that ends meanwhile wakes the next wait.
+      const next = new Promise<void>((resolve) => (ended = resolve));
+      states = await Promise.all(jobs.map((job) => fleet.queue.getJobState(String(job.id))));
+      if (states.every((state) => state === 'completed' || state === 'failed'))
+        return await Promise.all(jobs.map(async (job) => (await fleet.queue.getJob(String(job.id))) as Job));
+      await Promise.race([next, timedOut]);
+    }
+  } finally {
+    clearTimeout(timer);
+    fleet.events.off('completed', onEnd);
+    fleet.events.off('failed', onEnd);
+  }
+}
+
+/** Resolves when a job's tool call next writes its line in exec/ (so it is running); fails after `ms`. */
+async function nextExecution(fleet: Fleet, ms: number): Promise<void> {
+  const watcher = watch(join(fleet.workspace, 'exec'));
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      once(watcher, 'change'),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no tool call started within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    watcher.close();
   }
 }
 
@@ -170,11 +211,8 @@ describe('santra worker under kill -9', () => {
     // Kill a worker while jobs run, and start another, four times.
     let kills = 0;
     for (let round = 0; round < 4; round++) {
-      const deadline = Date.now() + 20_000;
-      while ((await fleet.queue.getActiveCount()) === 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      // Into the job: its tool call (0.6 s) is likely running.
-      await new Promise((resolve) => setTimeout(resolve, 400 + round * 150));
+      // Into a job: a tool call (0.6 s) has just begun, on one of the three workers.
+      await nextExecution(fleet, 20_000);
       const victim = workers.shift();
       if (victim === undefined) break;
       victim.child.kill('SIGKILL');
