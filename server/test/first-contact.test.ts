@@ -187,11 +187,10 @@ describe('first contact', () => {
       String(prompt?.content.at(-1)?.text),
       /^<environment>\nToday is \d{4}-\d\d-\d\d\. The user is working in .*pkg\/api: a relative path they mention is relative to that directory/,
     );
-    assert.doesNotMatch(system, /pkg\/api|Today is/);
-    assert.ok(
-      system.indexOf('ROOT RULE') < system.indexOf('PKG RULE'),
-      'root first, then the directories down to the start',
-    );
+    assert.doesNotMatch(system, /pkg\/api|Today is|PKG RULE/);
+    // The root's instructions hold wherever the user works; the directories' go with the prompt.
+    assert.match(system, /ROOT RULE: use pnpm\./);
+    assert.match(String(prompt?.content.at(-1)?.text), /## pkg\/AGENTS\.md\n\nPKG RULE: tabs\.\n\n/);
     for (const cwd of ['..', '/etc', 'missing']) {
       const id = h.nextId();
       h.client.request(id, 'prompt', { text: 'hi', cwd, agent: 'tester' });
