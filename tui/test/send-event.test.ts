@@ -1,0 +1,219 @@
+/**
+ * `santra send` end to end: the built santra and its real santra-server, a fake Anthropic provider
+ * on loopback, the TUI in a real terminal (tmux). An event sent to the TUI's idle session shows as
+ * a card and is read with the next message; one sent while its run waits for an approval is read by
+ * the run's next model call; one for a session nobody runs is saved with it. Usage errors say how.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type FakeProvider, startFakeProvider } from '../../scripts/fake-provider-harness.ts';
+import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+
+const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const socket = `santra-send-test-${process.pid}`;
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+const dirs: string[] = [];
+const fakes: FakeProvider[] = [];
+const KEY = 'sk-ant-fake-key-for-send';
+
+after(async () => {
+  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
+  for (const fake of fakes) await fake.close();
+  for (const dir of dirs) await removeTempDir(dir);
+});
+
+function env(home: string, url: string): Record<string, string> {
+  return {
+    HOME: home,
+    SANTRA_HOME: join(home, 'santra'),
+    ANTHROPIC_API_KEY: KEY,
+    ANTHROPIC_BASE_URL: url,
+    SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+  };
+}
+
+function startUi(session: string, workspace: string, vars: Record<string, string>, log: string) {
+  const command = [
+    'env',
+    ...Object.entries({ ...vars, TERM: 'xterm-256color' }).map(([k, v]) => `${k}=${quote(v)}`),
+    quote(process.execPath),
+    quote(SANTRA),
+  ].join(' ');
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    '140',
+    '-y',
+    '45',
+    '-c',
+    workspace,
+    `${command}; echo $? > ${quote(`${log}.code`)}`,
+  );
+  writeFileSync(log, '');
+  tmux('pipe-pane', '-t', session, `cat >> ${quote(log)}`);
+  const pane = () => tmux('capture-pane', '-p', '-t', session, '-S', '-300');
+  return {
+    pane,
+    type: (...keys: string[]) => tmux('send-keys', '-t', session, ...keys),
+    /** Sends a line as typed text, then Enter. */
+    line: (text: string) => {
+      tmux('send-keys', '-t', session, '-l', text);
+      tmux('send-keys', '-t', session, 'Enter');
+    },
+    waitFor: (pattern: RegExp) =>
+      onPaneOutput(
+        log,
+        () => pattern.test(pane()),
+        () => `waited for ${pattern}; pane:\n${pane()}`,
+      ),
+    exited: () =>
+      onPaneOutput(
+        log,
+        () => existsSync(`${log}.code`) && readFileSync(`${log}.code`, 'utf8').endsWith('\n'),
+        () => `santra did not exit; pane:\n${pane()}`,
+      ),
+  };
+}
+
+/** Waits until `done()` holds, looking at once, each time the pane prints and every 100 ms; fails after 20 s. */
+function onPaneOutput(log: string, done: () => boolean, describe: () => string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let over = false;
+    const watcher = watch(log);
+    const end = (error?: Error) => {
+      if (over) return;
+      over = true;
+      clearTimeout(deadline);
+      clearInterval(again);
+      watcher.close();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const look = () => {
+      if (!over && done()) end();
+    };
+    const deadline = setTimeout(() => end(new Error(`timed out after 20000 ms; ${describe()}`)), 20_000);
+    const again = setInterval(look, 100);
+    watcher.on('change', look).on('error', (error) => end(error));
+    look();
+  });
+}
+
+/** Runs the built santra with `stdin` (or none), to its exit. */
+async function santra(args: string[], cwd: string, vars: Record<string, string>, stdin?: string) {
+  const child = spawn(process.execPath, [SANTRA, ...args], {
+    cwd,
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, ...vars },
+  });
+  if (stdin !== undefined) child.stdin?.end(stdin);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/** The messages of the fake's last request, as JSON text. */
+function lastSent(fake: FakeProvider): string {
+  return JSON.stringify((fake.requests.at(-1)?.body as { messages: unknown[] }).messages);
+}
+
+function setupDirs(fake: FakeProvider) {
+  const home = tempDir('santra-send-home-');
+  const workspace = tempDir('santra-send-ws-');
+  dirs.push(home, workspace);
+  mkdirSync(join(home, 'santra'), { recursive: true, mode: 0o700 });
+  return { home, workspace, vars: env(home, fake.url) };
+}
+
+// tmux is part of the test environment (.ci/run installs it): without it these tests fail, not skip.
+describe('santra send', () => {
+  test('tmux is installed (.ci/run installs it)', () => assert.ok(hasTmux, 'install tmux'));
+
+  test('to the TUI’s idle session, then to its busy one, then to a session nobody runs', async () => {
+    const fake = await startFakeProvider('anthropic', [
+      { text: 'First answer.' },
+      { text: 'Read the event.' },
+      { text: ['Once upon a time ', 'there was ', 'a build'], fault: { kind: 'stall', afterEvents: 5 } },
+      { text: 'Saw the deploy.' },
+      { text: 'Saw the nightly failure.' },
+    ]);
+    fakes.push(fake);
+    const { home, workspace, vars } = setupDirs(fake);
+    tmux('new-session', '-d', '-s', 'keeper');
+    tmux('set-option', '-g', 'remain-on-exit', 'on');
+
+    const ui = startUi('ui', workspace, vars, join(home, 'pane'));
+    await ui.waitFor(/claude-sonnet-4-5/);
+    ui.line('hello there');
+    await ui.waitFor(/First answer\./);
+
+    // Idle: a card in the UI; the next message's request carries it, framed as untrusted.
+    const idle = await santra(['send', '--source', 'ci', 'Build 41 failed: test_login'], workspace, vars);
+    assert.equal(idle.code, 0, idle.stderr);
+    assert.match(idle.stdout, /^sent evt_\S+ to ses_\S+: handed to the server running the session\n$/);
+    await ui.waitFor(/✉ event from ci/);
+    await ui.waitFor(/│ Build 41 failed: test_login/);
+    ui.line('what failed?');
+    await ui.waitFor(/Read the event\./);
+    assert.match(
+      lastSent(fake),
+      /<external-event[^>]*source=\\"ci\\"[\s\S]*Build 41 failed[\s\S]*untrusted data[\s\S]*what failed\?/,
+    );
+
+    // Busy: the run streams, then stalls; the event is queued for it. Stopped with Esc, the run
+    // leaves the event in the conversation, and the next message's request carries it.
+    ui.line('tell me a story');
+    await ui.waitFor(/Once upon a time/);
+    const busy = await santra(['send', '--source', 'deploy', '-'], workspace, vars, 'Deploy 7 finished\n');
+    assert.equal(busy.code, 0, busy.stderr);
+    await ui.waitFor(/✉ event from deploy \(the model reads it at its next turn/);
+    ui.type('Escape');
+    await ui.waitFor(/cancelled/);
+    ui.line('and the deploy?');
+    await ui.waitFor(/Saw the deploy\./);
+    assert.match(lastSent(fake), /Deploy 7 finished[\s\S]*and the deploy\?/);
+    ui.line('/exit');
+    await ui.exited();
+
+    // Nobody runs it: saved with the session, read by the next prompt.
+    const saved = await santra(['send', 'Nightly run failed'], workspace, vars);
+    assert.equal(saved.code, 0, saved.stderr);
+    assert.match(saved.stdout, /the next prompt reads it/);
+    const next = await santra(['-p', '--continue', 'anything new?'], workspace, vars);
+    assert.equal(next.code, 0, next.stderr);
+    assert.match(lastSent(fake), /Nightly run failed/);
+    for (const output of [idle, busy, saved, next])
+      assert.ok(!output.stdout.includes(KEY) && !output.stderr.includes(KEY));
+  });
+
+  test('usage errors say how to write it; an unknown session is refused', async () => {
+    const fake = await startFakeProvider('anthropic', []);
+    fakes.push(fake);
+    const { workspace, vars } = setupDirs(fake);
+    const none = await santra(['send'], workspace, vars);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /santra send needs the event's text: santra send \[--session ID\|NAME\]/);
+    const empty = await santra(['send', '   '], workspace, vars);
+    assert.equal(empty.code, 2);
+    const noSession = await santra(['send', 'hello'], workspace, vars);
+    assert.equal(noSession.code, 1);
+    assert.match(noSession.stderr, /this project has no session yet/);
+    const unknown = await santra(['send', '--session', 'no-such-name', 'hello'], workspace, vars);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no-such-name/);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * Named sessions from the user's side, end to end: the built santra and its real santra-server, a
+ * fake Anthropic provider on loopback. In a real terminal (tmux) `/name` names the session; then
+ * `santra sessions` lists the name, `santra -p --resume NAME` and `--continue NAME` go on with it
+ * (the model gets its history), `santra sessions name` renames it by an id prefix, and `/resume
+ * NAME` in the UI replays it.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type FakeProvider, startFakeProvider } from '../../scripts/fake-provider-harness.ts';
+import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+
+const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const socket = `santra-ui-name-test-${process.pid}`;
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+const dirs: string[] = [];
+const fakes: FakeProvider[] = [];
+const KEY = 'sk-ant-fake-key-for-names';
+
+after(async () => {
+  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
+  for (const fake of fakes) await fake.close();
+  for (const dir of dirs) await removeTempDir(dir);
+});
+
+function env(home: string, url: string): Record<string, string> {
+  return {
+    HOME: home,
+    SANTRA_HOME: join(home, 'santra'),
+    ANTHROPIC_API_KEY: KEY,
+    ANTHROPIC_BASE_URL: url,
+    SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+  };
+}
+
+/** Runs the built santra with stdin closed, to its exit. */
+async function santra(args: string[], cwd: string, vars: Record<string, string>) {
+  const child = spawn(process.execPath, [SANTRA, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, ...vars },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+function startUi(session: string, workspace: string, vars: Record<string, string>, log: string) {
+  const command = [
+    'env',
+    ...Object.entries({ ...vars, TERM: 'xterm-256color' }).map(([k, v]) => `${k}=${quote(v)}`),
+    quote(process.execPath),
+    quote(SANTRA),
+  ].join(' ');
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    '140',
+    '-y',
+    '45',
+    '-c',
+    workspace,
+    `${command}; echo $? > ${quote(`${log}.code`)}`,
+  );
+  writeFileSync(log, '');
+  tmux('pipe-pane', '-t', session, `cat >> ${quote(log)}`);
+  const pane = () => tmux('capture-pane', '-p', '-t', session, '-S', '-300');
+  return {
+    pane,
+    type: (...keys: string[]) => tmux('send-keys', '-t', session, ...keys),
+    /** Sends a line as typed text, then Enter. */
+    line: (text: string) => {
+      tmux('send-keys', '-t', session, '-l', text);
+      tmux('send-keys', '-t', session, 'Enter');
+    },
+    waitFor: (pattern: RegExp) =>
+      onPaneOutput(
+        log,
+        () => pattern.test(pane()),
+        () => `waited for ${pattern}; pane:\n${pane()}`,
+      ),
+    exited: () =>
+      onPaneOutput(
+        log,
+        () => existsSync(`${log}.code`) && readFileSync(`${log}.code`, 'utf8').endsWith('\n'),
+        () => `santra did not exit; pane:\n${pane()}`,
+      ),
+  };
+}
+
+/** Waits until `done()` holds, looking at once, each time the pane prints and every 100 ms; fails after 20 s. */
+function onPaneOutput(log: string, done: () => boolean, describe: () => string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let over = false;
+    const watcher = watch(log);
+    const end = (error?: Error) => {
+      if (over) return;
+      over = true;
+      clearTimeout(deadline);
+      clearInterval(again);
+      watcher.close();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const look = () => {
+      if (!over && done()) end();
+    };
+    const deadline = setTimeout(() => end(new Error(`timed out after 20000 ms; ${describe()}`)), 20_000);
+    const again = setInterval(look, 100);
+    watcher.on('change', look).on('error', (error) => end(error));
+    look();
+  });
+}
+
+/** The user messages of the fake's last request, as text. */
+function lastPrompts(fake: FakeProvider): string {
+  const body = fake.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+  return JSON.stringify(body.messages.filter((m) => m.role === 'user'));
+}
+
+// tmux is part of the test environment (.ci/run installs it): without it these tests fail, not skip.
+describe('named sessions in the terminal UI and santra -p', () => {
+  test('tmux is installed (.ci/run installs it)', () => assert.ok(hasTmux, 'install tmux'));
+
+  test('/name names the session; santra sessions shows it; --resume NAME, --continue NAME and /resume NAME go on with it', async () => {
+    const fake = await startFakeProvider('anthropic', [
+      { text: 'First answer.' },
+      { text: 'Second answer.' },
+      { text: 'Third answer.' },
+    ]);
+    fakes.push(fake);
+    const home = tempDir('santra-ui-name-home-');
+    const workspace = tempDir('santra-ui-name-ws-');
+    dirs.push(home, workspace);
+    mkdirSync(join(home, 'santra'), { recursive: true, mode: 0o700 });
+    const vars = env(home, fake.url);
+    tmux('new-session', '-d', '-s', 'keeper');
+    tmux('set-option', '-g', 'remain-on-exit', 'on');
+
+    const ui = startUi('ui', workspace, vars, join(home, 'pane'));
+    await ui.waitFor(/claude-sonnet-4-5/);
+    ui.line('/name auth-work');
+    await ui.waitFor(/Nothing to name yet: a session starts with its first prompt/);
+    ui.line('hello, remember the word pelican');
+    await ui.waitFor(/First answer\./);
+    ui.line('/name auth-work');
+    await ui.waitFor(
+      /Named this session auth-work: \/resume auth-work or santra --resume auth-work continues it\./,
+    );
+    ui.line('/exit');
+    await ui.exited();
+
+    const listed = await santra(['sessions'], workspace, vars);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^ses_\S+ .* \[auth-work\] hello, remember the word pelican$/m);
+    const sessionId = /^(ses_\S+)/m.exec(listed.stdout)?.[1] as string;
+
+    const resumed = await santra(['-p', '--resume', 'auth-work', 'what word?'], workspace, vars);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(resumed.stdout.trim(), 'Second answer.');
+    assert.match(lastPrompts(fake), /pelican/, "the model got the named session's history");
+
+    // Renamed by the start of its id; --continue takes the new name.
+    const renamed = await santra(['sessions', 'name', sessionId.slice(0, 10), 'birds'], workspace, vars);
+    assert.equal(renamed.code, 0, renamed.stderr);
+    assert.equal(renamed.stdout, `${sessionId} is named birds: santra -p --resume birds "…" continues it.\n`);
+    const continued = await santra(['-p', '--continue', 'birds', 'and again?'], workspace, vars);
+    assert.equal(continued.code, 0, continued.stderr);
+    assert.equal(continued.stdout.trim(), 'Third answer.');
+    assert.match(lastPrompts(fake), /pelican[\s\S]*what word\?[\s\S]*and again\?/);
+
+    const unknown = await santra(['-p', '--resume', 'auth-work', 'x'], workspace, vars);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /No session has the id, name or id prefix "auth-work"/);
+
+    // In the UI, /resume NAME replays the session on screen.
+    const again = startUi('ui2', workspace, vars, join(home, 'pane2'));
+    await again.waitFor(/claude-sonnet-4-5/);
+    again.line('/resume birds');
+    await again.waitFor(/Resumed "hello, remember the word pelican" \(6 messages\)/);
+    assert.match(again.pane(), /Third answer\./);
+    again.line('/exit');
+    await again.exited();
+    for (const output of [listed, resumed, renamed, continued, unknown])
+      assert.ok(!output.stdout.includes(KEY) && !output.stderr.includes(KEY));
+  });
+
+  test('santra sessions name: a usage error shows how to write it', async () => {
+    const workspace = tempDir('santra-ui-name-ws-');
+    dirs.push(workspace);
+    const run = await santra(['sessions', 'name', 'ses_1'], workspace, { HOME: workspace });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /santra sessions name <session> <name> names a session/);
+  });
+});
