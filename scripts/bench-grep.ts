@@ -44,6 +44,7 @@ const contextFor = (useRipgrep: boolean): ToolContext => ({
     fileChange: () => Promise.resolve({ allowed: true }),
     command: () => Promise.resolve({ allowed: true }),
     escalate: () => Promise.resolve({ allowed: true }),
+    mcpTool: () => Promise.resolve({ allowed: true }),
   },
   runId: 'bench',
   agentId: 'bench',

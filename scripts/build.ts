@@ -102,7 +102,9 @@ const result = await build({
   mainFields: ['module', 'main'],
   // Ink loads React's devtools only when DEV=true and the package is installed; it is not a
   // dependency, so the import stays unresolved in the bundle (and is never reached).
-  external: ['react-devtools-core'],
+  // node-pty (@lydell/node-pty, the interactive shells) loads its native binary from beside its own
+  // files at run time: bundled, that path would not exist.
+  external: ['react-devtools-core', '@lydell/node-pty'],
   plugins: [yogaWithoutFetch],
   // React's production build for the TUI (its development build is twice the size and slower);
   // nothing else in the bundle reads NODE_ENV.

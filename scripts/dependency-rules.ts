@@ -79,6 +79,7 @@ export const RULES: Rule[] = [
   ...sdkRule('@anthropic-ai/sdk', 'server/src/providers/', 'the model SDKs live in the provider layer'),
   ...sdkRule('@agentclientprotocol/sdk', 'server/src/connection/acp/', 'only the ACP adapter speaks ACP'),
   ...sdkRule('vscode-languageserver', 'server/src/connection/lsp/', 'only the LSP adapter speaks LSP'),
+  ...sdkRule('@modelcontextprotocol/sdk', 'server/src/mcp/', 'only the MCP client speaks MCP'),
   ...sdkRule(
     'vscode-languageserver-protocol',
     'server/src/connection/',
@@ -116,6 +117,10 @@ export const LAYERS: Layer[] = [
     may: [
       'connection/',
       'runtime/',
+      'mcp/',
+      'hooks/',
+      'skills/',
+      'memory/',
       'agent/',
       'sessions/',
       'providers/',
@@ -136,6 +141,10 @@ export const LAYERS: Layer[] = [
   {
     folder: 'runtime',
     may: [
+      'mcp/',
+      'hooks/',
+      'skills/',
+      'memory/',
       'agent/',
       'sessions/',
       'providers/',
@@ -149,8 +158,33 @@ export const LAYERS: Layer[] = [
     why: 'the runtime wires the parts below it and knows neither JSON-RPC nor the process',
   },
   {
+    folder: 'mcp',
+    // MCP servers' tools are tools like the others, behind the same gate; the runtime wires them in.
+    may: ['tools/', 'sandbox/', 'approval/', 'workspace/', 'config/', 'support/'],
+    why: 'the MCP client turns servers into tools; it knows no agent, model or runtime',
+  },
+  {
+    folder: 'hooks',
+    // The user's hook commands, run at the agent's one dispatch point; the runtime wires them in.
+    may: ['tools/', 'sandbox/', 'approval/', 'workspace/', 'config/', 'support/'],
+    why: "hooks run the user's commands around tool calls and runs; they know no agent, model or runtime",
+  },
+  {
+    folder: 'skills',
+    // Skills are read here; load_skill (tools/) reads them through the library this layer supplies.
+    may: ['tools/', 'workspace/', 'support/'],
+    why: 'skills are files the model may load; they know no agent, model, config or runtime',
+  },
+  {
+    folder: 'memory',
+    // The background extraction is one model call, through the stream function the runtime passes.
+    // tools/: the secret formats run_command scrubs from the environment, used on every write.
+    may: ['providers/', 'tools/', 'support/'],
+    why: 'memory is two files and what is written to them; it knows no agent, tool or runtime',
+  },
+  {
     folder: 'agent',
-    may: ['sessions/', 'providers/', 'tools/', 'approval/', 'workspace/', 'config/', 'support/'],
+    may: ['hooks/', 'sessions/', 'providers/', 'tools/', 'approval/', 'workspace/', 'config/', 'support/'],
     why: 'the agent is driven by the runtime and knows nothing of how it is wired or served',
   },
   {

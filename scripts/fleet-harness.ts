@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Queue, QueueEvents } from 'bullmq';
+import { type Job, Queue, QueueEvents } from 'bullmq';
 import { startFakeProvider } from '../conformance-tests/src/fake-providers/index.ts';
 import type { FakeProvider, RecordedRequest } from '../conformance-tests/src/fake-providers/types.ts';
 import { startRedis, type RunningStore } from '../server/test/helpers/stores.ts';
@@ -24,6 +24,9 @@ import type { JobInput } from '../tui/src/fleet/job.ts';
 import { removeTempDir, tempDir } from './temp-dirs.ts';
 
 export const SANTRA = fileURLToPath(new URL('../dist/santra.js', import.meta.url));
+
+/** The tester agent the fleet's jobs run (for tests in tui/, which may not import server/test). */
+export { TESTER };
 const SERVER = fileURLToPath(new URL('../dist/santra-server.js', import.meta.url));
 
 export interface FleetWorker {
@@ -156,4 +159,37 @@ export async function startFleet(options: { commandSeconds?: number } = {}): Pro
       await Promise.all([removeTempDir(home), removeTempDir(workspace)]);
     },
   };
+}
+
+/**
+ * Waits for every job to finish (completed or failed), looking again each time the queue says a
+ * job ended; fails after `ms` with their states. Resolves with the jobs as they ended.
+ */
+export async function finishedJobs(fleet: Fleet, jobs: readonly Job[], ms: number): Promise<Job[]> {
+  let ended = () => {};
+  const onEnd = () => ended();
+  fleet.events.on('completed', onEnd);
+  fleet.events.on('failed', onEnd);
+  let timer: NodeJS.Timeout | undefined;
+  let states: string[] = [];
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`jobs not finished within ${ms} ms: ${states.join(', ')}`)),
+      ms,
+    );
+  });
+  try {
+    for (;;) {
+      // Listening before looking: a job that ends meanwhile wakes the next wait.
+      const next = new Promise<void>((resolve) => (ended = resolve));
+      states = await Promise.all(jobs.map((job) => fleet.queue.getJobState(String(job.id))));
+      if (states.every((state) => state === 'completed' || state === 'failed'))
+        return await Promise.all(jobs.map(async (job) => (await fleet.queue.getJob(String(job.id))) as Job));
+      await Promise.race([next, timedOut]);
+    }
+  } finally {
+    clearTimeout(timer);
+    fleet.events.off('completed', onEnd);
+    fleet.events.off('failed', onEnd);
+  }
 }

@@ -23,6 +23,15 @@ const APPROVAL: Record<ToolKind, string> = {
   think: 'not gated (shown as thinking)',
 };
 
+/** Tools whose approval is not their kind's (the interactive shells: typing, ending). */
+const APPROVAL_OF_TOOL: Readonly<Record<string, string>> = {
+  shell_start:
+    'asked, with the exact program line (or your shell) and cwd; runs in the OS sandbox where there is one',
+  shell_send:
+    'asked, with exactly what is typed (control keys shown as ␍, ␛, ␃…), unless it only presses arrow, Home/End or page keys',
+  shell_end: 'not asked (it only stops a session the run started)',
+};
+
 export function renderToolDocs(): string {
   const tools = allTools();
   const lines = [
@@ -36,7 +45,10 @@ export function renderToolDocs(): string {
     '',
     '| tool | kind | approval |',
     '| --- | --- | --- |',
-    ...tools.map((tool) => `| [\`${tool.name}\`](#${tool.name}) | ${tool.kind} | ${APPROVAL[tool.kind]} |`),
+    ...tools.map(
+      (tool) =>
+        `| [\`${tool.name}\`](#${tool.name}) | ${tool.kind} | ${APPROVAL_OF_TOOL[tool.name] ?? APPROVAL[tool.kind]} |`,
+    ),
     '',
   ];
   for (const tool of tools) {

@@ -52,6 +52,16 @@ test('a server that writes without asking fails the approval requirements', () =
   assert.match(stdout, /transcript of scenario approve: allow a new file/);
 });
 
+test('a server that writes rejected hunks, or the proposal instead of the person’s version, fails', () => {
+  const { status, report, stdout } = check(
+    [process.execPath, fixture('misbehaving-proxy.ts'), 'whole-change', '--', process.execPath, server],
+    ['SANTRA-APPROVE-022', 'SANTRA-APPROVE-024'],
+  );
+  assert.equal(status, 1);
+  assert.deepEqual(failed(report), ['SANTRA-APPROVE-022', 'SANTRA-APPROVE-024']);
+  assert.match(stdout, /FAIL SANTRA-APPROVE-022 .*after allowing the second hunk only, two\.txt holds/);
+});
+
 test('a server that sends a phase after the prompt response fails the ordering requirements', () => {
   const { status, report, stdout } = check(
     [process.execPath, fixture('misbehaving-proxy.ts'), 'late-phase', '--', process.execPath, server],

@@ -16,6 +16,13 @@ export const DiffHunk = named(
   'DiffHunk',
   'A run of changed lines with context; unchanged runs between hunks are collapsed.',
   z.object({
+    id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Names this hunk in an `allow` answer with `hunks` (§7.3.2): unique within the request, and the same for the same change of the same file whenever it is asked. Sent by every server since 0.3.0; absent from an older server, which accepts no `hunks` answer.',
+      ),
     oldStart: z.number().int().nonnegative(),
     oldLines: z.number().int().nonnegative(),
     newStart: z.number().int().nonnegative(),
@@ -86,6 +93,14 @@ export const SandboxEscalation = named(
 );
 export type SandboxEscalation = z.infer<typeof SandboxEscalation>;
 
+/** What a `trust` request asks about (§7.7). */
+export const TrustSubject = named(
+  'TrustSubject',
+  "What a project supplies that would run code on the user's machine (§7.7): `mcp_server` (a server in the project's `.mcp.json`), `hooks` (hooks in the project's `.santra/settings.json`). Since 0.3.0; a later minor version may add subjects.",
+  z.enum(['mcp_server', 'hooks']),
+);
+export type TrustSubject = z.infer<typeof TrustSubject>;
+
 export const ApproveParams = named(
   'ApproveParams',
   'Params of `approve`, discriminated by `kind`. What it shows is byte for byte what will be written or run.',
@@ -117,6 +132,46 @@ export const ApproveParams = named(
         "Present when the command already ran inside the OS sandbox and failed because of it: allowing runs it again outside the sandbox, with the user's full rights (`sandbox` is then `danger-full-access`). Always sent with `protected: true`, so no remembered allow-all or auto-approve answers it. Since 0.3.0.",
       ),
     }),
+    z.object({
+      kind: z.literal('trust'),
+      sessionId: approvalBase.sessionId.optional(),
+      runId: z.string().optional().describe('Present when a run is waiting on the answer.'),
+      agentId: z.string().optional(),
+      toolCallId: z.string().optional(),
+      toolName: z.string().optional(),
+      protected: z
+        .literal(true)
+        .describe(
+          'Always true: trusting code a project supplies is for a person to decide (as `protected` above).',
+        ),
+      protectedReason: z.string().describe('Why a person must decide, to show the user.'),
+      subject: TrustSubject,
+      name: z.string().describe("Its name in the file: the MCP server's name, or the hooks' event."),
+      source: z
+        .string()
+        .describe('The file that defines it, relative to the workspace root, e.g. `.mcp.json`.'),
+      definition: z
+        .string()
+        .describe(
+          'The exact definition as the file has it (JSON text, `${VAR}` references not expanded, so no secret is shown): what will run when it is trusted.',
+        ),
+      changed: z
+        .boolean()
+        .describe(
+          'True when an earlier definition under this name was trusted and this one differs from it.',
+        ),
+    }),
+    z.object({
+      kind: z.literal('mcp_tool'),
+      ...approvalBase,
+      server: z.string().describe('The MCP server, as named in the config or `.mcp.json`.'),
+      tool: z
+        .string()
+        .describe("The tool's name on that server (the model calls it `mcp__<server>__<tool>`)."),
+      arguments: z
+        .record(z.string(), z.unknown())
+        .describe('The arguments the tool will be called with, exactly as they will be sent.'),
+    }),
   ]),
 );
 export type ApproveParams = z.infer<typeof ApproveParams>;
@@ -129,9 +184,30 @@ export const ApprovalDecision = named(
 
 export const ApproveResult = named(
   'ApproveResult',
-  'Result of `approve`. `feedback` is required with decision `feedback` and ignored otherwise.',
+  'Result of `approve`. `feedback` is required with decision `feedback` and ignored otherwise. An `allow` carries at most one of `hunks`, `content` and `command` (since 0.3.0): the person accepted part of the change, or edited it.',
   z.discriminatedUnion('decision', [
-    z.object({ decision: z.literal('allow') }),
+    z.object({
+      decision: z.literal('allow'),
+      hunks: z
+        .array(z.string())
+        .optional()
+        .describe(
+          'For a `file_change` that creates or modifies a file: apply only the hunks with these `id`s, leave the others as they are (§7.3.2). An id the request did not carry makes the answer invalid: nothing is written. Since 0.3.0.',
+        ),
+      content: z
+        .string()
+        .optional()
+        .describe(
+          "For a `file_change` that creates or modifies a file: write this, the person's edited version, instead of the proposal (§7.3.2). Since 0.3.0.",
+        ),
+      command: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "For a `command` (not an escalation): run this, the person's edited command line, instead (§7.3.2). It is a new command: checked and, unless the policy allows it unasked, asked again before it runs. Since 0.3.0.",
+        ),
+    }),
     z.object({ decision: z.literal('allow_all') }),
     z.object({ decision: z.literal('reject') }),
     z.object({

@@ -41,6 +41,12 @@ export const AskParams = named(
       .describe(
         'Present when the server asks whether to raise a spent budget (§7.6): the budget, and what the next model call may cost. The options are a higher limit (`value`: the amount in US dollars, e.g. "2.00") and `stop`; a free-text amount raises the limit to it; anything else stops the run. Since 0.3.0.',
       ),
+    plan: z
+      .string()
+      .optional()
+      .describe(
+        'Present when an agent in plan mode presents its plan (§7.8, the `exit_plan_mode` tool): the plan, as Markdown, for the user to approve. The options are `default` (approve and continue, file changes asked), `acceptEdits` (approve and continue, file changes in the workspace allowed), `default_fresh` and `acceptEdits_fresh` (the same on a fresh context that holds only the task and the plan); any other answer sends the plan back to the agent as feedback, and it stays in plan mode. Since 0.3.0.',
+      ),
   }),
 );
 export type AskParams = z.infer<typeof AskParams>;

@@ -27,6 +27,10 @@ import {
   ModelSetParams,
   ModelSetResult,
 } from './models.ts';
+import { McpListParams, McpListResult } from './mcp.ts';
+import { HooksListParams, HooksListResult } from './hooks.ts';
+import { SkillsListParams, SkillsListResult } from './skills.ts';
+import { MemoryAddParams, MemoryAddResult, MemoryShowParams, MemoryShowResult } from './memory.ts';
 import { Phase, PromptParams, PromptResult } from './prompt.ts';
 import {
   SessionCompactParams,
@@ -36,15 +40,27 @@ import {
   SessionExportParams,
   SessionExportResult,
   SessionImportParams,
+  SessionSubscribeParams,
+  SessionSubscribeResult,
+  SessionUnsubscribeParams,
+  SessionUnsubscribeResult,
   SessionImportResult,
   SessionListParams,
   SessionNewParams,
   SessionNewResult,
   SessionListResult,
+  SessionRenameParams,
+  SessionRenameResult,
   SessionResumeParams,
   SessionResumeResult,
   SessionUndoParams,
   SessionUndoResult,
+  SessionPromptsParams,
+  SessionPromptsResult,
+  SessionRewindParams,
+  SessionRewindResult,
+  SessionEventParams,
+  SessionEventResult,
 } from './sessions.ts';
 
 export type Direction = 'client_to_server' | 'server_to_client' | 'both';
@@ -179,6 +195,53 @@ export const methods = {
     summary:
       "Saves a provider's key and the default model to the user's config file (first-run setup) and uses them from the next prompt.",
   },
+  'mcp/list': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: McpListParams,
+    result: McpListResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary: 'Lists the MCP servers with their state, tools and errors (§7.7).',
+  },
+  'hooks/list': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: HooksListParams,
+    result: HooksListResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      "Lists the hooks: the user config's and the project's `.santra/settings.json`, with where each comes from and whether it is trusted (§7.8.2).",
+  },
+  'skills/list': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SkillsListParams,
+    result: SkillsListResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      "Lists the skills (Agent Skills folders with a SKILL.md) of the user and the project, the files skipped and why, and how many fit in the model's listing (§7.9).",
+  },
+  'memory/show': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: MemoryShowParams,
+    result: MemoryShowResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary: 'Shows the project and user memory files: where they are and what they hold (§7.10).',
+  },
+  'memory/add': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: MemoryAddParams,
+    result: MemoryAddResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary: 'Adds an entry to a memory file, secrets redacted, the file kept under its size cap (§7.10).',
+  },
   'agents/list': {
     direction: 'client_to_server',
     kind: 'request',
@@ -217,6 +280,16 @@ export const methods = {
     summary:
       'Loads a saved session so the next `prompt` continues it; can send its phases again from a `seq`.',
   },
+  'session/rename': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionRenameParams,
+    result: SessionRenameResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      'Names a session (or removes its name); `session/resume` then takes the name in place of the id.',
+  },
   'session/export': {
     direction: 'client_to_server',
     kind: 'request',
@@ -235,6 +308,25 @@ export const methods = {
     stability: 'experimental',
     summary:
       "Imports another agent's transcript (Claude Code, Codex, pi) as a session; importing it again gives the same session.",
+  },
+  'session/subscribe': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionSubscribeParams,
+    result: SessionSubscribeResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      'Watches a session running in another server sharing the store — what was missed since `afterSeq`, then live — and answers its approvals and questions; answered when unsubscribed.',
+  },
+  'session/unsubscribe': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionUnsubscribeParams,
+    result: SessionUnsubscribeResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary: 'Ends a `session/subscribe` of this client.',
   },
   'session/delete': {
     direction: 'client_to_server',
@@ -263,6 +355,36 @@ export const methods = {
     stability: 'experimental',
     summary:
       'Restores the files the last change (or the last run) of a session wrote, asking first where they changed since.',
+  },
+  'session/prompts': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionPromptsParams,
+    result: SessionPromptsResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      'Lists the prompts of a session’s current conversation: the points `session/rewind` can go back to.',
+  },
+  'session/event': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionEventParams,
+    result: SessionEventResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      'Delivers an external event to a session: shown as an `event` phase, read by the model as untrusted data at its next turn.',
+  },
+  'session/rewind': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionRewindParams,
+    result: SessionRewindResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      'Takes a session’s conversation back to just before one of its prompts, optionally restoring the files changed since, or as a fork.',
   },
   ask: {
     direction: 'server_to_client',

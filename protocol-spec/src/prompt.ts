@@ -10,6 +10,14 @@ export const PromptMode = named(
   z.enum(['auto', 'simple_chat', 'direct_answer', 'agent_task']),
 );
 
+/** The permission modes (§7.8), with Claude Code's names. */
+export const PermissionMode = named(
+  'PermissionMode',
+  "What the approval gate lets happen unasked (§7.8), with Claude Code's names: `default` (file changes and commands are asked, read-only ones run), `acceptEdits` (file changes inside the workspace are allowed, commands still asked), `plan` (read-only: no file change, no command beyond the read-only allowlist, no tool that is not read-only; the agent ends by presenting a plan with `exit_plan_mode`), `bypassPermissions` (everything that would be asked is allowed). Protected locations are asked in every mode, and the configuration's `deny` rules hold in every mode. Since 0.3.0.",
+  z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']),
+);
+export type PermissionMode = z.infer<typeof PermissionMode>;
+
 /** §prompt: start a run. */
 export const PromptParams = named(
   'PromptParams',
@@ -34,6 +42,13 @@ export const PromptParams = named(
       .min(1)
       .optional()
       .describe('Model for this prompt only, as `provider/model` or a model id. Default: the session model.'),
+    fallbackModels: z
+      .array(z.string().min(1))
+      .max(8)
+      .optional()
+      .describe(
+        "Models to continue on, in order, when the prompt's model fails with an error another model can answer (§8.4), as `provider/model` or model ids. Instead of the server's configured list; `[]`: no fallback. Since 0.3.0.",
+      ),
     cwd: z
       .string()
       .min(1)
@@ -51,6 +66,9 @@ export const PromptParams = named(
       .describe(
         "The most this run may cost, in US dollars, its sub-agents included (§7.6): every model call reserves its worst case before it is made, and a call the rest cannot pay is not made. Instead of the server's per-run setting; the session's budget still applies. Since 0.3.0.",
       ),
+    permissionMode: PermissionMode.optional().describe(
+      "The session's permission mode from this prompt on (§7.8), its sub-agents included. Absent: the session keeps its mode (a new session starts in the configured `permissionMode`, default `default`). Since 0.3.0.",
+    ),
   }),
 );
 export type PromptParams = z.infer<typeof PromptParams>;
@@ -70,6 +88,18 @@ export const AnswerStop = named(
   z.enum(['end_turn', 'max_tokens', 'refusal']),
 );
 export type AnswerStop = z.infer<typeof AnswerStop>;
+
+/** What one model spent of a run (§8.4). */
+export const ModelUsage = named(
+  'ModelUsage',
+  "One model's share of a run: its tokens and their cost at that model's prices (§8.4). Since 0.3.0.",
+  z.object({
+    model: z.string().describe('The model, as `provider/model`.'),
+    usage: Usage,
+    costUsd: z.number().nonnegative().describe('Their cost in US dollars, unrounded.'),
+  }),
+);
+export type ModelUsage = z.infer<typeof ModelUsage>;
 
 export const PromptResult = named(
   'PromptResult',
@@ -101,6 +131,15 @@ export const PromptResult = named(
     budget: BudgetStatus.optional().describe(
       'The budget nearest to being spent at the end of the run, when one is in force (§7.6). Since 0.3.0.',
     ),
+    permissionMode: PermissionMode.optional().describe(
+      "The session's permission mode at the end of the run (§7.8): after a plan the user approved, the mode they chose to continue in. Since 0.3.0.",
+    ),
+    modelUsage: z
+      .array(ModelUsage)
+      .optional()
+      .describe(
+        "The run's tokens and cost per model, in the order the models were first called; present when a model other than the run's answered some of it (a fallback, §8.4). Since 0.3.0.",
+      ),
   }),
 );
 export type PromptResult = z.infer<typeof PromptResult>;
@@ -116,7 +155,7 @@ export type ToolKind = z.infer<typeof ToolKind>;
 /** Why a run stopped with an error (§5, the `error` phase). */
 export const RunErrorCode = named(
   'RunErrorCode',
-  "The machine-readable kind of an `error` phase. From the model's provider: `rate_limit` (429), `overloaded`, `server` (5xx), `network` (no connection), `timeout`, `incomplete` (the stream ended early), `stream_error` (an error inside the stream), `auth` (a missing or rejected key), `permission` (403), `not_found` (the model or endpoint), `bad_request`, `billing` (a spent quota), `output_limit` (an answer past any sensible size), `unreadable` (an event of an unknown shape), `replay_divergence` (a replay asked for a call its recording lacks), `cancelled`. From the run: `max_turns` (its turn limit), `model_unavailable` (no model can be used), `budget` (the run's or the session's budget cannot pay the next model call, §7.6). Since 0.3.0; a later minor version may add codes.",
+  "The machine-readable kind of an `error` phase. From the model's provider: `rate_limit` (429), `overloaded`, `server` (5xx), `network` (no connection), `timeout`, `incomplete` (the stream ended early), `stream_error` (an error inside the stream), `auth` (a missing or rejected key), `permission` (403), `not_found` (the model or endpoint), `bad_request`, `billing` (a spent quota), `output_limit` (an answer past any sensible size), `unreadable` (an event of an unknown shape), `replay_divergence` (a replay asked for a call its recording lacks), `cancelled`. From the run: `max_turns` (its turn limit), `model_unavailable` (no model can be used), `budget` (the run's or the session's budget cannot pay the next model call, §7.6), `hook` (one of the user's hooks stopped it: a UserPromptSubmit hook blocked the prompt, §7.8). Since 0.3.0; a later minor version may add codes.",
   z.enum([
     'rate_limit',
     'overloaded',
@@ -137,6 +176,7 @@ export const RunErrorCode = named(
     'max_turns',
     'model_unavailable',
     'budget',
+    'hook',
   ]),
 );
 export type RunErrorCode = z.infer<typeof RunErrorCode>;
@@ -144,8 +184,19 @@ export type RunErrorCode = z.infer<typeof RunErrorCode>;
 /** Every phase type, in the order a client typically meets them. */
 export const PhaseType = named(
   'PhaseType',
-  'The kind of a `phase` notification (`usage` since 0.3.0).',
-  z.enum(['status', 'text', 'thinking', 'tool_call', 'tool_result', 'section', 'error', 'usage', 'complete']),
+  'The kind of a `phase` notification (`usage` and `event` since 0.3.0).',
+  z.enum([
+    'status',
+    'text',
+    'thinking',
+    'tool_call',
+    'tool_result',
+    'section',
+    'error',
+    'usage',
+    'complete',
+    'event',
+  ]),
 );
 export type PhaseType = z.infer<typeof PhaseType>;
 
@@ -160,6 +211,12 @@ const phaseBase = {
     .int()
     .nonnegative()
     .describe('Increases by one per phase within a session, so a client can detect a gap and resynchronise.'),
+  replayed: z
+    .literal(true)
+    .optional()
+    .describe(
+      'Sent again from what the session saved, for a `session/subscribe` (§10.11), not as it happened: the order rules of a run and its `prompt` response (SANTRA-PROMPT-001, SANTRA-PHASE-004) are about the phases sent as they happen. Absent: sent as it happened. Since 0.3.0.',
+    ),
 };
 
 const phase = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
@@ -221,7 +278,13 @@ export const Phase = named(
     }),
     phase('usage', {
       usage: Usage.describe('Tokens of the model call that just ended, of the agent the phase names.'),
-      costUsd: z.number().nonnegative().describe('Its cost in US dollars, unrounded.'),
+      costUsd: z.number().nonnegative().describe("Its cost in US dollars, unrounded, at its model's prices."),
+      model: z
+        .string()
+        .optional()
+        .describe(
+          "The model that made the call, as `provider/model`, when it is not the run's model: a fallback model (§8.4). Since 0.3.0.",
+        ),
       runUsage: Usage.describe('Tokens of every model call of the run so far, every agent included.'),
       runCostUsd: z.number().nonnegative().describe('Their cost in US dollars, unrounded.'),
       sessionCostUsd: z
@@ -235,6 +298,22 @@ export const Phase = named(
         'The budget nearest to being spent, when one is in force (§7.6).',
       ),
     }),
+    phase('event', {
+      eventId: z.string().describe('The id `session/event` answered with.'),
+      source: z
+        .string()
+        .describe(
+          'Who sent it, as the sender named itself (e.g. "ci"); "external" when it did not. Untrusted.',
+        ),
+      text: z.string().describe('The event as it was sent: untrusted data, never instructions to follow.'),
+      delivery: z
+        .enum(['queued', 'started', 'saved'])
+        .describe(
+          '`queued`: the session runs a prompt, whose model reads the event at its next turn; `started`: it starts a turn of its own (`events.startTurns`); `saved`: it is in the conversation, read with the next prompt.',
+        ),
+    }).describe(
+      "An external event delivered to the session (`session/event`, §10.14): a client shows it as a card, as the words of its sender, never as the agent's. Its `runId` and `agentId` are `event`: it belongs to no run. Since 0.3.0.",
+    ),
     phase('complete', {
       status: RunStatus,
       output: z.string().describe('Final text of this agent.'),

@@ -199,6 +199,33 @@ export const SessionRecord = named(
       at,
     }).describe('The conversation before this point is replaced by `summary`; `kept` follows it verbatim.'),
     record('model', { model: z.string(), at }).describe("The session's model, chosen with `model/set`."),
+    record('name', {
+      name: z.string().nullable().describe('The new name; null: the name was removed.'),
+      at,
+    }).describe('The session was named with `session/rename` (§10.12). Since 0.3.0.'),
+    record('rewind', {
+      runId: z
+        .string()
+        .describe('The run of the prompt gone back to: the conversation is as it was just before it.'),
+      messages: z
+        .array(RecordedMessage)
+        .describe(
+          'The conversation from here on (before the prompt, uncompacted where a later compaction had summarised it).',
+        ),
+      restoreFiles: z
+        .boolean()
+        .optional()
+        .describe('The files changed since were put back first; the `undo` record just before says which.'),
+      forkedFrom: z
+        .string()
+        .optional()
+        .describe(
+          'In a fork: the session it was made from (its records before the prompt precede this one).',
+        ),
+      at,
+    }).describe(
+      'The conversation went back to just before a prompt (`session/rewind`, §10.13); what came after stays in the file but is no longer sent to the model. Since 0.3.0.',
+    ),
     record('run_end', {
       runId,
       status: z.string(),

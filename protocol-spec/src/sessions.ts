@@ -12,6 +12,12 @@ export const SessionInfo = named(
   z.object({
     sessionId: z.string(),
     title: z.string().describe('The first prompt of the session, cut to one line of at most 80 characters.'),
+    name: z
+      .string()
+      .optional()
+      .describe(
+        'The name the user gave the session (`session/rename`, §10.12), which `session/resume` takes in place of its id. Absent: not named. Since 0.3.0.',
+      ),
     workspaceRoot: z.string().describe('The workspace the session was started in.'),
     createdAt: isoTime,
     updatedAt: isoTime.describe('When the session last saved something.'),
@@ -93,7 +99,12 @@ export const SessionResumeParams = named(
   'SessionResumeParams',
   'Params of `session/resume`.',
   z.object({
-    sessionId,
+    sessionId: z
+      .string()
+      .min(1)
+      .describe(
+        'The session: its id as `prompt` reported it (`ses_…`); since 0.3.0 also its name or the start of its id (§10.12). The result names the session by its id.',
+      ),
     afterSeq: z
       .number()
       .int()
@@ -165,6 +176,29 @@ export const SessionDeleteResult = named(
   z.object({ deleted: z.literal(true) }),
 );
 
+/** §session/rename */
+export const SessionRenameParams = named(
+  'SessionRenameParams',
+  'Params of `session/rename` (§10.12). Since 0.3.0.',
+  z.object({
+    sessionId: z
+      .string()
+      .min(1)
+      .describe('The session: its id, its current name, or the start of its id (§10.12).'),
+    name: z
+      .union([z.string(), z.null()])
+      .describe(
+        'The new name: at most 64 letters, digits, ".", "_" and "-", starting with a letter or digit, not starting with `ses_`, and not the name of another session of its workspace. null removes the name.',
+      ),
+  }),
+);
+
+export const SessionRenameResult = named(
+  'SessionRenameResult',
+  'Result of `session/rename`: the session as `session/list` now shows it, with its `name` (absent after a removal). Since 0.3.0.',
+  z.object({ session: SessionInfo }),
+);
+
 /** §session/compact */
 export const SessionCompactParams = named(
   'SessionCompactParams',
@@ -233,6 +267,114 @@ export const SessionUndoResult = named(
   'SessionUndoResult',
   'Result of `session/undo`: the changes undone, newest first. Empty when nothing is left to undo.',
   z.object({ changes: z.array(UndoneChange) }),
+);
+
+/** §session/prompts */
+export const SessionPromptsParams = named(
+  'SessionPromptsParams',
+  'Params of `session/prompts` (§10.13). Since 0.3.0.',
+  z.object({ sessionId }),
+);
+
+export const RewindablePrompt = named(
+  'RewindablePrompt',
+  'A prompt of the conversation as the model now sees it: a point `session/rewind` can go back to. Since 0.3.0.',
+  z.object({
+    runId: z.string().describe('The run the prompt started: what `session/rewind` takes.'),
+    text: z.string().describe('What the user typed.'),
+    at: isoTime,
+  }),
+);
+export type RewindablePrompt = z.infer<typeof RewindablePrompt>;
+
+export const SessionPromptsResult = named(
+  'SessionPromptsResult',
+  'Result of `session/prompts`: the prompts of the current conversation, oldest first (prompts a rewind went back past are not listed). Since 0.3.0.',
+  z.object({ prompts: z.array(RewindablePrompt) }),
+);
+
+/** §session/event */
+export const SessionEventParams = named(
+  'SessionEventParams',
+  'Params of `session/event` (§10.14): an event from outside (a CI failure, a file watcher, a chat bot) for a session. Since 0.3.0.',
+  z.object({
+    sessionId: z.string().min(1).describe('The session: its id, its name, or the start of its id (§10.12).'),
+    text: z
+      .string()
+      .min(1)
+      .max(16_000)
+      .describe('The event, as text. The model reads it as untrusted data, never as instructions.'),
+    source: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/,
+        'expected a name of at most 64 letters, digits and . _ : / - such as "ci"',
+      )
+      .optional()
+      .describe('Who sends it, e.g. "ci" or "file-watcher"; default "external".'),
+  }),
+);
+
+export const SessionEventResult = named(
+  'SessionEventResult',
+  'Result of `session/event`. Since 0.3.0.',
+  z.object({
+    eventId: z.string(),
+    sessionId: z.string().describe('The session it went to, by its id.'),
+    delivered: z
+      .enum(['queued', 'started', 'saved', 'relayed'])
+      .describe(
+        '`queued`: the session runs a prompt here, whose model reads it at its next turn; `started`: the session was idle and allows events to start turns (`events.startTurns`): a run started with it; `saved`: it was added to the conversation, read with the next prompt; `relayed`: another server runs the session and got it over the live channel (§10.11), where it is delivered as here.',
+      ),
+  }),
+);
+export type SessionEventResult = z.infer<typeof SessionEventResult>;
+
+/** §session/rewind */
+export const SessionRewindParams = named(
+  'SessionRewindParams',
+  'Params of `session/rewind` (§10.13). Since 0.3.0.',
+  z.object({
+    sessionId,
+    runId: z
+      .string()
+      .min(1)
+      .describe(
+        'The run of the prompt to go back to (from `session/prompts`): the conversation is then as it was just before that prompt.',
+      ),
+    restoreFiles: z
+      .boolean()
+      .optional()
+      .describe(
+        'Also put back the files the session changed since that prompt, newest first, as `session/undo` does (asking through `approve` where a file changed since). Default false.',
+      ),
+    fork: z
+      .boolean()
+      .optional()
+      .describe(
+        'Leave the session as it is and rewind a new session that starts with its history up to that prompt. Default false.',
+      ),
+  }),
+);
+
+export const SessionRewindResult = named(
+  'SessionRewindResult',
+  'Result of `session/rewind`. Since 0.3.0.',
+  z.object({
+    session: SessionInfo.describe(
+      'The rewound session: the fork when `fork` was set, whose next `prompt` continues it.',
+    ),
+    text: z
+      .string()
+      .describe('The text of the prompt gone back to, for the client to put back where the user types.'),
+    forkedFrom: z
+      .string()
+      .optional()
+      .describe('With `fork`: the session the fork was made from, left unchanged.'),
+    changes: z
+      .array(UndoneChange)
+      .describe('With `restoreFiles`: the file changes dealt with, newest first (empty without).'),
+  }),
 );
 
 /** §session/import */
@@ -309,4 +451,63 @@ export const SessionImportResult = named(
         'Lines left out that a reader may want to know about (a record type this server does not know), each naming its line.',
       ),
   }),
+);
+
+/** §session/subscribe */
+export const SessionSubscribeParams = named(
+  'SessionSubscribeParams',
+  'Params of `session/subscribe` (§10.11): watch a session that runs elsewhere — in another server sharing the store — live, and answer its approvals and questions. Since 0.3.0.',
+  z.object({
+    sessionId,
+    afterSeq: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'First send, as `phase` notifications, every saved phase with a `seq` above this one, then the live ones: each `seq` once, in order, without a gap. Default 0: the whole session.',
+      ),
+    answer: z
+      .boolean()
+      .optional()
+      .describe(
+        "Be sent the session's `approve` and `ask` requests too (only those the client declared it can answer, `capabilities.approve` / `capabilities.ask`). Default true; false only watches.",
+      ),
+  }),
+);
+
+export const SessionSubscribeResult = named(
+  'SessionSubscribeResult',
+  'Result of `session/subscribe`, sent when the subscription ends (`session/unsubscribe`). Cancelling the request also ends it. Since 0.3.0.',
+  z.object({
+    replayedPhases: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Phases sent from the store, the ones the client had missed.'),
+    livePhases: z.number().int().nonnegative().describe('Phases sent as the session ran.'),
+    lastSeq: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('The `seq` of the last phase sent (`afterSeq` if none).'),
+    answered: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("The session's approvals and questions this client's answer decided."),
+  }),
+);
+
+/** §session/unsubscribe */
+export const SessionUnsubscribeParams = named(
+  'SessionUnsubscribeParams',
+  'Params of `session/unsubscribe`. Since 0.3.0.',
+  z.object({ sessionId }),
+);
+
+export const SessionUnsubscribeResult = named(
+  'SessionUnsubscribeResult',
+  'Result of `session/unsubscribe`: whether there was a subscription to end; its `session/subscribe` request is answered. Since 0.3.0.',
+  z.object({ unsubscribed: z.boolean() }),
 );

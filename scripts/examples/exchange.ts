@@ -28,11 +28,12 @@ const VOLATILE_IDS = [
   { pattern: /\bses_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, prefix: 'ses_' },
   { pattern: /\brun_[0-9a-f]{8,}\b/g, prefix: 'run_' },
   { pattern: /\bchg_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, prefix: 'chg_' },
+  { pattern: /\bevt_[0-9a-f]{8}\b/g, prefix: 'evt_' },
 ];
 
 /**
- * Replaces a real exchange's volatile values by placeholders (`out`) and back (`in`): session, run
- * and file-change ids become `ses_1`, `run_1`, `chg_1`… in order of first appearance, times become EXAMPLE_TIME and command durations EXAMPLE_DURATION, the
+ * Replaces a real exchange's volatile values by placeholders (`out`) and back (`in`): session, run,
+ * file-change and event ids become `ses_1`, `run_1`, `chg_1`, `evt_1`… in order of first appearance, times become EXAMPLE_TIME and command durations EXAMPLE_DURATION, the
  * workspace and home paths become EXAMPLE_WORKSPACE and EXAMPLE_HOME.
  */
 export class Normaliser {
@@ -72,7 +73,7 @@ export class Normaliser {
   in(message: Json): Json {
     const text = JSON.stringify(message)
       .replaceAll(EXAMPLE_WORKSPACE, this.workspace)
-      .replace(/\b(?:ses|run|chg)_\d+\b/g, (placeholder) => this.#toReal.get(placeholder) ?? placeholder);
+      .replace(/\b(?:ses|run|chg|evt)_\d+\b/g, (placeholder) => this.#toReal.get(placeholder) ?? placeholder);
     return JSON.parse(text) as Json;
   }
 }

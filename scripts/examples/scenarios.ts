@@ -232,6 +232,11 @@ const sessions: Scenario = {
     await call('session/resume', { sessionId, afterSeq: 1 });
     await call('session/export', { sessionId, format: 'markdown' });
     note(
+      '`session/rename` names the session (§10.12): `session/list` and `session/resume` show the name, and `session/resume` takes it in place of the id, answering with the id.',
+    );
+    await call('session/rename', { sessionId, name: 'readme-util' });
+    await call('session/resume', { sessionId: 'readme-util' });
+    note(
       "`session/compact` has the model summarise everything before the last `keepTurns` user turns, which stay word for word; the summary's tokens and cost count towards the session.",
     );
     await call('session/compact', { sessionId, keepTurns: 1 });
@@ -462,4 +467,238 @@ const importing: Scenario = {
   },
 };
 
-export const SCENARIOS: Scenario[] = [prompt, cancel, sessions, agents, models, editor, importing];
+const GREETINGS =
+  "export function greet(name: string) {\n  return 'Hello ' + name;\n}\n\n" +
+  '// Greetings are shown in the status line.\n// Keep them short.\n// One line each.\n\n' +
+  "export function farewell(name: string) {\n  return 'Bye ' + name;\n}\n";
+
+const approveEdit: Scenario = {
+  name: 'approve-edit',
+  files: { 'src/greet.ts': GREETINGS },
+  firstId: 2,
+  turns: [
+    {
+      match: as('executor'),
+      toolCalls: [
+        tool('toolu_01', 'write_file', {
+          path: 'src/greet.ts',
+          content: GREETINGS.replace("'Hello ' + name", '`Hello, ${name}!`').replace(
+            "'Bye ' + name",
+            '`Goodbye, ${name}.`',
+          ),
+        }),
+      ],
+      usage: { inputTokens: 900, outputTokens: 120 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [tool('toolu_02', 'run_command', { command: 'echo greet > checked.txt' })],
+      usage: { inputTokens: 1200, outputTokens: 25 },
+    },
+    {
+      match: as('executor'),
+      toolCalls: [
+        tool('toolu_03', 'task_completed', {
+          result: 'greet() uses a template string; farewell() is unchanged.',
+        }),
+      ],
+      usage: { inputTokens: 1350, outputTokens: 30 },
+    },
+  ],
+  async run({ client, note, call }) {
+    let asked = 0;
+    client.handle('approve', (params, message) => {
+      asked++;
+      const hunks = ((params.diff as Json | undefined)?.hunks ?? []) as Json[];
+      const result =
+        asked === 1
+          ? { decision: 'allow', hunks: [hunks[0]?.id] }
+          : asked === 2
+            ? { decision: 'allow', command: 'echo greet-and-farewell > checked.txt' }
+            : { decision: 'allow' };
+      return { jsonrpc: '2.0', id: message.id, result };
+    });
+    note(
+      "Approvals that edit (§7.3.2). The executor's change has two hunks, each with an `id`; the user allows only the first (`hunks`), so only greet() changes, and the model's next request says which hunk was applied and which was not, with their text. The executor then proposes a command; the user edits it before allowing (`command`). The edited command is a new command: the server checks it again and, since it is not read-only, asks again with the person's version before running it; the model is told what ran.",
+    );
+    await call('prompt', { text: 'Use template strings in src/greet.ts', agent: 'executor' });
+  },
+};
+
+/** A project's MCP server (§7.7): a small stdio program answering `initialize`, `tools/list` and `tools/call`. */
+const TICKETS_SERVER = `import { createInterface } from 'node:readline';
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+const getTicket = {
+  name: 'get_ticket',
+  description: 'Reads a ticket by its number.',
+  inputSchema: { type: 'object', properties: { number: { type: 'integer' } }, required: ['number'] },
+};
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    const { id, method, params } = JSON.parse(line);
+    if (id === undefined) return;
+    if (method === 'initialize')
+      send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'tickets', version: '1.0.0' } } });
+    else if (method === 'tools/list') send({ id, result: { tools: [getTicket] } });
+    else if (method === 'tools/call') send({ id, result: { content: [{ type: 'text', text: '#' + params.arguments.number + ': greet() should use a template string' }] } });
+    else send({ id, error: { code: -32601, message: 'no method ' + method } });
+  })
+  .on('close', () => process.exit(0));
+`;
+
+const mcp: Scenario = {
+  name: 'mcp',
+  files: {
+    '.mcp.json': `${JSON.stringify({ mcpServers: { tickets: { command: 'node', args: ['tools/mcp-tickets.mjs'], env: { TICKETS_TOKEN: '${TICKETS_TOKEN}' } } } }, null, 2)}\n`,
+    'tools/mcp-tickets.mjs': TICKETS_SERVER,
+  },
+  turns: [],
+  firstId: 2,
+  // A client with no person to ask (like `santra -p`): a project's server is never trusted.
+  capabilities: { approve: false, ask: false },
+  async run({ note, call }) {
+    note(
+      'MCP servers (§7.7). The workspace\'s `.mcp.json` defines a server. This client declared no `capabilities.approve`, so no person can trust that definition: the server is not started and `mcp/list` says why (`untrusted`). A client that can approve gets an `approve` of `kind: "trust"` once it has sent `initialized`, always `protected`, showing the definition as the file has it (`${TICKETS_TOKEN}` not expanded, so no secret is shown); once allowed, the server starts in the background and its tools (`mcp__tickets__get_ticket`) join the next prompt, each call asked with `kind: "mcp_tool"`.',
+    );
+    await call('mcp/list', {});
+  },
+};
+
+const hooks: Scenario = {
+  name: 'hooks',
+  files: {
+    '.santra/settings.json': `${JSON.stringify(
+      {
+        hooks: {
+          PostToolUse: [
+            {
+              matcher: 'Edit|Write',
+              hooks: [
+                { type: 'command', command: 'npx prettier --write "$CLAUDE_PROJECT_DIR"', timeout: 60 },
+              ],
+            },
+          ],
+        },
+      },
+      null,
+      2,
+    )}\n`,
+  },
+  turns: [],
+  firstId: 2,
+  // A client with no person to ask: a project's hooks are never trusted, so they never run.
+  capabilities: { approve: false, ask: false },
+  async run({ note, call }) {
+    note(
+      'Hooks (§7.8.1) in Claude Code\'s schema. This project\'s `.santra/settings.json` defines a PostToolUse hook; a project\'s hooks run only once a person trusted that exact content (an `approve` of `kind: "trust"`, `subject: "hooks"`), and this client cannot approve, so `hooks/list` shows it `trusted: false`. Hooks in the user\'s own config run without asking.',
+    );
+    await call('hooks/list', {});
+  },
+};
+
+const subscribing: Scenario = {
+  name: 'subscribe',
+  files: {},
+  firstId: 2,
+  turns: [{ text: ['The tests ', 'live in test/.'], usage: { inputTokens: 19, outputTokens: 6 } }],
+  async run({ client, note, call, nextId }) {
+    note(
+      '`session/subscribe` (§10.11) is how a second client joins a session that runs in another server sharing the store (`santra attach`). Here one server shows the part it can alone: a run, then a subscription from seq 2, whose missed phases come first.',
+    );
+    const run = await call('prompt', { text: 'Where are the tests?', mode: 'simple_chat' });
+    const sessionId = (run.result as Json).sessionId;
+    const id = nextId();
+    client.send({ jsonrpc: '2.0', id, method: 'session/subscribe', params: { sessionId, afterSeq: 2 } });
+    await client.next((m) => m.method === 'phase' && (m.params as Json).type === 'complete');
+    note(
+      'The subscription stays open, carrying the phases of the next runs too, until the client ends it with `session/unsubscribe`; then `session/subscribe` is answered with what it sent (`lastSeq` to go on from later).',
+    );
+    // Both answers are awaited as they come: the subscription's may come first.
+    const unsubscribe = nextId();
+    client.send({ jsonrpc: '2.0', id: unsubscribe, method: 'session/unsubscribe', params: { sessionId } });
+    await client.next((m) => m.id === unsubscribe && m.method === undefined);
+    await client.next((m) => m.id === id && m.method === undefined);
+  },
+};
+
+const rewinding: Scenario = {
+  name: 'rewind',
+  files: {},
+  firstId: 2,
+  turns: [
+    { text: 'Use a template string.', usage: { inputTokens: 14, outputTokens: 5 } },
+    { text: 'It prints "Hello, world".', usage: { inputTokens: 30, outputTokens: 7 } },
+  ],
+  async run({ call, note }) {
+    note(
+      '`session/prompts` and `session/rewind` (§10.13): two prompts, then back to just before the second. The result gives its text back for the client to put where the user types; the next prompt sends the model only what came before it.',
+    );
+    const first = await call('prompt', { text: 'How should greet() build its string?', mode: 'simple_chat' });
+    const sessionId = (first.result as Json).sessionId;
+    await call('prompt', { text: 'What does it print?', sessionId, mode: 'simple_chat' });
+    const listed = await call('session/prompts', { sessionId });
+    const second = ((listed.result as Json).prompts as Json[])[1] as Json;
+    await call('session/rewind', { sessionId, runId: second.runId });
+    note(
+      '`session/event` (§10.14): an event for the idle session is shown as an `event` phase and saved in its conversation; the model reads it with the next prompt, framed as untrusted data.',
+    );
+    await call('session/event', {
+      sessionId,
+      text: 'CI: build 41 failed in test/greet.test.js',
+      source: 'ci',
+    });
+  },
+};
+
+const RELEASE_NOTES_SKILL = [
+  '---',
+  'name: release-notes',
+  "description: Writes release notes from the git log in the team's format. Use when asked for release notes.",
+  '---',
+  '',
+  '# Release notes',
+  '',
+  '1. Run `git log --oneline $(git describe --tags --abbrev=0)..HEAD`.',
+  '2. Group the changes under Added, Changed and Fixed, as in template.md.',
+  '',
+].join('\n');
+
+const skillsAndMemory: Scenario = {
+  name: 'skills',
+  files: {
+    '.santra/skills/release-notes/SKILL.md': RELEASE_NOTES_SKILL,
+    '.santra/skills/release-notes/template.md': '## Added\n\n## Changed\n\n## Fixed\n',
+    '.claude/skills/deploy/SKILL.md': '---\ndescription: Deploys the site.\n---\nRun make deploy.\n',
+  },
+  turns: [],
+  firstId: 2,
+  async run({ note, call }) {
+    note(
+      'Skills (§7.9): `skills/list` answers the skills of the user and of the project (`.santra/skills/`, `.claude/skills/`) in the Agent Skills format, each with where it comes from, and every SKILL.md that was skipped with what to fix. Only names and descriptions reach the model; it loads a skill with the `load_skill` tool when a task calls for it.',
+    );
+    await call('skills/list', {});
+    note(
+      "Memory (§7.10): `memory/add` adds a fact to the project's memory file, secrets redacted before anything is written (here an AWS key id in its published format); `memory/show` answers both files and where they are. The files reach the model on each prompt's message, after the cached prefix.",
+    );
+    await call('memory/add', {
+      text: 'Release builds run make release; the CI key AKIAIOSFODNN7EXAMPLE is in the vault',
+    });
+    await call('memory/show', {});
+  },
+};
+
+export const SCENARIOS: Scenario[] = [
+  prompt,
+  cancel,
+  sessions,
+  agents,
+  models,
+  editor,
+  importing,
+  approveEdit,
+  mcp,
+  hooks,
+  skillsAndMemory,
+  subscribing,
+  rewinding,
+];

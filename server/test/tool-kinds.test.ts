@@ -29,6 +29,7 @@ describe('tool kinds', () => {
       'grep_search',
       'list_dir',
       'read_file',
+      'shell_read',
     ]);
   });
 

@@ -42,6 +42,7 @@ switch (command.action) {
       clientVersion: packageJson.version,
       typedAhead,
       ...(command.resume === undefined ? {} : { resume: command.resume }),
+      ...(command.permissionMode === undefined ? {} : { permissionMode: command.permissionMode }),
       ...(server === undefined ? {} : { server }),
     });
     process.stdout.write('', () => process.exit(code));
@@ -109,6 +110,58 @@ switch (command.action) {
     }
     const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
     const code = await runImport(options, { serverPath, clientVersion: packageJson.version });
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
+  case 'mcp': {
+    const { parseMcpArgs, runMcp } = await import('./print/mcp-command.ts');
+    const options = parseMcpArgs(command.args, process.cwd());
+    if ('error' in options) {
+      process.stderr.write(`santra: ${options.error}\nRun santra --help for usage.\n`);
+      process.exitCode = EXIT.usage;
+      break;
+    }
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const code = await runMcp(options, { serverPath, clientVersion: packageJson.version });
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
+  case 'knowledge': {
+    const { parseKnowledgeArgs, runKnowledge } = await import('./print/knowledge-command.ts');
+    const options = parseKnowledgeArgs(command.what, command.args, process.cwd());
+    if ('error' in options) {
+      process.stderr.write(`santra: ${options.error}\nRun santra --help for usage.\n`);
+      process.exitCode = EXIT.usage;
+      break;
+    }
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const code = await runKnowledge(options, { serverPath, clientVersion: packageJson.version });
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
+  case 'attach': {
+    const { parseAttachArgs, runAttach } = await import('./attach/attach-command.ts');
+    const options = parseAttachArgs(command.args, process.cwd());
+    if ('error' in options) {
+      process.stderr.write(`santra: ${options.error}\nRun santra --help for usage.\n`);
+      process.exitCode = EXIT.usage;
+      break;
+    }
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const code = await runAttach(options, { serverPath, clientVersion: packageJson.version });
+    process.stdout.write('', () => process.exit(code));
+    break;
+  }
+  case 'send': {
+    const { parseSendArgs, runSend } = await import('./send/send-command.ts');
+    const options = parseSendArgs(command.args, process.cwd());
+    if ('error' in options) {
+      process.stderr.write(`santra: ${options.error}\nRun santra --help for usage.\n`);
+      process.exitCode = EXIT.usage;
+      break;
+    }
+    const serverPath = fileURLToPath(new URL('./santra-server.js', import.meta.url));
+    const code = await runSend(options, { serverPath, clientVersion: packageJson.version });
     process.stdout.write('', () => process.exit(code));
     break;
   }

@@ -100,7 +100,7 @@ describe('the approval overlay', () => {
     assert.match(frame, / {2}2 \+ line 1/);
     assert.match(
       frame,
-      /\[y\] allow {2}\[a\] allow all {2}\[r\/n\] reject {2}\[f\] feedback {2}\[e\] whole diff/,
+      /\[y\] allow {2}\[a\] allow all {2}\[r\/n\] reject {2}\[f\] feedback {2}\[p\] whole diff/,
     );
   });
 
@@ -201,12 +201,12 @@ describe('the approval overlay', () => {
     assert.deepEqual(view.answers, [{ decision: 'reject' }]);
   });
 
-  test('a long diff is cut to the rows there are, with "… N more lines", and e prints it whole', async () => {
+  test('a long diff is cut to the rows there are, with "… N more lines", and p prints it whole', async () => {
     const view = approval(fileChange(50), 12);
     await view.shows(/… \d+ more lines/);
     const frame = view.frame();
     assert.ok(frame.split('\n').length <= 12, frame);
-    const more = /… (\d+) more lines \(PgUp\/PgDn: scroll · e: print the whole diff above\)/.exec(frame);
+    const more = /… (\d+) more lines \(PgUp\/PgDn: scroll · p: print the whole diff above\)/.exec(frame);
     assert.ok(more !== null, frame);
     const lines = (text: string) =>
       text
@@ -227,10 +227,10 @@ describe('the approval overlay', () => {
     for (let i = 0; i < 10; i++) view.press(PAGE_UP);
     await view.hides('lines above');
     assert.deepEqual(lines(view.frame()), shown);
-    view.press('e');
+    view.press('p');
     await view.until(() => view.printed() > 0, 'the whole diff printed');
     assert.equal(view.printed(), 1);
-    // No key of these answered: the last, e, came after them all.
+    // No key of these answered: the last, p, came after them all.
     assert.deepEqual(view.answers, []);
   });
 
@@ -252,7 +252,7 @@ describe('the approval overlay', () => {
     assert.match(frame, /! protected location \(git's internals\): asked every time/);
     assert.match(frame, /\$ rm -rf \.git\/hooks/);
     assert.match(frame, /in \/home\/ada\/project/);
-    assert.doesNotMatch(frame, /\[e\] whole diff/);
+    assert.doesNotMatch(frame, /\[p\] whole diff/);
   });
 
   test('a protected location offers no "allow all": it is asked every time', async () => {
@@ -278,7 +278,7 @@ describe('the approval overlay', () => {
     await view.shows(/Undo · this file changed since the agent wrote it: put it back anyway\?/);
     const frame = view.frame();
     assert.doesNotMatch(frame, /session\/undo|Approval ·|feedback|\[f\]/);
-    assert.match(frame, /\[y\] allow {2}\[a\] allow all {2}\[r\/n\] reject {2}\[e\] whole diff/);
+    assert.match(frame, /\[y\] allow {2}\[a\] allow all {2}\[r\/n\] reject {2}\[p\] whole diff/);
     view.press('f');
     view.press('n');
     await view.answered();

@@ -29,6 +29,8 @@ const TOOLS = {
   askUser: 'ask_user',
   spawnAgent: 'spawn_agent',
   taskCompleted: 'task_completed',
+  exitPlanMode: 'exit_plan_mode',
+  loadSkill: 'load_skill',
 } as const;
 
 /** A model turn that calls one tool. */
@@ -51,6 +53,8 @@ export interface AskUserArgs {
 const AGENTS = { executor: 'executor', reader: 'reader' } as const;
 
 export const SANTRA_PROFILE = {
+  /** The model the profile's environment names, as `provider/model` (the fallback scenario's first). */
+  model: SANTRA_MODEL,
   agents: AGENTS,
   tools: TOOLS,
   /** `prompt` params whose top agent is `executor`. */
@@ -74,6 +78,14 @@ export const SANTRA_PROFILE = {
   strReplace: (args: { path: string; oldStr: string; newStr: string }) => call(TOOLS.strReplace, args),
   askUser: (args: AskUserArgs) => call(TOOLS.askUser, args),
   spawnAgent: (args: { agentId: string; task: string }) => call(TOOLS.spawnAgent, args),
+  /** The top agent of `agentTask` presents a plan (plan mode, §7.8). */
+  exitPlanMode: (args: { plan: string }) => call(TOOLS.exitPlanMode, args),
+  /** Loads a skill by name (§7.9); the executor has the tool when the workspace has a skill. */
+  loadSkill: (args: { name: string }) => call(TOOLS.loadSkill, args),
+  /** Where a project's skills are found (§7.9): `<workspace>/<skillsDir>/<name>/SKILL.md`. */
+  skillsDir: '.santra/skills',
+  /** The project memory file (§7.10), relative to the workspace. */
+  projectMemory: '.santra/memory.md',
 };
 
 export type SantraProfile = typeof SANTRA_PROFILE;

@@ -305,4 +305,142 @@ const oversizedAnswer: Scenario = {
   },
 };
 
-export const APPROVE: Scenario[] = [allow, allowAll, command, reject, noCapability, move, oversizedAnswer];
+/** Twelve lines: a change of the first and of the last makes two hunks. */
+const TWELVE = Array.from({ length: 12 }, (_, i) => `santra-conformance-line-${i + 1}`).join('\n') + '\n';
+const BOTH_ENDS = TWELVE.replace('line-1\n', 'line-1-changed\n').replace('line-12\n', 'line-12-changed\n');
+const hunkIds = (request: Json | undefined): string[] =>
+  (((request?.diff as Json | undefined)?.hunks ?? []) as Json[]).map((hunk) => str(hunk.id));
+
+const someHunks: Scenario = {
+  name: 'approve: allow some hunks (ids, only those written, an unknown id, the model told)',
+  profile: 'santra',
+  covers: ['SANTRA-APPROVE-021', 'SANTRA-APPROVE-022', 'SANTRA-APPROVE-023'],
+  async run(ctx) {
+    const { santra } = ctx;
+    ctx.writeFile('two.txt', TWELVE);
+    ctx.writeFile('bad.txt', TWELVE);
+    const server = await ctx.open();
+    let asked = 0;
+    const seen = answering(server, (params) => {
+      asked++;
+      const ids = hunkIds(params);
+      // 1: reject (to see the ids again); 2: the last hunk only; 3: a known id and an unknown one.
+      if (asked === 1) return { decision: 'reject' };
+      if (asked === 2) return { decision: 'allow', hunks: [ids[1]] };
+      return { decision: 'allow', hunks: [ids[0], 'santra-conformance-no-such-hunk'] };
+    });
+    await ctx.script(
+      santra.writeFile({ path: 'two.txt', content: BOTH_ENDS }),
+      santra.writeFile({ path: 'two.txt', content: BOTH_ENDS }),
+      santra.writeFile({ path: 'bad.txt', content: BOTH_ENDS }),
+      { text: 'Done.' },
+    );
+    const run = await prompt(server, santra.executor('Change both ends of two files'));
+    const [first, second] = [hunkIds(seen[0]), hunkIds(seen[1])];
+    ctx.check(
+      'SANTRA-APPROVE-021',
+      first.length === 2 &&
+        first.every((id) => id !== '') &&
+        new Set(first).size === 2 &&
+        JSON.stringify(first) === JSON.stringify(second),
+      `hunk ids of the same change asked twice: ${JSON.stringify(first)}, ${JSON.stringify(second)}`,
+    );
+    const results = toolResults(run.phases);
+    const told = sentToModel(ctx.anthropic.requests, 2);
+    ctx.check(
+      'SANTRA-APPROVE-022',
+      fileIn(ctx, 'two.txt') === TWELVE.replace('line-12\n', 'line-12-changed\n') &&
+        results[1]?.status === 'ok' &&
+        told.includes('line-1-changed') &&
+        told.includes('line-12-changed'),
+      `after allowing the second hunk only, ${describeFile(ctx, 'two.txt')}; the model was told of both hunks: ${told.includes('line-1-changed') && told.includes('line-12-changed')}`,
+    );
+    ctx.check(
+      'SANTRA-APPROVE-023',
+      fileIn(ctx, 'bad.txt') === TWELVE &&
+        results[2]?.status !== 'ok' &&
+        str(results[2]?.output).includes('santra-conformance-no-such-hunk'),
+      `an answer with an unknown hunk id: ${describeFile(ctx, 'bad.txt')}; tool_result ${JSON.stringify(results[2]).slice(0, 400)}`,
+    );
+  },
+};
+
+const edited: Scenario = {
+  name: "approve: allow the person's version of a file, re-checked against the disk",
+  profile: 'santra',
+  covers: ['SANTRA-APPROVE-024', 'SANTRA-APPROVE-025'],
+  async run(ctx) {
+    const { santra } = ctx;
+    ctx.writeFile('mine.txt', TWELVE);
+    ctx.writeFile('moved.txt', TWELVE);
+    const server = await ctx.open();
+    const mine = BOTH_ENDS.replace('line-1-changed', 'line-1-santra-conformance-person');
+    const typed = TWELVE.replace('line-5\n', 'line-5-typed-meanwhile\n');
+    let asked = 0;
+    const seen = answering(server, (params) => {
+      asked++;
+      if (params.path === 'moved.txt' && asked === 2) {
+        // The user changes the file on disk while the approval waits, then allows an edited version.
+        ctx.writeFile('moved.txt', typed);
+      }
+      return params.path === 'moved.txt' && asked > 2
+        ? { decision: 'reject' }
+        : { decision: 'allow', content: mine };
+    });
+    await ctx.script(
+      santra.writeFile({ path: 'mine.txt', content: BOTH_ENDS }),
+      santra.writeFile({ path: 'moved.txt', content: BOTH_ENDS }),
+      { text: 'Done.' },
+    );
+    await prompt(server, santra.executor('Change both ends'));
+    const told = sentToModel(ctx.anthropic.requests, 1);
+    ctx.check(
+      'SANTRA-APPROVE-024',
+      fileIn(ctx, 'mine.txt') === mine && told.includes('line-1-santra-conformance-person'),
+      `after allow with content, ${describeFile(ctx, 'mine.txt')}; the model was told of the person's line: ${told.includes('line-1-santra-conformance-person')}`,
+    );
+    ctx.check(
+      'SANTRA-APPROVE-025',
+      fileIn(ctx, 'moved.txt') === typed,
+      `the file changed on disk before the answer, and the change asked again was rejected: ${describeFile(ctx, 'moved.txt')} (${seen.length} approve requests)`,
+    );
+  },
+};
+
+const editedCommand: Scenario = {
+  name: "approve: allow the person's version of a command, a new command asked again",
+  profile: 'santra',
+  covers: ['SANTRA-APPROVE-026'],
+  async run(ctx) {
+    const { santra } = ctx;
+    const server = await ctx.open();
+    const seen = answering(server, (params) =>
+      params.command === 'echo model > model-ran.txt'
+        ? { decision: 'allow', command: 'echo person > person-ran.txt' }
+        : { decision: 'allow' },
+    );
+    await ctx.script(santra.runCommand({ command: 'echo model > model-ran.txt' }), { text: 'Done.' });
+    await prompt(server, santra.executor('Run it'));
+    ctx.check(
+      'SANTRA-APPROVE-026',
+      seen.length === 2 &&
+        seen[1]?.command === 'echo person > person-ran.txt' &&
+        fileIn(ctx, 'model-ran.txt') === undefined &&
+        fileIn(ctx, 'person-ran.txt') === 'person\n',
+      `approve requests: ${JSON.stringify(seen.map((p) => p.command))}; ${describeFile(ctx, 'model-ran.txt')}; ${describeFile(ctx, 'person-ran.txt')}`,
+    );
+  },
+};
+
+export const APPROVE: Scenario[] = [
+  allow,
+  allowAll,
+  command,
+  reject,
+  noCapability,
+  move,
+  oversizedAnswer,
+  someHunks,
+  edited,
+  editedCommand,
+];

@@ -9,9 +9,17 @@ import { FILES } from './files.ts';
 import { FRAMING } from './framing.ts';
 import { IMPORT } from './import.ts';
 import { LIFECYCLE } from './lifecycle.ts';
+import { LIVE } from './live.ts';
+import { MCP } from './mcp.ts';
+import { MODES } from './modes.ts';
+import { FALLBACK_SCENARIOS } from './fallback.ts';
+import { NAMES } from './names.ts';
+import { REWIND } from './rewind.ts';
+import { EVENTS } from './events.ts';
 import { RUNS } from './runs.ts';
 import { SANDBOX } from './sandbox.ts';
 import { SESSIONS } from './sessions.ts';
+import { SKILLS } from './skills.ts';
 
 export const SCENARIOS: Scenario[] = [
   ...FRAMING,
@@ -23,7 +31,15 @@ export const SCENARIOS: Scenario[] = [
   ...ASK,
   ...FILES,
   ...COST,
+  ...MODES,
+  ...MCP,
+  ...SKILLS,
   ...CATALOG,
+  ...FALLBACK_SCENARIOS,
   ...SESSIONS,
+  ...NAMES,
+  ...REWIND,
+  ...EVENTS,
   ...IMPORT,
+  ...LIVE,
 ];

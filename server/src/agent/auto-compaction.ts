@@ -85,6 +85,8 @@ export interface AutoCompaction {
   prefix?: ConversationPrefix;
   /** The run's account for a compaction: the summary is paid from the session's budget. */
   budget?: BudgetAccount;
+  /** Runs before the summary is asked for: the user's PreCompact hooks (trigger `auto`). */
+  beforeCompact?: () => Promise<void>;
 }
 
 /** Compacts the session first when its conversation has passed `compactAt` of the window. */
@@ -99,6 +101,7 @@ export async function compactIfNeeded(auto: AutoCompaction): Promise<void> {
     type: 'status',
     text: `The conversation is about ${groupDigits(size)} tokens, ${share}% of ${model.id}'s context window of ${groupDigits(model.contextWindow)} (compaction starts at ${Math.round(auto.compactAt * 100)}%): summarising its older part before this prompt.`,
   });
+  await auto.beforeCompact?.();
   const result = await compactSession({
     session,
     model,

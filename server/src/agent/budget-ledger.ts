@@ -46,10 +46,24 @@ export interface LedgerOptions {
   refusalMessage: (question: BudgetQuestion) => string;
 }
 
+/** What one model spent of a run. */
+export interface ModelSpend {
+  /** provider/id */
+  model: string;
+  usage: Usage;
+  costUsd: number;
+}
+
+function modelRef(model: ModelSpec): string {
+  return `${model.provider}/${model.id}`;
+}
+
 /** What a model call cost, and where the run and the session stand after it (a `usage` phase). */
 export interface SpendReport {
   usage: Usage;
   costUsd: number;
+  /** The model that made the call, when it is not the run's own (a fallback model). */
+  model?: string;
   runUsage: Usage;
   runCostUsd: number;
   sessionCostUsd: number;
@@ -91,6 +105,7 @@ export class SpendLedger {
   /** Spent outside the run's agents (compaction): the session's, not the run's. */
   #sessionExtraUsd = 0;
   #reservedUsd = 0;
+  readonly #byModel = new Map<string, { usage: Usage; costUsd: number }>();
   #reservedRunUsd = 0;
   /** Why the budget stopped the run: once one call is refused, every later one is. */
   #stopped: string | undefined;
@@ -129,6 +144,20 @@ export class SpendLedger {
 
   get runCostUsd(): number {
     return this.#runCostUsd;
+  }
+
+  /**
+   * The run's usage and cost per model (provider/id), in the order the models were first called;
+   * more than one entry only when a fallback model answered some calls (agent/fallback.ts).
+   */
+  get byModel(): ModelSpend[] {
+    return [...this.#byModel.entries()].map(([model, spend]) => ({ model, ...spend }));
+  }
+
+  #countByModel(model: ModelSpec, usage: Usage, cost: number): void {
+    const ref = modelRef(model);
+    const before = this.#byModel.get(ref) ?? { usage: EMPTY_USAGE, costUsd: 0 };
+    this.#byModel.set(ref, { usage: addUsage(before.usage, usage), costUsd: before.costUsd + cost });
   }
 
   /** Usage and cost of `agentId` and every agent it started, directly or not. */
@@ -184,7 +213,8 @@ export class SpendLedger {
 
   /** Whether `request` can be made now (perhaps with less output), must wait, or cannot be paid. */
   #decide(agentId: string, account: Account, request: ModelRequest): Decision {
-    const pricing = this.#options.model.pricing;
+    // Each call at its own model's prices: a fallback model's (agent/fallback.ts) may differ.
+    const pricing = request.model.pricing;
     if (pricing === undefined || this.#limits.length === 0) return { kind: 'go', request, worstUsd: 0 };
     const inputUsd =
       (this.#inputTokens(account, request) * Math.max(pricing.input, pricing.cacheWrite ?? 0)) / 1e6;
@@ -245,13 +275,16 @@ export class SpendLedger {
           this.#record(account, decision.request, usage);
           for (const wake of this.#waiters.splice(0)) wake();
         }
-        return this.#report(usage);
+        return this.#report(decision.request.model, usage);
       },
     };
   }
 
   #record(account: Account, request: ModelRequest, usage: Usage): void {
-    const cost = costUsd(this.#options.model, usage);
+    const cost = costUsd(request.model, usage);
+    // A call that failed before the provider took it (nothing counted) is no model's share.
+    const counted = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+    if (!account.sessionOnly && counted > 0) this.#countByModel(request.model, usage, cost);
     account.usage = addUsage(account.usage, usage);
     account.costUsd += cost;
     if (usage.estimated !== true)
@@ -267,12 +300,14 @@ export class SpendLedger {
     this.#runCostUsd += cost;
   }
 
-  #report(usage: Usage): SpendReport {
+  #report(model: ModelSpec, usage: Usage): SpendReport {
     const ratio = cacheHitRatio(this.#runUsage);
     const budget = this.status();
+    const own = model.id === this.#options.model.id && model.provider === this.#options.model.provider;
     return {
       usage,
-      costUsd: costUsd(this.#options.model, usage),
+      costUsd: costUsd(model, usage),
+      ...(own ? {} : { model: modelRef(model) }),
       runUsage: this.#runUsage,
       runCostUsd: this.#runCostUsd,
       sessionCostUsd: this.#spent('session'),

@@ -26,7 +26,7 @@ Delegate with spawn_agent (one task) or spawn_agents (independent tasks in paral
 - executor: changes files and runs commands (every change is approved by the user).
 - reviewer: reviews a change or a piece of code for bugs and risks.
 - thinker: reasons about a hard design or debugging question, without tools.
-Give each agent a self-contained task and the context it needs (paths, findings so far): it does not see your conversation beyond what you pass. Use ask_user only when a decision is truly the user's. When the work is done, call task_completed with the answer for the user: what changed, where, and how to verify it.`;
+Give each agent a self-contained task and the context it needs (paths, findings so far): it does not see your conversation beyond what you pass. For long work you need not wait on, spawn_agent with background: true returns at once: go on, steer it with agent_steer, and read its result with agent_collect (agent_status shows how it does); you cannot finish while one runs, so collect or cancel (agent_cancel) each. Use ask_user only when a decision is truly the user's. When the work is done, call task_completed with the answer for the user: what changed, where, and how to verify it.`;
 
 function worker(
   id: string,
@@ -47,6 +47,18 @@ function worker(
 }
 
 export const EDIT_TOOLS = ['write_file', 'str_replace', 'multi_edit', 'delete_file', 'move_file'];
+
+/** The interactive terminal sessions (tools/shell-tools.ts): the executor's, beside run_command. */
+export const SHELL_TOOLS = ['shell_start', 'shell_send', 'shell_read', 'shell_end'];
+
+/** The tools over background agents (agent/background.ts): the orchestrator's, who starts them. */
+export const BACKGROUND_AGENT_TOOLS = [
+  'agent_status',
+  'agent_steer',
+  'agent_collect',
+  'agent_resume',
+  'agent_cancel',
+];
 
 /** The prompt of the single agent that answers simple_chat and direct_answer routes, with no tools. */
 export const DIRECT_PROMPT = `You are Santra, an AI coding assistant in the terminal. Answer directly and concisely from your own knowledge, in Markdown where it helps. You have no tools in this mode; if the question needs the user's files, say which files you would need to look at.`;
@@ -72,7 +84,19 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     name: 'Orchestrator',
     description: 'Plans the task and delegates it to the other agents.',
     systemPrompt: ORCHESTRATOR_PROMPT,
-    toolNames: ['spawn_agent', 'spawn_agents', 'ask_user', 'task_completed', 'set_output'],
+    // mcp__*: the user's MCP servers' tools (the orchestrator and the executor get them, as in Claude Code).
+    toolNames: [
+      'spawn_agent',
+      'spawn_agents',
+      ...BACKGROUND_AGENT_TOOLS,
+      'ask_user',
+      'exit_plan_mode',
+      'task_completed',
+      'set_output',
+      // load_skill: the skills' instructions (skills/); only their names are in the system prompt.
+      'load_skill',
+      'mcp__*',
+    ],
     canBeSpawned: false,
     source: 'builtin',
   },
@@ -88,14 +112,23 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     'Reader',
     'Reads and searches code and reports what it finds.',
     'You read files and search code to answer a question about them. Quote the relevant lines with their paths and line numbers.',
-    ['read_file', 'grep_search', 'find_file', 'task_completed', 'set_output'],
+    ['read_file', 'grep_search', 'find_file', 'load_skill', 'task_completed', 'set_output'],
   ),
   worker(
     'executor',
     'Executor',
     'Changes files and runs commands.',
     'You make the changes you are asked for and run commands to check them. Read a file before editing it; prefer small, exact edits (str_replace, multi_edit) over rewriting files. Every change and command is shown to the user for approval; if one is rejected, do not retry it unchanged.',
-    ['read_file', ...EDIT_TOOLS, 'run_command', 'task_completed', 'set_output'],
+    [
+      'read_file',
+      ...EDIT_TOOLS,
+      'run_command',
+      ...SHELL_TOOLS,
+      'load_skill',
+      'task_completed',
+      'set_output',
+      'mcp__*',
+    ],
   ),
   worker(
     'reviewer',

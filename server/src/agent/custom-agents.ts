@@ -11,6 +11,7 @@ import { AgentFile, MAX_AGENT_FILE_BYTES } from '#protocol';
 import { parseJsonc } from '../config/jsonc.ts';
 import { describeFsError, errorCode } from '../support/errno.ts';
 import { READ_ONLY_KINDS, type Tool } from '../tools/types.ts';
+import { namesMcpTools } from './tool-names.ts';
 
 /** An agent the runtime can run or spawn: a built-in one or one read from `.agents/`. */
 export interface AgentDefinition {
@@ -77,7 +78,7 @@ export function agentFileSchema(knownTools: ReadonlySet<string>, builtInIds: Rea
     toolNames: z
       .array(
         z.string().superRefine((name, ctx) => {
-          if (!knownTools.has(name))
+          if (!knownTools.has(name) && !namesMcpTools(name))
             ctx.addIssue({ code: 'custom', message: unknownToolMessage(name, knownTools) });
         }),
       )

@@ -18,6 +18,8 @@ import {
 } from '../providers/stream.ts';
 import type { Effort, ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 import type { SessionApprovals } from '../approval/gate.ts';
+import { modeRefusal } from '../approval/permission-mode.ts';
+import type { AgentHooks } from '../hooks/agent-hooks.ts';
 import {
   type AgentControl,
   PARALLEL_KINDS,
@@ -27,7 +29,9 @@ import {
   type ToolResult,
   UNLISTED_KINDS,
 } from '../tools/types.ts';
+import type { AgentInbox } from './background.ts';
 import type { BudgetAccount } from './budget-ledger.ts';
+import type { FallbackChain, ModelChoice } from './fallback.ts';
 import type { AgentEvent } from './events.ts';
 import type { AssistantBlock, ChatMessage, ToolCallBlock, ToolResultBlock } from '../providers/messages.ts';
 import { type CallKey, callKey, RunToolCalls } from './tool-call-ids.ts';
@@ -73,6 +77,24 @@ export interface AgentRun {
   budget?: BudgetAccount;
   /** For the provider's prompt cache: the agent's line of requests, the history it shares. */
   cache?: CacheHints;
+  /** The user's hooks around each tool call and at the agent's end (hooks/agent-hooks.ts). */
+  hooks?: AgentHooks;
+  /**
+   * The run's model fallback chain (fallback.ts): each turn starts on the model it picks, and a
+   * failed turn the user saw nothing of is made again on the next model. Absent: the model only.
+   */
+  fallback?: FallbackChain;
+  /**
+   * What reaches the agent between turns (background.ts): guidance sent while it works (a user
+   * message before its next model call), and why it may not end yet (agents it started still
+   * run), which sends it back to work like a Stop hook. Absent: nothing.
+   */
+  inbox?: AgentInbox;
+  /**
+   * Names this run's calls where the agent id does not tell them apart, for "a call runs at most
+   * once" (tool-call-ids.ts): a resumed background agent's later runs. Default: the agent id.
+   */
+  callScope?: string;
 }
 
 export interface AgentOutcome {
@@ -99,7 +121,7 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
       definition = {
         name: tool.name,
         description: tool.description,
-        inputSchema: z.toJSONSchema(tool.parameters, { io: 'input' }),
+        inputSchema: tool.inputSchema ?? z.toJSONSchema(tool.parameters, { io: 'input' }),
       };
       definitionCache.set(tool, definition);
     }
@@ -110,12 +132,24 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
 export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
   const toolCalls = run.toolCalls ?? new RunToolCalls();
   toolCalls.reserveHistory(run.messages);
-  const definitions = toolDefinitions(run.tools);
+  // Asked again before each call: a tool found on demand (search_mcp_tools) is offered from then on.
+  const definitions = () => toolDefinitions(run.tools.filter((tool) => tool.deferred?.() !== true));
   let usage = EMPTY_USAGE;
+  /** A Stop hook already sent the agent back to work (Claude Code's `stop_hook_active`). */
+  let stopHookActive = false;
+  let current = run.fallback === undefined ? undefined : startingChoice(run, run.fallback);
   for (let turn = 1; turn <= run.limits.maxTurns; turn++) {
     if (run.signal.aborted) return finish(run, 'cancelled', '', usage, turn - 1);
+    if (run.fallback !== undefined && current !== undefined) {
+      const picked = run.fallback.pick();
+      if (picked.ref !== current.ref) {
+        run.emit({ type: 'status', level: 'warning', text: run.fallback.resumeNotice(current, picked) });
+        current = useModel(run, picked);
+      }
+    }
+    for (const text of run.inbox?.take() ?? []) append(run, userText(text));
     const inputMessages = run.messages.length;
-    const result = await paidTurn(run, modelRequest(run, definitions, turn), toolCalls);
+    const result = await paidTurn(run, modelRequest(run, definitions(), turn), toolCalls);
     if ('refused' in result) {
       if (result.cancelled || run.signal.aborted) return finish(run, 'cancelled', '', usage, turn - 1);
       run.emit({ type: 'error', message: result.refused, code: 'budget', retryable: false });
@@ -135,6 +169,18 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
           }
         : { failure: result.failure, text: result.shown }),
     });
+    // A failed turn the user saw nothing of is made again on the next model of the chain.
+    const fallback =
+      result.failure !== undefined && result.shown === '' && current !== undefined && !run.signal.aborted
+        ? run.fallback?.after(current, result.failure)
+        : undefined;
+    if (fallback !== undefined) {
+      run.emit({ type: 'status', level: 'warning', text: fallback.notice });
+      current = useModel(run, fallback.next);
+      turn--;
+      continue;
+    }
+    if (result.failure === undefined && current !== undefined) run.fallback?.succeeded(current);
     if (result.failure !== undefined) {
       if (result.shown !== '')
         append(run, { role: 'assistant', content: [{ type: 'text', text: result.shown }] });
@@ -153,6 +199,18 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     append(run, { role: 'assistant', content: result.content });
     const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
     if (calls.length === 0) {
+      // A Stop hook may send the agent back to work, with its reason as the next message.
+      const goOn = result.stopReason === 'end_turn' ? await run.hooks?.stop(stopHookActive) : undefined;
+      if (goOn !== undefined && !run.signal.aborted) {
+        stopHookActive = true;
+        append(run, { role: 'user', content: [{ type: 'text', text: `Stop hook feedback: ${goOn}` }] });
+        continue;
+      }
+      const held = result.stopReason === 'end_turn' ? run.inbox?.holdFinish() : undefined;
+      if (held !== undefined && !run.signal.aborted) {
+        append(run, userText(held));
+        continue;
+      }
       const stop = answerStop(result.stopReason);
       const notice = stopNotice(stop, result.stopDetail, run, result.shown.trim() !== '');
       // The notice is for the people and agents who read the answer; the model's history keeps
@@ -160,7 +218,33 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
       if (notice !== '') run.emit({ type: 'text', text: notice });
       return finish(run, 'completed', result.shown + notice, usage, turn, stop);
     }
-    const { results, final } = await executeCalls(run, calls, turn, toolCalls);
+    const executed = await executeCalls(run, calls, turn, toolCalls);
+    const { results } = executed;
+    let { final } = executed;
+    // An agent ending with a final answer (task_completed) passes its Stop hook too.
+    const goOn =
+      final !== undefined && executed.finalIndex !== undefined && !executed.stoppedByHook
+        ? await run.hooks?.stop(stopHookActive)
+        : undefined;
+    if (goOn !== undefined && executed.finalIndex !== undefined) {
+      stopHookActive = true;
+      const ended = results[executed.finalIndex] as ToolResultBlock;
+      results[executed.finalIndex] = {
+        ...ended,
+        output: `Not finished: a Stop hook sent you back to work: ${goOn}`,
+        isError: true,
+      };
+      final = undefined;
+    }
+    const held =
+      final !== undefined && executed.finalIndex !== undefined && !executed.stoppedByHook
+        ? run.inbox?.holdFinish()
+        : undefined;
+    if (held !== undefined && executed.finalIndex !== undefined) {
+      const ended = results[executed.finalIndex] as ToolResultBlock;
+      results[executed.finalIndex] = { ...ended, output: held, isError: true };
+      final = undefined;
+    }
     append(run, { role: 'user', content: results });
     const replacement = run.control?.messages;
     if (replacement !== undefined && run.control !== undefined) {
@@ -182,6 +266,26 @@ export async function runAgent(run: AgentRun): Promise<AgentOutcome> {
     retryable: false,
   });
   return finish(run, 'error', '', usage, run.limits.maxTurns);
+}
+
+/** The chain's entry for the model the agent was started on (its first), or the chain's first. */
+function startingChoice(run: AgentRun, chain: FallbackChain): ModelChoice {
+  return (
+    chain.choices.find(
+      (choice) => choice.model.id === run.model.id && choice.endpoint.id === run.endpoint.id,
+    ) ?? (chain.choices[0] as ModelChoice)
+  );
+}
+
+/** Makes the agent's next calls on `choice`. */
+function useModel(run: AgentRun, choice: ModelChoice): ModelChoice {
+  run.model = choice.model;
+  run.endpoint = choice.endpoint;
+  return choice;
+}
+
+function userText(text: string): ChatMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
 }
 
 /** Adds a message to the agent's conversation, and says so (the session saves the root agent's). */
@@ -407,7 +511,7 @@ async function executeCalls(
   calls: ToolCallBlock[],
   turn: number,
   toolCalls: RunToolCalls,
-): Promise<{ results: ToolResultBlock[]; final?: string }> {
+): Promise<{ results: ToolResultBlock[]; final?: string; finalIndex?: number; stoppedByHook?: true }> {
   const outcomes: ToolResult[] = [];
   const one = (call: ToolCallBlock, index: number): Promise<ToolResult> =>
     index >= run.limits.maxToolCallsPerResponse
@@ -417,7 +521,7 @@ async function executeCalls(
             'too_many_calls',
           ),
         )
-      : executeCall(run, call, callKey(run.agentId, turn, index), toolCalls);
+      : executeCall(run, call, callKey(run.callScope ?? run.agentId, turn, index), toolCalls);
   const parallel = (index: number) => {
     const call = calls[index];
     const kind = run.tools.find((tool) => tool.name === call?.name)?.kind;
@@ -431,9 +535,15 @@ async function executeCalls(
     index = end;
   }
   let final: string | undefined;
+  let finalIndex: number | undefined;
+  let stoppedByHook = false;
   const results = calls.map((call, index): ToolResultBlock => {
     const result = outcomes[index] as ToolResult;
-    if (result.final !== undefined) final = result.final;
+    if (result.final !== undefined) {
+      final = result.final;
+      finalIndex = index;
+      stoppedByHook ||= result.errorType === 'hook_stopped';
+    }
     return {
       type: 'tool_result',
       toolCallId: call.id,
@@ -442,7 +552,13 @@ async function executeCalls(
       isError: result.isError === true,
     };
   });
-  return final === undefined ? { results } : { results, final };
+  if (final === undefined) return { results };
+  return {
+    results,
+    final,
+    ...(finalIndex === undefined ? {} : { finalIndex }),
+    ...(stoppedByHook ? { stoppedByHook: true as const } : {}),
+  };
 }
 
 function refused(output: string, errorType: string): ToolResult {
@@ -516,6 +632,25 @@ async function resultOf(
   }
   if (!toolCalls.claim(key))
     return refused(`Not executed again: tool call ${call.id} has already run.`, 'duplicate_call');
+  // Plan mode is the session's, read at each call: no agent of the run can step around it.
+  const modeRefused = modeRefusal(run.approvals.mode, tool);
+  if (modeRefused !== undefined) return refused(modeRefused, 'plan_mode');
+  // The one place every tool call of every agent passes: the user's PreToolUse hooks here.
+  let args = parsed.data;
+  const before = run.hooks === undefined ? undefined : await run.hooks.beforeTool(call, args);
+  if (before?.deny !== undefined) return refused(before.deny, 'hook_denied');
+  if (before?.args !== undefined) {
+    const again = tool.parameters.safeParse(before.args);
+    if (!again.success)
+      return refused(
+        `A PreToolUse hook changed the input of ${tool.name} into invalid arguments (${again.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ')}); the call was not run.`,
+        'hook_invalid_input',
+      );
+    args = again.data;
+  }
+  if (run.signal.aborted)
+    return refused('Not run: the run was cancelled before this call started.', 'cancelled');
+  let result: ToolResult;
   try {
     const context = run.toolContext({
       sessionId: run.sessionId,
@@ -527,14 +662,40 @@ async function resultOf(
       emit: (event) => run.emit(event),
       ...(run.agents === undefined ? {} : { agents: run.agents }),
       ...(run.recorder === undefined ? {} : { recorder: run.recorder }),
+      ...(before?.decision === undefined ? {} : { hookDecision: before.decision }),
     });
-    return await tool.execute(parsed.data, context);
+    result = await tool.execute(args, context);
   } catch (error) {
-    return refused(
+    result = refused(
       `The tool failed: ${error instanceof Error ? error.message : String(error)}`,
       'tool_failure',
     );
   }
+  return withHooksAfter(run, call, args, result, before);
+}
+
+/** The call's result with what the hooks add: PreToolUse's context, PostToolUse's, a stop. */
+async function withHooksAfter(
+  run: AgentRun,
+  call: ToolCallBlock,
+  args: Record<string, unknown>,
+  result: ToolResult,
+  before: { context?: string; stop?: string } | undefined,
+): Promise<ToolResult> {
+  if (run.hooks === undefined) return result;
+  const after = run.signal.aborted
+    ? {}
+    : await run.hooks.afterTool(call, args, { output: result.output, isError: result.isError === true });
+  const notes = [before?.context, after.context].filter((text) => text !== undefined);
+  const output =
+    notes.length === 0
+      ? result.output
+      : `${result.output}\n\n${notes.map((note) => `Hook: ${note}`).join('\n')}`;
+  const stop = before?.stop ?? after.stop;
+  // `continue: false`: the agent ends here, its answer the hook's reason.
+  return stop === undefined
+    ? { ...result, output }
+    : { ...result, output, final: stop, errorType: result.errorType ?? 'hook_stopped' };
 }
 
 function summarizeArgs(args: Record<string, unknown>): string {

@@ -22,6 +22,7 @@ import { hold, openIdleSession } from '../sessions/occupancy.ts';
 import { COMPACTION_AGENT } from '../sessions/records.ts';
 import type { Session, SessionStore } from '../sessions/store.ts';
 import { titleOf } from '../sessions/summary.ts';
+import { settleEvents, takeEvents } from '../sessions/events.ts';
 import type { AgentEvent } from './events.ts';
 import { compactIfNeeded, reportedInput } from './auto-compaction.ts';
 import { ASSISTANT_AGENT, BUILTIN_AGENTS } from './builtin-agents.ts';
@@ -30,6 +31,7 @@ import type { SpendLedger } from './budget-ledger.ts';
 import type { AgentDefinition, LoadedAgents } from './custom-agents.ts';
 import { type AgentLimits, toolDefinitions } from './loop.ts';
 import { selectModel } from './model-selection.ts';
+import { type FallbackChain, fallbackChain, type ModelChoice } from './fallback.ts';
 import { ANSWER_KEPT } from './phase-stream.ts';
 import { checkContextPaths, describeContext } from './prompt-context.ts';
 import {
@@ -44,7 +46,13 @@ import { type ConversationPrefix, rememberedPrefix, rememberPrefix } from './sum
 import { runSwarm, type SwarmOutcome, type SwarmSettings } from './swarm.ts';
 import { environmentNote, workspaceNote } from './system-prompt.ts';
 import { interruptedNote } from './user-notes.ts';
+import { modeNote } from '../approval/permission-mode.ts';
+import { agentHooks } from '../hooks/agent-hooks.ts';
+import type { Hooks } from '../hooks/hooks.ts';
+import { preCompactHooks, promptHooks } from '../hooks/session-hooks.ts';
 import { fitText } from './wire-text.ts';
+import { listsTool } from './tool-names.ts';
+import { LOAD_SKILL_TOOL } from '../tools/load-skill.ts';
 
 export interface PromptDeps {
   sessions: SessionStore;
@@ -76,6 +84,18 @@ export interface PromptDeps {
    * Absent when the client does not answer questions: a spent budget then stops the run.
    */
   ask?: (params: AskParams, signal: AbortSignal) => Promise<string>;
+  /** The user's hooks (hooks/); absent: none run. */
+  hooks?: Hooks;
+  /**
+   * The skills' section of the system prompt for a model of that context (skills/listing.ts), for
+   * agents that may call load_skill, and status lines about skipped skill files; absent: none.
+   */
+  skills?: (contextWindow: number) => { listing: string | undefined; status: string[] };
+  /** The memory files (memory/): the note on the prompt's message, and what was remembered since the last run. */
+  memory?: {
+    note(messages: readonly ChatMessage[]): Promise<string | undefined>;
+    takeAdded(): string[];
+  };
 }
 
 export async function runPrompt(
@@ -84,6 +104,9 @@ export async function runPrompt(
   signal: AbortSignal,
 ): Promise<PromptResult> {
   const session = await openIdleSession(deps.sessions, params.sessionId);
+  // The mode is the session's: a prompt that names one sets it from now on (§7.8).
+  session.approvals.permissionMode =
+    params.permissionMode ?? session.approvals.permissionMode ?? deps.config.permissionMode;
   const runId = `run_${randomUUID().slice(0, 8)}`;
   const held = hold(session, signal);
   const events = new RunEvents({
@@ -117,20 +140,36 @@ export async function runPrompt(
     const ref = params.model ?? session.model ?? deps.defaultModel ?? deps.config.model;
     const selection = selectModel(deps.config, ref);
     if (!selection.ok) return modelUnavailable(session, runId, selection, emit);
+    // SessionStart and UserPromptSubmit hooks, before anything of the prompt reaches a model.
+    const hooked =
+      deps.hooks === undefined
+        ? { context: [] }
+        : await promptHooks(deps.hooks, params.text, hookScope(deps, session, held.signal, emit));
+    if ('blocked' in hooked) return promptBlocked(session, runId, hooked.blocked, emit);
     emit({ type: 'status', text: `Route: ${route.route} (${route.reason})` });
     const instructions = await deps.loadInstructions(startDir);
     announce(deps, params, selection, instructions, problems, emit);
+    const fallback = runFallback(deps, params, selection, emit);
     // The system prompt says nothing that changes from prompt to prompt (system-prompt.ts).
     const shared = [instructionsPrompt(instructions), workspaceNote(deps.workspaceRoot)]
       .filter((part) => part !== undefined)
       .join('\n\n');
-    const systemPrompt = (definition: AgentDefinition) => `${definition.systemPrompt}\n\n${shared}`;
+    // The skills' listing changes only when a skill does, so it may end the cached system prompt.
+    const skills = deps.skills?.(selection.model.contextWindow);
+    for (const text of [...(deps.memory?.takeAdded() ?? []), ...(skills?.status ?? [])])
+      emit({ type: 'status', text });
+    const systemPrompt = (definition: AgentDefinition) =>
+      skills?.listing !== undefined && listsTool(definition.toolNames, LOAD_SKILL_TOOL)
+        ? `${definition.systemPrompt}\n\n${shared}\n\n${skills.listing}`
+        : `${definition.systemPrompt}\n\n${shared}`;
     const ledger = promptLedger(deps, params, session, runId, selection.model, emit);
     const prefix = rootPrefix(deps, session.id, selection.model, root, systemPrompt(root));
+    // A compaction is made on the model the run starts on: a fallback while the model cools down.
+    const compactOn = fallback?.pick() ?? selection;
     await compactIfNeeded({
       session,
-      model: selection.model,
-      endpoint: selection.endpoint,
+      model: compactOn.model,
+      endpoint: compactOn.endpoint,
       stream: deps.stream,
       compactAt: deps.config.agent.compactAt,
       maxOutputTokens: deps.config.agent.maxOutputTokens,
@@ -138,8 +177,14 @@ export async function runPrompt(
       signal: held.signal,
       emit,
       // The summary is asked inside the conversation, as its last requests sent it (summary-request.ts).
-      prefix: rememberedPrefix(session, selection.model) ?? prefix,
+      prefix: rememberedPrefix(session, compactOn.model) ?? prefix,
       budget: ledger.account(COMPACTION_AGENT, { sessionOnly: true }),
+      ...(deps.hooks === undefined
+        ? {}
+        : {
+            beforeCompact: () =>
+              preCompactHooks(deps.hooks as Hooks, 'auto', '', hookScope(deps, session, held.signal, emit)),
+          }),
     });
     rememberPrefix(session, prefix);
     // The root's first call is reserved from what the provider counted of the conversation so far
@@ -158,7 +203,12 @@ export async function runPrompt(
       new Date(),
       nestedInstructionsText(instructions),
     );
-    startConversation(session, runId, params, selection.ref, deps.redactor, context, note);
+    // What is remembered goes on the message, after the cached prefix (memory/note.ts).
+    const memory = await deps.memory?.note(session.messages);
+    startConversation(session, runId, params, selection.ref, deps.redactor, context, note, [
+      ...(memory === undefined ? [] : [memory]),
+      ...hooked.context,
+    ]);
     const outcome = await runSwarm(
       {
         sessionId: session.id,
@@ -177,6 +227,20 @@ export async function runPrompt(
         approvals: session.approvals,
         recorder: events.recorder(),
         ledger,
+        events: () => takeEvents(session),
+        ...(fallback === undefined ? {} : { fallback }),
+        ...(deps.hooks === undefined
+          ? {}
+          : {
+              hooks: (agent) =>
+                agentHooks(deps.hooks as Hooks, {
+                  ...agent,
+                  sessionId: session.id,
+                  runId,
+                  transcriptPath: deps.sessions.storage.pathOf?.(session.id) ?? '',
+                  permissionMode: () => session.approvals.mode,
+                }),
+            }),
       },
       root,
       session.messages,
@@ -184,8 +248,53 @@ export async function runPrompt(
     return endRun(session, runId, selection, outcome, deps.redactor, ledger);
   } finally {
     events.close();
+    // Events the run did not read go into the conversation, for the next prompt.
+    settleEvents(session, runId);
     held.release();
   }
+}
+
+/** What session hooks need of this prompt: the session, its file, its mode, where to warn. */
+function hookScope(
+  deps: PromptDeps,
+  session: Session,
+  signal: AbortSignal,
+  emit: (event: AgentEvent) => void,
+) {
+  return {
+    session,
+    transcriptPath: deps.sessions.storage.pathOf?.(session.id) ?? '',
+    permissionMode: session.approvals.mode,
+    signal,
+    warn: (text: string) => emit({ type: 'status', level: 'warning', text }),
+  };
+}
+
+/** A prompt a UserPromptSubmit hook blocked: nothing of it reached a model or the conversation. */
+function promptBlocked(
+  session: Session,
+  runId: string,
+  reason: string,
+  emit: (event: AgentEvent) => void,
+): PromptResult {
+  emit({
+    type: 'error',
+    message: `A UserPromptSubmit hook blocked this prompt: ${reason}`,
+    code: 'hook',
+    retryable: false,
+  });
+  emit({ type: 'complete', status: 'error', output: '' });
+  return {
+    runId,
+    sessionId: session.id,
+    status: 'error',
+    output: '',
+    usage: EMPTY_USAGE,
+    costUsd: 0,
+    sessionUsage: session.usage,
+    sessionCostUsd: session.costUsd,
+    permissionMode: session.approvals.mode,
+  };
 }
 
 /** A run whose model cannot be used: it ends at once, saying why. */
@@ -234,6 +343,23 @@ function announce(
     warn(
       `A budget is set, but ${selection.ref} has no prices in Santra's model list: its calls count as $0, so the budget cannot stop them.`,
     );
+}
+
+/**
+ * The run's model fallback chain (fallback.ts): the prompt's list, else the config's; undefined
+ * when there is nothing to fall back to. A listed model that cannot be used is said at once.
+ */
+function runFallback(
+  deps: PromptDeps,
+  params: PromptParams,
+  selection: ModelChoice,
+  emit: (event: AgentEvent) => void,
+): FallbackChain | undefined {
+  const refs = params.fallbackModels ?? deps.config.fallbackModels ?? [];
+  if (refs.length === 0) return undefined;
+  const { chain, skipped } = fallbackChain(deps.config, selection, refs);
+  for (const text of skipped) emit({ type: 'status', level: 'warning', text });
+  return chain.hasFallbacks ? chain : undefined;
 }
 
 /** The run's spend ledger: the prompt's or the config's budgets, asked about through the client. */
@@ -295,7 +421,9 @@ function rootPrefix(
   return {
     modelId: model.id,
     system,
-    tools: toolDefinitions(deps.tools.filter((tool) => root.toolNames.includes(tool.name))),
+    tools: toolDefinitions(
+      deps.tools.filter((tool) => listsTool(root.toolNames, tool.name) && tool.deferred?.() !== true),
+    ),
     ...(thinkingBudget > 0 ? { thinkingBudget } : {}),
     ...(effort === undefined ? {} : { effort }),
     cache: { key: promptCacheKey(sessionId, root.id) },
@@ -340,6 +468,8 @@ function startConversation(
   context: string | undefined,
   /** When and from where the user writes, when the conversation does not say it yet (system-prompt.ts). */
   note: string | undefined,
+  /** What SessionStart and UserPromptSubmit hooks added for the model. */
+  hookContext: readonly string[] = [],
 ): void {
   session.record({
     type: 'prompt',
@@ -357,6 +487,10 @@ function startConversation(
     { type: 'text', text: context === undefined ? params.text : `${params.text}\n\n${context}` },
   ];
   if (note !== undefined) content.push({ type: 'text', text: note });
+  // The model is told its mode where it reads the task; the gate enforces it whatever it does.
+  const mode = modeNote(session.approvals.mode);
+  if (mode !== undefined) content.push({ type: 'text', text: mode });
+  for (const text of hookContext) content.push({ type: 'text', text });
   const prompt: ChatMessage = { role: 'user', content };
   session.messages.push(prompt);
   session.record({ type: 'message', runId, message: prompt });
@@ -388,7 +522,10 @@ function endRun(
     session.messages.push(note);
     session.record({ type: 'message', runId, message: note });
   }
-  const cost = costUsd(selection.model, outcome.usage);
+  // Each call at its own model's prices (a fallback model's may differ): the ledger priced them.
+  const byModel = ledger.byModel;
+  const fellBack = byModel.some((share) => share.model !== selection.ref);
+  const cost = fellBack ? ledger.runCostUsd : costUsd(selection.model, outcome.usage);
   session.usage = addUsage(session.usage, outcome.usage);
   session.costUsd += cost;
   const stopReason = outcome.stopReason === undefined ? {} : { stopReason: outcome.stopReason };
@@ -418,6 +555,8 @@ function endRun(
     ...(ratio === undefined ? {} : { cacheHitRatio: ratio }),
     ...(sessionRatio === undefined ? {} : { sessionCacheHitRatio: sessionRatio }),
     ...(budget === undefined ? {} : { budget }),
+    permissionMode: session.approvals.mode,
+    ...(fellBack ? { modelUsage: byModel } : {}),
   };
 }
 

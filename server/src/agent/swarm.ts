@@ -6,7 +6,9 @@
  * A failing or timed-out sub-agent becomes an error result for its parent, never the end of the
  * run; cancelling the run reaches every agent, since they share its signal. Every agent spends from
  * the run's ledger (budget-ledger.ts), and every request of an agent names its line for the
- * provider's prompt cache (the session and the agent's role).
+ * provider's prompt cache (the session and the agent's role). Agents may start agents in the
+ * background (background.ts) where their tools include agent_collect; whatever still runs when
+ * the root ends is cancelled, and the run's interactive shells are ended, before the run answers.
  */
 import type { AnswerStop, RunStatus, Usage } from '#protocol';
 import { promptCacheKey } from '../providers/cache-plan.ts';
@@ -14,8 +16,19 @@ import type { CacheHints, StreamFn } from '../providers/stream.ts';
 import { addUsage, cacheHitRatio, EMPTY_USAGE } from '../providers/stream.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 import type { SessionApprovals } from '../approval/gate.ts';
-import type { SpawnRequest, SpawnResult, Tool, ToolCallRecorder, ToolContextSource } from '../tools/types.ts';
+import type { AgentHooks } from '../hooks/agent-hooks.ts';
+import type {
+  BackgroundControl,
+  SpawnRequest,
+  SpawnResult,
+  Tool,
+  ToolCallRecorder,
+  ToolContextSource,
+} from '../tools/types.ts';
+import { endRunShells } from '../tools/shell-tools.ts';
+import { type AgentInbox, BackgroundAgents } from './background.ts';
 import type { SpendLedger } from './budget-ledger.ts';
+import type { FallbackChain } from './fallback.ts';
 import { PrefixWarmUp } from './cache-warmup.ts';
 import type { AgentDefinition } from './custom-agents.ts';
 import type { AgentEvent } from './events.ts';
@@ -23,6 +36,7 @@ import { type AgentLimits, runAgent } from './loop.ts';
 import type { ChatMessage } from '../providers/messages.ts';
 import { RunToolCalls } from './tool-call-ids.ts';
 import type { AgentIdentity } from './phase-stream.ts';
+import { listsTool } from './tool-names.ts';
 
 export interface SwarmSettings {
   /** Agents below the root may spawn agents until this depth (the root is depth 0). */
@@ -55,6 +69,20 @@ export interface SwarmRun {
   recorder?: ToolCallRecorder;
   /** The run's spend ledger: every agent has an account in it. */
   ledger?: SpendLedger;
+  /** The run's model fallback chain, shared by its agents (fallback.ts); absent: the model only. */
+  fallback?: FallbackChain;
+  /**
+   * Events sent into the session while it runs (sessions/events.ts), framed as untrusted data:
+   * the root agent reads them before its next model call. Absent: none.
+   */
+  events?: () => string[];
+  /** The user's hooks for each agent, sub-agents included (hooks/agent-hooks.ts); absent: none. */
+  hooks?: (agent: {
+    agentId: string;
+    subAgent: boolean;
+    signal: AbortSignal;
+    warn(text: string): void;
+  }) => AgentHooks;
 }
 
 export interface SwarmOutcome {
@@ -75,6 +103,10 @@ export async function runSwarm(
   let usage = EMPTY_USAGE;
   let instances = 0;
   const toolCalls = new RunToolCalls();
+  const background = new BackgroundAgents({
+    emit: (agent, event) => swarm.emit(agent, event),
+    maxRunning: swarm.settings.maxParallel,
+  });
 
   async function runNode(
     definition: AgentDefinition,
@@ -84,15 +116,19 @@ export async function runSwarm(
     signal: AbortSignal,
     /** A sub-agent's: the history it shares with its siblings, and its stream (cache-warmup.ts). */
     inherited: { shared: number; stream: StreamFn } | undefined = undefined,
+    /** A resumed background agent's later runs: see AgentRun.callScope. */
+    callScope: string | undefined = undefined,
   ) {
-    const tools = swarm.tools.filter((tool) => definition.toolNames.includes(tool.name));
+    const tools = swarm.tools.filter((tool) => listsTool(definition.toolNames, tool.name));
     const control: { output?: string; messages?: ChatMessage[] } = {};
     const ledger = swarm.ledger;
-    const emit = (event: AgentEvent) =>
+    const emit = (event: AgentEvent) => {
+      background.observe(identity.agentId, event);
       swarm.emit(
         identity,
         event.type === 'complete' && ledger !== undefined ? withSpend(event, ledger, identity) : event,
       );
+    };
     const cache: CacheHints = {
       key: promptCacheKey(swarm.sessionId, definition.id),
       ...(inherited === undefined || inherited.shared === 0 ? {} : { sharedPrefix: inherited.shared }),
@@ -113,6 +149,17 @@ export async function runSwarm(
       toolCalls,
       control,
       cache,
+      inbox: withEvents(background.inbox(identity.agentId), depth === 0 ? swarm.events : undefined),
+      ...(swarm.hooks === undefined
+        ? {}
+        : {
+            hooks: swarm.hooks({
+              agentId: identity.agentId,
+              subAgent: depth > 0,
+              signal,
+              warn: (text) => emit({ type: 'status', level: 'warning', text }),
+            }),
+          }),
       ...(ledger === undefined
         ? {}
         : {
@@ -123,8 +170,13 @@ export async function runSwarm(
       toolContext: swarm.toolContext,
       approvals: swarm.approvals,
       ...(swarm.recorder === undefined ? {} : { recorder: swarm.recorder }),
+      ...(callScope === undefined ? {} : { callScope }),
+      ...(swarm.fallback === undefined ? {} : { fallback: swarm.fallback }),
       agents: {
         spawn: (requests) => spawnAll(identity, history, depth, requests, signal),
+        ...(listsTool(definition.toolNames, 'agent_collect')
+          ? { background: backgroundControl(identity, history, depth, signal) }
+          : {}),
         setOutput: (output) => {
           control.output = output;
         },
@@ -142,14 +194,13 @@ export async function runSwarm(
     return outcome;
   }
 
-  async function spawnOne(
+  /** The agent a spawn request names, with its new identity; or why it may not run. */
+  function admit(
     parent: AgentIdentity,
-    parentHistory: ChatMessage[],
     depth: number,
     request: SpawnRequest,
     signal: AbortSignal,
-    warmUp: PrefixWarmUp,
-  ): Promise<SpawnResult> {
+  ): { definition: AgentDefinition; identity: AgentIdentity & { parentAgentId: string } } | SpawnResult {
     const definition = swarm.agents.find((agent) => agent.id === request.agentId);
     const refuse = (output: string): SpawnResult => ({
       agentId: request.agentId,
@@ -176,29 +227,56 @@ export async function runSwarm(
         `Not spawned: agents may be nested ${swarm.settings.maxDepth} levels deep at most. Do this part yourself or return what you have.`,
       );
     }
-    const identity: AgentIdentity = {
+    const identity = {
       agentId: `${definition.id}-${++instances}`,
       parentAgentId: parent.agentId,
       agentRole: definition.id,
     };
     swarm.emit(identity, { type: 'section', title: `${definition.name}: ${oneLine(request.task)}` });
+    return { definition, identity };
+  }
+
+  async function spawnOne(
+    parent: AgentIdentity,
+    parentHistory: ChatMessage[],
+    depth: number,
+    request: SpawnRequest,
+    signal: AbortSignal,
+    warmUp: PrefixWarmUp,
+  ): Promise<SpawnResult> {
+    const admitted = admit(parent, depth, request, signal);
+    if (!('definition' in admitted)) return admitted;
+    const { definition, identity } = admitted;
+    const shared = forSubAgent(parentHistory);
+    return runSpawned(definition, identity, [...shared, ...taskTurn(request)], depth, signal, {
+      shared: shared.length,
+      stream: warmUp.streamFor(definition.id, swarm.stream),
+    });
+  }
+
+  /** Runs an admitted sub-agent on `history` under the sub-agent timeout; failures become its result. */
+  async function runSpawned(
+    definition: AgentDefinition,
+    identity: AgentIdentity,
+    history: ChatMessage[],
+    depth: number,
+    signal: AbortSignal,
+    inherited: { shared: number; stream: StreamFn } | undefined,
+    callScope?: string,
+  ): Promise<SpawnResult> {
     // Linked, not listened for: AbortSignal.any is aborted at once when the run already is.
     const timeout = new AbortController();
     const agentSignal = AbortSignal.any([signal, timeout.signal]);
     const timer = setTimeout(() => timeout.abort(new Error('timed out')), swarm.settings.subAgentTimeoutMs);
     try {
-      const task =
-        request.context === undefined || request.context === ''
-          ? request.task
-          : `${request.task}\n\nContext:\n${request.context}`;
-      const shared = forSubAgent(parentHistory);
       const outcome = await runNode(
         definition,
         identity,
-        [...shared, ...userTurn(`Your task:\n${task}`)],
+        history,
         depth + 1,
         agentSignal,
-        { shared: shared.length, stream: warmUp.streamFor(definition.id, swarm.stream) },
+        inherited,
+        callScope,
       );
       const timedOut = timeout.signal.aborted && !signal.aborted;
       return {
@@ -249,7 +327,64 @@ export async function runSwarm(
     return results;
   }
 
-  const outcome = await runNode(root, { agentId: root.id }, messages, 0, swarm.signal);
+  /** Background agents as `parent` starts and sees them (background.ts). */
+  function backgroundControl(
+    parent: AgentIdentity,
+    parentHistory: ChatMessage[],
+    depth: number,
+    signal: AbortSignal,
+  ): BackgroundControl {
+    const parentId = parent.agentId;
+    return {
+      start: (request) => {
+        const refusal = background.refusal();
+        if (refusal !== undefined)
+          return Promise.resolve({
+            output: refusal,
+            summary: 'not started',
+            isError: true,
+            errorType: 'too_many_agents',
+          });
+        const admitted = admit(parent, depth, request, signal);
+        if (!('definition' in admitted))
+          return Promise.resolve({
+            output: admitted.output,
+            summary: 'not started',
+            isError: true,
+            errorType: `agent_${admitted.status}`,
+          });
+        const { definition, identity } = admitted;
+        const history = [...forSubAgent(parentHistory), ...taskTurn(request)];
+        return Promise.resolve(
+          background.start(identity, definition.name, request, history, (agentHistory, own, round) =>
+            runSpawned(
+              definition,
+              identity,
+              agentHistory,
+              depth,
+              AbortSignal.any([signal, own]),
+              undefined,
+              round === 0 ? undefined : `${identity.agentId}~${round}`,
+            ),
+          ),
+        );
+      },
+      status: (id) => background.status(parentId, id),
+      steer: (id, text) => background.steer(parentId, id, text),
+      collect: (id, waitMs, callSignal) => background.collect(parentId, id, waitMs, callSignal),
+      resume: (id, task) => background.resume(parentId, id, task),
+      cancel: (id) => background.cancel(parentId, id),
+    };
+  }
+
+  let outcome: Awaited<ReturnType<typeof runNode>>;
+  try {
+    outcome = await runNode(root, { agentId: root.id }, messages, 0, swarm.signal);
+  } finally {
+    // Nothing the run started outlives it: agents still running, then the interactive shells.
+    await background.stopAll('the run ended');
+    await endRunShells(swarm.runId);
+  }
   return {
     status: outcome.status,
     output: outcome.output,
@@ -267,6 +402,15 @@ function withSpend(
   const { usage, costUsd } = ledger.subtree(identity.agentId);
   const ratio = cacheHitRatio(usage);
   return { ...event, spend: { usage, costUsd, ...(ratio === undefined ? {} : { cacheHitRatio: ratio }) } };
+}
+
+/** A sub-agent's task (and its context) as the user turn that starts it. */
+function taskTurn(request: SpawnRequest): ChatMessage[] {
+  const task =
+    request.context === undefined || request.context === ''
+      ? request.task
+      : `${request.task}\n\nContext:\n${request.context}`;
+  return userTurn(`Your task:\n${task}`);
 }
 
 function userTurn(text: string): ChatMessage[] {
@@ -306,4 +450,10 @@ function withTrailingUser(messages: ChatMessage[]): ChatMessage[] {
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** The root agent's inbox also takes the session's events (sessions/events.ts). */
+function withEvents(inbox: AgentInbox, events: (() => string[]) | undefined): AgentInbox {
+  if (events === undefined) return inbox;
+  return { take: () => [...inbox.take(), ...events()], holdFinish: () => inbox.holdFinish() };
 }

@@ -35,6 +35,11 @@ export interface ToolPolicy {
    * clean one for exactly this string, nothing is allowed unasked.
    */
   forCommand(command: string, inspection?: CommandInspection, options?: CommandPolicyOptions): PolicyVerdict;
+  /**
+   * Whether the command is read-only as the allowlist and a clean inspection of exactly this
+   * string say, whatever a tool-level allow or `askCommands` would do: what plan mode runs.
+   */
+  readOnly(command: string, inspection?: CommandInspection): boolean;
 }
 
 export interface CommandPolicyOptions {
@@ -60,6 +65,12 @@ export function createPolicy(settings: PolicySettings): ToolPolicy {
   };
   return {
     forTool,
+    readOnly(command, inspection) {
+      if (!isAllowlisted(command, settings.readOnlyCommands)) return false;
+      if (inspection?.command !== command || inspection.findings.length > 0) return false;
+      inspection.allowedUnasked = true;
+      return true;
+    },
     forCommand(command, inspection, options = {}) {
       const normalized = command.trim();
       // Patterns apply to the whole line and to each of its simple commands (`ls && git push`).

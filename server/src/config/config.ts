@@ -3,6 +3,7 @@
  * The file is optional; every error is a ConfigError whose message names the file and the field
  * and never quotes a key.
  */
+import type { PermissionMode } from '#protocol';
 import { resolveModel } from '../providers/catalog.ts';
 import { PRESETS } from '../providers/presets.ts';
 import type { Effort, ModelCompat, ModelSpec, ProviderEndpoint } from '../providers/types.ts';
@@ -11,6 +12,8 @@ import type { KeySource } from './api-key.ts';
 import { ConfigError } from './config-error.ts';
 import { configFile, envValue, readConfigSource } from './config-file.ts';
 import { salvageConfig, type SantraConfig, validateConfig } from './schema.ts';
+import type { HooksConfig } from './hooks-schema.ts';
+import type { McpServerDefinition } from './mcp-schema.ts';
 
 export {
   type KeySource,
@@ -32,6 +35,11 @@ export interface ResolvedConfig {
    * default model (anthropic first, then openai, then the rest); '' when nothing is configured.
    */
   model: string;
+  /**
+   * Models a run continues on, in order, when its model fails with an error another model can
+   * answer (agent/fallback.ts); absent or empty: none.
+   */
+  fallbackModels?: readonly string[];
   /** Every preset plus custom providers, with apiKey/baseUrl resolved (apiKey undefined when not set). */
   providers: Record<string, ProviderEndpoint>;
   /**
@@ -65,6 +73,19 @@ export interface ResolvedConfig {
   /** `store`: the shared session store's URL (it may hold a password); absent: files. */
   sessions: { store?: string };
   tools: ToolsConfig;
+  /** The mode a new session starts in; default `default` (approval/permission-mode.ts). */
+  permissionMode: PermissionMode;
+  /** The user's hooks, in Claude Code's schema (hooks/); empty: none. */
+  hooks: HooksConfig;
+  /** An erroring PreToolUse hook blocks its call. */
+  hooksFailClosed: boolean;
+  /** The memory files: whether facts are proposed after runs, and by which model (memory/). */
+  memory: { autoExtract: boolean; model?: string };
+  /** `session/event`: whether an event to an idle session starts a turn (docs/sessions.md). */
+  events: { startTurns: boolean };
+  /** The user's MCP servers, as written (`${VAR}` expanded only when one starts). */
+  mcpServers: Record<string, McpServerDefinition>;
+  mcp: { toolSearchShare: number; projectServers: boolean };
   /** The OS sandbox around commands (defaults: workspace-write, no network, autoRun off). */
   sandbox: {
     profile: 'read-only' | 'workspace-write' | 'danger-full-access';
@@ -225,6 +246,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, config: SantraConfig, file
   const resolved: ResolvedConfig = {
     file,
     model: get('SANTRA_MODEL') ?? config.model ?? '',
+    ...(config.fallbackModels === undefined ? {} : { fallbackModels: config.fallbackModels }),
     providers,
     keySources,
     providerCompat,
@@ -235,6 +257,21 @@ export function resolveConfig(env: NodeJS.ProcessEnv, config: SantraConfig, file
     workspace: { allowedDirs: config.workspace?.allowedDirs ?? [] },
     // SANTRA_SESSION_STORE: how `santra worker` gives the servers it starts the fleet's shared store.
     sessions: sessionStore(get('SANTRA_SESSION_STORE') ?? config.sessions?.store),
+    permissionMode: config.permissionMode ?? 'default',
+    hooks: config.hooks ?? {},
+    hooksFailClosed: config.hooksFailClosed ?? false,
+    memory: {
+      // Off unless asked for: it is a model call after every run (docs/memory.md).
+      autoExtract: config.memory?.autoExtract ?? false,
+      ...(config.memory?.model === undefined ? {} : { model: config.memory.model }),
+    },
+    // Off unless asked for: an event is untrusted, and a turn it starts spends the user's money.
+    events: { startTurns: config.events?.startTurns ?? false },
+    mcpServers: config.mcpServers ?? {},
+    mcp: {
+      toolSearchShare: config.mcp?.toolSearchShare ?? 0.1,
+      projectServers: config.mcp?.projectServers ?? true,
+    },
     sandbox: {
       profile: config.sandbox?.profile ?? 'workspace-write',
       allowedDomains: config.sandbox?.allowedDomains ?? [],

@@ -9,6 +9,8 @@ import { findPreset } from '../providers/presets.ts';
 import { EFFORTS } from '../providers/types.ts';
 import { closest } from '../support/suggest.ts';
 import { ConfigError } from './config-error.ts';
+import { HooksSchema } from './hooks-schema.ts';
+import { McpServersSchema, McpSettingsSchema } from './mcp-schema.ts';
 
 const httpUrl = z.url({
   protocol: /^https?$/,
@@ -72,6 +74,11 @@ export const ConfigSchema = z
     /** Lets editors find a JSON Schema; ignored. */
     $schema: z.string().optional(),
     model: z.string().min(1, 'expected a model such as "anthropic/claude-sonnet-5-5"').optional(),
+    /** Models a run continues on, in order, when its model fails in a way another can answer (agent/fallback.ts). */
+    fallbackModels: z
+      .array(z.string().min(1, 'expected a model such as "openai/gpt-5.1" (an empty string names none)'))
+      .max(8, 'expected at most 8 fallback models; a longer chain only delays a failure')
+      .optional(),
     providers: z.record(providerId, ProviderSchema).optional(),
     agent: z
       .strictObject({
@@ -141,6 +148,38 @@ export const ConfigSchema = z
         ),
         /** In workspace-write, commands off the read-only allowlist run unasked (still sandboxed). */
         autoRun: z.boolean(),
+      })
+      .partial()
+      .optional(),
+    /** The permission mode a new session starts in (approval/permission-mode.ts); default `default`. */
+    permissionMode: z
+      .enum(['default', 'acceptEdits', 'plan', 'bypassPermissions'], {
+        error: 'expected one of "default", "acceptEdits", "plan", "bypassPermissions"',
+      })
+      .optional(),
+    /** Hooks in Claude Code's schema (docs/hooks.md). */
+    hooks: HooksSchema.optional(),
+    /** The user's MCP servers, in Claude Code's `.mcp.json` shape (docs/mcp.md); they start without asking. */
+    mcpServers: McpServersSchema.optional(),
+    /** The MCP client's settings (docs/mcp.md). */
+    mcp: McpSettingsSchema.optional(),
+    /** An erroring PreToolUse hook (crash, timeout, bad output) blocks the call instead of being reported only. */
+    hooksFailClosed: z.boolean().optional(),
+    /** The memory files (docs/memory.md). */
+    memory: z
+      .strictObject({
+        /** After each run, one small model call proposes facts for the project memory file. */
+        autoExtract: z.boolean(),
+        /** The model of that call ("provider/model"); default: the run's own model. */
+        model: z.string().min(1, 'expected a model such as "anthropic/claude-haiku-4-5"'),
+      })
+      .partial()
+      .optional(),
+    /** Events sent into a session (`session/event`, `santra send`; docs/sessions.md). */
+    events: z
+      .strictObject({
+        /** An event to an idle session starts a turn with it; off: it waits for the next prompt. */
+        startTurns: z.boolean(),
       })
       .partial()
       .optional(),

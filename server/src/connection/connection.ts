@@ -106,6 +106,7 @@ export function serve(options: ServeOptions): ServerConnection {
       void lifecycle.exit();
     } else if (method === 'initialized' && lifecycle.state === 'running') {
       log.debug('client sent initialized');
+      runtime.initialized?.();
     } else {
       log.debug(`ignored notification ${method} (state ${lifecycle.state})`);
     }

@@ -10,6 +10,8 @@ import { EMPTY_USAGE, type StreamFn } from '../providers/stream.ts';
 import { hold, openIdleSession } from '../sessions/occupancy.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
+import type { Hooks } from '../hooks/hooks.ts';
+import { preCompactHooks } from '../hooks/session-hooks.ts';
 import type { RequestHandlers } from './contract.ts';
 
 export function compactHandler(
@@ -17,6 +19,8 @@ export function compactHandler(
   stream: StreamFn,
   /** The connection's default model (initialize or model/set), for a session that has none. */
   defaultModel: () => string | undefined,
+  /** The user's hooks, for PreCompact (trigger `manual`); undefined: none. */
+  hooks: () => Promise<Hooks | undefined> = () => Promise.resolve(undefined),
 ): Required<Pick<RequestHandlers, 'session/compact'>> {
   return {
     async 'session/compact'(params, { signal }) {
@@ -26,6 +30,15 @@ export function compactHandler(
       if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
       const held = hold(session, signal);
       try {
+        const userHooks = await hooks();
+        if (userHooks !== undefined)
+          await preCompactHooks(userHooks, 'manual', '', {
+            session,
+            transcriptPath: sessions.storage.pathOf?.(session.id) ?? '',
+            permissionMode: session.approvals.mode,
+            signal: held.signal,
+            warn: () => {},
+          });
         const result = await compactSession({
           session,
           model: selection.model,

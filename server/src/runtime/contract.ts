@@ -77,6 +77,11 @@ export interface Runtime {
     params: InitializeParams,
     client: ClientChannel,
   ): Promise<Pick<ServerCapabilities, 'phaseTypes' | 'providers' | 'sandbox'>>;
+  /**
+   * The client has the answer to `initialize` (its `initialized` notification): from now on the
+   * runtime may put requests to it unprompted (a project MCP server's trust question).
+   */
+  initialized?(): void;
   /** Cancels what is running and saves what must not be lost. Called once, on every way out. */
   shutdown(): Promise<void>;
 }

@@ -13,6 +13,12 @@ import type { StreamFn } from '../providers/stream.ts';
 import type { Redactor } from '../support/log.ts';
 import type { RequestHandlers } from './contract.ts';
 import type { RuntimeState } from './state.ts';
+import type { McpManager } from '../mcp/manager.ts';
+import { contextWindowFor } from './mcp-handler.ts';
+import { errorMessage } from '../support/errno.ts';
+import { ProtocolFault } from '../support/protocol-fault.ts';
+import type { SkillsAndMemory } from './skills-memory.ts';
+import { LOAD_SKILL_TOOL } from '../tools/load-skill.ts';
 
 export interface PromptHandlerParts {
   state: RuntimeState;
@@ -21,6 +27,10 @@ export interface PromptHandlerParts {
   env: NodeJS.ProcessEnv;
   /** The runs not yet ended; each is added, and removed once it settles. */
   runs: Set<Promise<unknown>>;
+  /** The MCP servers: the tools of those connected now join the run (mcp/manager.ts). */
+  mcp?: () => McpManager | undefined;
+  /** Skills (load_skill and the listing) and memory (the note, the extraction after runs). */
+  knowledge?: SkillsAndMemory;
 }
 
 export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestHandlers, 'prompt'>> {
@@ -30,7 +40,36 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
       const { config, workspaceRoot, client, sessions, capabilities } = state.configured();
       // A shared store that cannot be reached refuses the prompt: its session would not be saved.
       await sessions.storage.ready?.();
-      const { toolContext, tools: offered, every, warnings } = await state.tools();
+      const {
+        toolContext,
+        tools: builtIn,
+        every: everyBuiltIn,
+        warnings: configWarnings,
+        hooks,
+      } = await state.tools();
+      const mcp = parts.mcp?.();
+      // Too many schemas for the model's context: search_mcp_tools finds them on demand.
+      const mcpTools = mcp?.offeredTools(contextWindowFor(config, params.model ?? state.defaultModel)) ?? [];
+      const knowledge = await parts.knowledge?.forPrompt();
+      // load_skill joins the built-in tools when there is a skill to load (unless the config denies it).
+      const loadSkill = knowledge === undefined ? [] : [knowledge.loadSkill];
+      const offerSkills = knowledge?.hasSkills === true && config.tools.policy[LOAD_SKILL_TOOL] !== 'deny';
+      const offered = [...builtIn, ...(offerSkills ? loadSkill : []), ...mcpTools];
+      const every = [...everyBuiltIn, ...loadSkill, ...mcpTools];
+      // `/mcp__<server>__<prompt> args` and `@server:uri` mentions (§7.7), done here so every client has them.
+      const text =
+        mcp === undefined
+          ? params.text
+          : await mcp
+              .expandPrompt(params.text, config.tools.commandOutputLimitBytes, signal)
+              .catch((error: unknown) => {
+                throw new ProtocolFault(
+                  'InvalidParams',
+                  `Invalid params for prompt: text: ${errorMessage(error)}`,
+                );
+              });
+      // A server that failed is told once, with the prompt after it failed.
+      const warnings = [...configWarnings, ...(mcp?.takeNotices() ?? [])];
       const run = runPrompt(
         {
           sessions,
@@ -56,20 +95,38 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
           },
           stream,
           tools: offered,
+          ...(hooks === undefined ? {} : { hooks }),
           configWarnings: warnings,
           sendPhase: (phase) => client.phase(phase),
           coalesceMs: textBatchMs(config.stream.coalesceMs, capabilities),
           redactor,
+          ...(knowledge === undefined
+            ? {}
+            : {
+                skills: (contextWindow: number) => knowledge.skills(contextWindow),
+                memory: {
+                  note: (messages) => knowledge.memory.note(messages),
+                  takeAdded: () => knowledge.memory.takeAdded(),
+                },
+              }),
           // A spent budget asks to be raised only a client that answers questions (§7.4, §7.6).
           ...(capabilities.ask === true
             ? { ask: async (question, asking) => (await client.ask(question, asking)).answer }
             : {}),
         },
-        params,
+        text === params.text ? params : { ...params, text },
         signal,
       );
       runs.add(run);
       void run.finally(() => runs.delete(run)).catch(() => {});
+      // Memory's extraction after the run: in the background, never holding the answer (§7.10).
+      if (parts.knowledge !== undefined) {
+        const after = run
+          .then((result) => parts.knowledge?.afterRun(result, params.text, sessions, stream))
+          .catch(() => {});
+        runs.add(after);
+        void after.finally(() => runs.delete(after));
+      }
       return run;
     },
   };

@@ -19,6 +19,8 @@ import { type Recording, recordedModelStream } from '../sessions/recorded-model.
 import { sessionHandlers } from './session-handlers.ts';
 import { importHandler } from './import-handler.ts';
 import { undoHandlers } from './undo.ts';
+import { rewindHandlers } from './rewind-handler.ts';
+import { eventHandler } from './event-handler.ts';
 import { compactHandler } from './compact-handler.ts';
 import { modelHandlers } from './model-handlers.ts';
 import { promptHandler } from './prompt-handler.ts';
@@ -35,6 +37,16 @@ import { Workspace } from '../workspace/workspace.ts';
 import { SANTRA_VERSION } from '../support/version.ts';
 import { probeSandbox, type SandboxStatus } from '../sandbox/probe.ts';
 import { RuntimeState, type Tooling } from './state.ts';
+import { contextWindowFor, mcpHandler } from './mcp-handler.ts';
+import { hooksHandler } from './hooks-handler.ts';
+import { SkillsAndMemory } from './skills-memory.ts';
+import { LiveRelay, subscribeHandlers } from './subscribe-handler.ts';
+import { openLiveBus } from '../sessions/live-bus.ts';
+import { McpManager } from '../mcp/manager.ts';
+import { ProjectTrust } from '../approval/project-trust.ts';
+import { Hooks } from '../hooks/hooks.ts';
+import { endSessions } from '../hooks/session-hooks.ts';
+import { scrubEnvironment } from '../tools/commands/env.ts';
 
 export interface RuntimeOptions {
   log: Logger;
@@ -64,10 +76,34 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       : recordedModelStream(options.replay, { workspaceRoot: () => state.initialized?.workspaceRoot });
   const files = new FileTracker();
   const runs = new Set<Promise<unknown>>();
+  // Skills and memory (§7.9, §7.10): read from the workspace and the config dir on each request.
+  const knowledge = new SkillsAndMemory({ state, env, redactor, log });
   const ready = () => state.ready();
   // Whether the OS sandbox works here: asked once, while `initialize` reads the config.
   let probed: Promise<SandboxStatus> | undefined;
   const sandboxStatus = () => (probed ??= probeSandbox({ env }));
+  // The MCP servers, started in the background after `initialize` (mcp/manager.ts).
+  let mcp: McpManager | undefined;
+  /** The MCP servers, started now if the client sent a request before its `initialized`. */
+  const startedMcp = () => {
+    mcp?.start();
+    return mcp;
+  };
+  /** Trust in what the project supplies (its MCP servers, its hooks), made at `initialize`. */
+  let trust: ProjectTrust | undefined;
+  /** Sessions run here, offered live to subscribers (§10.11); made at `initialize`. */
+  let live: LiveRelay | undefined;
+  /** The client itself: what a subscription sends to, not the sessions' live channels. */
+  let ownClient: ClientChannel | undefined;
+
+  const prompting = promptHandler({ state, stream, redactor, env, runs, mcp: startedMcp, knowledge });
+  // Events into sessions (§10.14): a turn one starts is a prompt like any other.
+  const events = eventHandler({
+    ready,
+    relay: () => live,
+    prompt: (params, signal) => prompting.prompt(params, { signal }),
+    log,
+  });
 
   return {
     serverInfo: { name: 'santra-server', version: SANTRA_VERSION },
@@ -79,12 +115,32 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         () => state.configured(),
         stream,
         () => state.defaultModel,
+        async () => (await state.tools()).hooks,
       ),
       ...undoHandlers(ready, { files, configDir: configDir(env) }),
-      ...promptHandler({ state, stream, redactor, env, runs }),
+      ...rewindHandlers(ready, { files, configDir: configDir(env) }),
+      ...prompting,
+      ...events.handlers,
+      ...knowledge.handlers(),
+      ...hooksHandler(async () =>
+        state.initialized === undefined ? undefined : (await state.tools()).hooks,
+      ),
+      ...mcpHandler(startedMcp, () => {
+        const config = state.initialized?.config;
+        return config !== undefined && mcp !== undefined
+          ? mcp.toolSearch(contextWindowFor(config, state.defaultModel))
+          : false;
+      }),
       ...modelHandlers(state, { env, redactor }),
+      ...subscribeHandlers({
+        storage: () => ready().sessions.storage,
+        relay: () => live,
+        client: () => ownClient ?? ready().client,
+        capabilities: () => ready().capabilities,
+        log,
+      }),
     }),
-    async initialize(params: InitializeParams, client: ClientChannel) {
+    async initialize(params: InitializeParams, connection: ClientChannel) {
       await assertDirectory(params.workspaceRoot);
       const sandbox = sandboxStatus();
       // A broken file does not stop the server: what can be used of it lists sessions and models,
@@ -106,6 +162,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         workspaceRoot: workspace.root,
         log,
       });
+      ownClient = connection;
+      live = new LiveRelay(
+        connection,
+        openLiveBus({ store: config.sessions.store, liveDir: join(configDir(env), 'live'), log }),
+        log,
+      );
+      live.onEvent = (sessionId, message) => events.receive(sessionId, message);
+      // Everything the runtime sends goes by the sessions' live channels too.
+      const client = live.channel;
       state.begin(
         {
           config,
@@ -116,11 +181,33 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           capabilities: params.capabilities,
         },
         // Built from the config in use at the time: after the file changed, built again.
-        (current) => buildTooling(current, { workspace, files, client, params, options, sandbox }),
+        (current) =>
+          buildTooling(current, { workspace, files, client, params, options, sandbox, trust: () => trust }),
       );
       // Loaded when first needed, or in the background shortly after `initialize` has been
       // answered (not before: evaluating it would hold up the response).
       setTimeout(() => void state.tools().catch(() => {}), 25).unref();
+      // One trust store for the project's MCP servers and hooks: one lock, one memory of refusals.
+      trust = new ProjectTrust({
+        configDir: configDir(env),
+        approve:
+          params.capabilities.approve === true ? (request, s) => client.approve(request, s) : undefined,
+      });
+      mcp = new McpManager({
+        userServers: config.mcpServers,
+        configFile: config.file,
+        readProject: config.mcp.projectServers,
+        workspaceRoot: workspace.root,
+        env,
+        log,
+        redactor,
+        // Trust in a project's servers is a person's: only a client that can approve may ask one.
+        trust,
+        canAsk: params.capabilities.approve === true,
+        toolSearchShare: config.mcp.toolSearchShare,
+      });
+      // Started once the client has the answer to `initialize` (its `initialized`, or a request
+      // after it): a trust question must not come before it.
       if (params.model !== undefined) {
         const selection = selectModel(config, params.model);
         if (!selection.ok) throw new ProtocolFault('ModelUnavailable', selection.message);
@@ -132,11 +219,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         sandbox: sandboxInfo(await sandbox, config.sandbox),
       };
     },
+    initialized() {
+      mcp?.start();
+    },
     async shutdown() {
       const sessions = state.initialized?.sessions;
       sessions?.abortAll('server shutting down');
-      await Promise.allSettled([...runs]);
+      // SessionEnd hooks of the sessions this server ran, bounded by each hook's own timeout.
+      const hooks =
+        state.initialized === undefined ? undefined : (await state.tools().catch(() => undefined))?.hooks;
+      if (hooks !== undefined)
+        await endSessions(hooks, new AbortController().signal, (text) => log.warn(text));
+      await Promise.allSettled([...runs, mcp?.close()]);
+      knowledge.close();
       await sessions?.close();
+      await live?.close();
       log.debug('runtime shut down');
     },
   };
@@ -152,6 +249,7 @@ async function buildTooling(
     params: InitializeParams;
     options: RuntimeOptions;
     sandbox: Promise<SandboxStatus>;
+    trust: () => ProjectTrust | undefined;
   },
 ): Promise<Tooling> {
   const { allTools, toolContexts, toolPolicyProblems } = await loadTooling();
@@ -159,8 +257,10 @@ async function buildTooling(
   const every = allTools();
   const warnings = toolPolicyProblems(config.tools.policy, every, config.file);
   for (const warning of warnings) options.log.warn(warning);
+  const hooks = userHooks(config, parts.workspace.root, options, parts.trust());
   return {
     warnings,
+    hooks,
     toolContext: toolContexts({
       workspace: parts.workspace,
       files: parts.files,
@@ -173,11 +273,36 @@ async function buildTooling(
       tools: every,
       log: options.log,
       sandboxStatus: parts.sandbox,
+      hooks,
     }),
     // Tools the config denies are not offered at all; custom agents may still name them.
     tools: every.filter((tool) => config.tools.policy[tool.name] !== 'deny'),
     every,
   };
+}
+
+/** The user's hooks for this config: its `hooks`, and the project's once trusted. */
+function userHooks(
+  config: ResolvedConfig,
+  workspaceRoot: string,
+  options: RuntimeOptions,
+  trust: ProjectTrust | undefined,
+): Hooks {
+  return new Hooks({
+    user: config.hooks,
+    userFile: config.file,
+    workspaceRoot,
+    // What run_command gets: provider keys and KEY/TOKEN/SECRET variables removed.
+    env: scrubEnvironment(options.env, {
+      allow: config.tools.allowEnv,
+      remove: Object.values(config.providers).flatMap((provider) =>
+        provider.keyEnv === undefined ? [] : [provider.keyEnv],
+      ),
+    }),
+    failClosed: config.hooksFailClosed,
+    ...(trust === undefined ? {} : { trust }),
+    warn: (message) => options.log.warn(message),
+  });
 }
 
 /** What `initialize` says of the sandbox: whether it works, and what commands run under. */

@@ -4,6 +4,7 @@
  */
 import type { SessionInfo } from '#protocol';
 import { exportJson, exportMarkdown } from '../sessions/export.ts';
+import { renameSession, sessionIdOf } from '../sessions/names.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { ClientChannel, RequestHandlers } from './contract.ts';
@@ -13,7 +14,7 @@ const DEFAULT_PAGE = 50;
 type SessionHandlers = Required<
   Pick<
     RequestHandlers,
-    'session/new' | 'session/list' | 'session/resume' | 'session/export' | 'session/delete'
+    'session/new' | 'session/list' | 'session/resume' | 'session/rename' | 'session/export' | 'session/delete'
   >
 >;
 
@@ -47,7 +48,14 @@ export function sessionHandlers(
     },
     async 'session/resume'(params) {
       const { sessions, client } = ready();
-      const { session, warnings } = await sessions.open(params.sessionId, {
+      // A name or an id prefix is the session it names (sessions/names.ts).
+      const id = await sessionIdOf(
+        sessions,
+        params.sessionId,
+        'params.sessionId',
+        params.otherWorkspace === true,
+      );
+      const { session, warnings } = await sessions.open(id, {
         otherWorkspace: params.otherWorkspace === true,
       });
       let replayedPhases = 0;
@@ -60,6 +68,11 @@ export function sessionHandlers(
         }
       }
       return { session: sessions.info(session), replayedPhases, warnings };
+    },
+    async 'session/rename'(params) {
+      const { sessions } = ready();
+      const id = await sessionIdOf(sessions, params.sessionId, 'params.sessionId', true);
+      return { session: await renameSession(sessions, id, params.name) };
     },
     async 'session/export'(params) {
       const { sessions } = ready();

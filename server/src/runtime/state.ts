@@ -11,6 +11,7 @@ import type { Recording } from '../sessions/recorded-model.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import type { Logger, Redactor } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
+import type { Hooks } from '../hooks/hooks.ts';
 import type { Tool, ToolContextSource } from '../tools/types.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import type { ClientChannel } from './contract.ts';
@@ -34,6 +35,8 @@ export interface Tooling {
   every: Tool[];
   /** Settings that do nothing (a misspelt tool in tools.policy…), shown with every prompt. */
   warnings: string[];
+  /** The user's hooks (config and trusted project hooks), run by the agent loop and the runtime. */
+  hooks?: Hooks;
 }
 
 export type LoadedConfig = Awaited<ReturnType<typeof loadConfigLenient>>;

@@ -7,6 +7,8 @@
  */
 import type { ApproveResult, ClientCapabilities } from '#protocol';
 import { createGate } from '../approval/gate.ts';
+import type { Hooks } from '../hooks/hooks.ts';
+import { notificationHooks } from '../hooks/session-hooks.ts';
 import { DEFAULT_READ_ONLY } from '../approval/command-allowlist.ts';
 import { createPolicy } from '../approval/policy.ts';
 import { protectedCommandReason, protectedReason } from '../approval/protected-paths.ts';
@@ -36,6 +38,8 @@ export interface ToolContextDeps {
   log: Logger;
   /** Whether the OS sandbox works here (probed once per server); absent: commands run unsandboxed. */
   sandboxStatus?: Promise<SandboxStatus>;
+  /** The user's hooks: Notification runs as an approval or a question is put to the user. */
+  hooks?: Hooks;
 }
 
 export function toolContexts(deps: ToolContextDeps): ToolContextSource {
@@ -81,8 +85,19 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
     ...(config.tools.webSearch === undefined ? {} : { webSearch: config.tools.webSearch }),
   };
 
-  return ({ sessionId, runId, agentId, call, signal, approvals, emit, agents, recorder }) => {
+  return ({ sessionId, runId, agentId, call, signal, approvals, emit, agents, recorder, hookDecision }) => {
     const editor = editorAccess(deps, { sessionId, runId, agentId, toolCallId: call.id, signal });
+    // Not awaited: a notifier must not hold up the question it announces.
+    const notify = (message: string, type: 'permission_prompt' | 'elicitation_dialog') => {
+      if (deps.hooks !== undefined)
+        void notificationHooks(deps.hooks, message, type, {
+          session: { id: sessionId, messages: [] },
+          transcriptPath: '',
+          permissionMode: approvals.mode,
+          signal,
+          warn: (text) => emit({ type: 'status', text }),
+        });
+    };
     return {
       workspace,
       files: deps.files,
@@ -97,6 +112,7 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
           deps.capabilities.approve === true
             ? async (params, s) => {
                 let answer: ApproveResult | undefined;
+                notify(`Santra needs your permission to use ${call.name}`, 'permission_prompt');
                 try {
                   answer = await deps.client.approve(params, s);
                   return answer;
@@ -116,6 +132,7 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
         toolCallId: call.id,
         toolName: call.name,
         signal,
+        ...(hookDecision === undefined ? {} : { hookDecision }),
       }),
       showThinking: (text) => emit({ type: 'thinking', text }),
       showStatus: (text) => emit({ type: 'status', text }),
@@ -124,6 +141,10 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
           throw new Error('this client cannot answer questions (it did not declare capabilities.ask)');
         }
         let answer: string | undefined;
+        notify(
+          `Santra has a question for you: ${question.prompt.split('\n')[0] ?? ''}`,
+          'elicitation_dialog',
+        );
         try {
           ({ answer } = await deps.client.ask(
             { sessionId, runId, agentId, toolCallId: call.id, ...question },
@@ -133,6 +154,12 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
         } finally {
           recorder?.question(question, agentId, answer);
         }
+      },
+      permissionMode: {
+        get: () => approvals.mode,
+        set: (mode) => {
+          approvals.permissionMode = mode;
+        },
       },
       fileChanged: (change) =>
         recorder?.fileChange(change, { agentId, toolCallId: call.id, workspaceRoot: workspace.root }),

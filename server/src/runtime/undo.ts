@@ -44,69 +44,15 @@ export function undoHandlers(
       const picked = lastChanges(session.changes, params.scope ?? 'change');
       if (picked.length === 0) return { changes: [] };
       const held = hold(session, signal);
-      // `allow_all` answers the rest of this undo's questions, protected locations excepted.
-      let allowAll = false;
-      const ask = async (change: FileChangeRecord, question: RestoreQuestion): Promise<RestoreAnswer> => {
-        if (allowAll && question.protection === undefined) return { outcome: 'allowed' };
-        if (capabilities.approve !== true) return { outcome: 'unavailable' };
-        const request: ApproveParams = {
-          kind: 'file_change',
-          sessionId: session.id,
-          runId: change.runId,
-          agentId: UNDO_AGENT,
-          toolCallId: change.toolCallId,
-          toolName: UNDO_TOOL,
-          path: question.path,
-          ...(question.destination === undefined ? {} : { destination: question.destination }),
-          operation: question.operation,
-          diff: await computeDiffAsync(
-            question.diffPath,
-            question.oldText,
-            question.newText,
-            question.diffNewPath === undefined ? {} : { newPath: question.diffNewPath },
-          ),
-          ...(question.protection === undefined
-            ? {}
-            : { protected: true, protectedReason: question.protection }),
-        };
-        try {
-          const answer = await client.approve(request, held.signal);
-          switch (answer.decision) {
-            case 'allow_all':
-              allowAll = true;
-              return { outcome: 'allowed' };
-            case 'allow':
-              return { outcome: 'allowed' };
-            case 'reject':
-              return { outcome: 'declined' };
-            case 'feedback':
-              return { outcome: 'declined', feedback: answer.feedback };
-            default: {
-              const exhaustive: never = answer;
-              throw new Error(`unknown decision ${JSON.stringify(exhaustive)}`);
-            }
-          }
-        } catch (error) {
-          return { outcome: 'failed', message: error instanceof Error ? error.message : String(error) };
-        }
-      };
-      const changes: UndoneChange[] = [];
-      const settled: string[] = [];
+      let changes: UndoneChange[] = [];
       try {
-        for (const change of picked.toReversed()) {
-          if (held.signal.aborted) break;
-          const restored = await restoreChange(change, {
-            workspace,
-            files: deps.files,
-            sessionRoot: session.workspaceRoot,
-            isProtected: (absolute) => protectedReason(workspace.display(absolute), absolute, deps.configDir),
-            ask: (question) => ask(change, question),
-          });
-          changes.push(restored.change);
-          if (restored.settled) settled.push(change.changeId);
-        }
+        changes = await restoreChanges(
+          session,
+          picked,
+          { ...deps, client, workspace, capabilities },
+          held.signal,
+        );
       } finally {
-        markUndone(session, settled);
         // The model is told on its next turn: its conversation still says the changes were made.
         const note = undoNote(changes);
         if (note !== undefined) {
@@ -120,6 +66,91 @@ export function undoHandlers(
       return { changes };
     },
   };
+}
+
+export interface RestoreChangesDeps {
+  client: ClientChannel;
+  workspace: Workspace;
+  capabilities: ClientCapabilities;
+  files: FileTracker;
+  configDir: string;
+}
+
+/**
+ * Puts back `picked` (oldest first) newest first, asking through `approve` where a file changed
+ * since, and saves the `undo` record of what was dealt with — also when `signal` aborts midway,
+ * so what was restored stays recorded. session/undo and session/rewind (rewind-handler.ts) share it.
+ */
+export async function restoreChanges(
+  session: Session,
+  picked: readonly FileChangeRecord[],
+  deps: RestoreChangesDeps,
+  signal: AbortSignal,
+): Promise<UndoneChange[]> {
+  const { client, workspace, capabilities } = deps;
+  // `allow_all` answers the rest of this undo's questions, protected locations excepted.
+  let allowAll = false;
+  const ask = async (change: FileChangeRecord, question: RestoreQuestion): Promise<RestoreAnswer> => {
+    if (allowAll && question.protection === undefined) return { outcome: 'allowed' };
+    if (capabilities.approve !== true) return { outcome: 'unavailable' };
+    const request: ApproveParams = {
+      kind: 'file_change',
+      sessionId: session.id,
+      runId: change.runId,
+      agentId: UNDO_AGENT,
+      toolCallId: change.toolCallId,
+      toolName: UNDO_TOOL,
+      path: question.path,
+      ...(question.destination === undefined ? {} : { destination: question.destination }),
+      operation: question.operation,
+      diff: await computeDiffAsync(
+        question.diffPath,
+        question.oldText,
+        question.newText,
+        question.diffNewPath === undefined ? {} : { newPath: question.diffNewPath },
+      ),
+      ...(question.protection === undefined ? {} : { protected: true, protectedReason: question.protection }),
+    };
+    try {
+      const answer = await client.approve(request, signal);
+      switch (answer.decision) {
+        case 'allow_all':
+          allowAll = true;
+          return { outcome: 'allowed' };
+        case 'allow':
+          return { outcome: 'allowed' };
+        case 'reject':
+          return { outcome: 'declined' };
+        case 'feedback':
+          return { outcome: 'declined', feedback: answer.feedback };
+        default: {
+          const exhaustive: never = answer;
+          throw new Error(`unknown decision ${JSON.stringify(exhaustive)}`);
+        }
+      }
+    } catch (error) {
+      return { outcome: 'failed', message: error instanceof Error ? error.message : String(error) };
+    }
+  };
+  const changes: UndoneChange[] = [];
+  const settled: string[] = [];
+  try {
+    for (const change of picked.toReversed()) {
+      if (signal.aborted) break;
+      const restored = await restoreChange(change, {
+        workspace,
+        files: deps.files,
+        sessionRoot: session.workspaceRoot,
+        isProtected: (absolute) => protectedReason(workspace.display(absolute), absolute, deps.configDir),
+        ask: (question) => ask(change, question),
+      });
+      changes.push(restored.change);
+      if (restored.settled) settled.push(change.changeId);
+    }
+  } finally {
+    markUndone(session, settled);
+  }
+  return changes;
 }
 
 /** The last change not undone, or every change of its run; oldest first. */

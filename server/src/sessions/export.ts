@@ -57,6 +57,15 @@ export function exportMarkdown(records: readonly SessionRecord[]): string {
         flush();
         lines.push('> The conversation before this point was summarised to fit the model’s context.', '');
         break;
+      case 'rewind':
+        flush();
+        lines.push(
+          record.forkedFrom === undefined
+            ? `> Rewound: the conversation went back to just before the prompt of run \`${record.runId}\`; what follows continues from there.`
+            : `> Forked from session \`${record.forkedFrom}\` just before the prompt of run \`${record.runId}\`.`,
+          '',
+        );
+        break;
       case 'undo':
         flush();
         lines.push(
@@ -71,6 +80,7 @@ export function exportMarkdown(records: readonly SessionRecord[]): string {
       case 'ask':
       case 'file_change':
       case 'model':
+      case 'name':
       case 'run_end':
         break;
       default: {
@@ -120,6 +130,10 @@ function phaseLines(phase: Phase, lines: string[], answer: Answer, flush: () => 
       return undefined;
     case 'complete':
       flush();
+      return undefined;
+    case 'event':
+      flush();
+      lines.push(`> Event from ${phase.source} (untrusted): ${phase.text.replace(/\n/g, '\n> ')}`, '');
       return undefined;
     default: {
       const exhaustive: never = phase;

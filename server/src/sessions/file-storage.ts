@@ -57,6 +57,10 @@ export class FileStorage implements SessionStorage {
     this.imports = new FileImportArchive(this.#project, redact);
   }
 
+  pathOf(sessionId: string): string | undefined {
+    return SESSION_ID.test(sessionId) ? join(this.#project, `${sessionId}.jsonl`) : undefined;
+  }
+
   writer(sessionId: string): SessionWriter {
     assertId(sessionId);
     const journal = new Journal(join(this.#project, `${sessionId}.jsonl`), this.#redact);

@@ -107,6 +107,9 @@ export function recordingOf(records: readonly SessionRecord[]): Recording {
       case 'messages_replaced':
         conversation = [...record.messages];
         break;
+      case 'rewind':
+        conversation = [...record.messages];
+        break;
       case 'compaction':
         conversation = [record.summary, ...record.kept];
         break;
@@ -133,6 +136,7 @@ export function recordingOf(records: readonly SessionRecord[]): Recording {
       case 'file_change':
       case 'undo':
       case 'model':
+      case 'name':
       case 'run_end':
         break;
       default: {

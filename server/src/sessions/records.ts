@@ -137,6 +137,21 @@ export type SessionRecord =
     }
   /** The session's model, chosen with model/set. */
   | { type: 'model'; model: string; at: string }
+  /** The session was named (session/rename, names.ts); null: its name was removed. */
+  | { type: 'name'; name: string | null; at: string }
+  /**
+   * The conversation went back to just before the prompt of `runId` (session/rewind, rewind.ts):
+   * it is now `messages`. Later records stay in the file, so replay and export still show them.
+   */
+  | {
+      type: 'rewind';
+      runId: string;
+      messages: ChatMessage[];
+      /** The files changed since were put back first (the `undo` record just before says which). */
+      restoreFiles?: boolean;
+      forkedFrom?: string;
+      at: string;
+    }
   /** A run ended. */
   | {
       type: 'run_end';
@@ -178,6 +193,8 @@ const TYPES: ReadonlySet<string> = new Set<RecordType>([
   'undo',
   'compaction',
   'model',
+  'name',
+  'rewind',
   'run_end',
 ]);
 
@@ -195,6 +212,9 @@ const REQUIRED: Record<RecordType, Record<string, 'string' | 'number' | 'object'
   undo: { changeIds: 'object' },
   compaction: { summary: 'object', kept: 'object' },
   model: { model: 'string' },
+  // `name` is a string or null, which the type check cannot say: summary.ts reads either.
+  name: { at: 'string' },
+  rewind: { runId: 'string', messages: 'object', at: 'string' },
   run_end: { runId: 'string', usage: 'object', costUsd: 'number' },
 };
 

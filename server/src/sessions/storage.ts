@@ -29,6 +29,8 @@ export interface SessionStorage {
   writer(sessionId: string): SessionWriter;
   /** The session's records, or undefined when the store has no such session. */
   read(sessionId: string): Promise<StoredSession | undefined>;
+  /** The file the session is saved in (a hook's `transcript_path`); absent or undefined: not a file. */
+  pathOf?(sessionId: string): string | undefined;
   /** Every session of this workspace (or of every workspace), in no particular order. */
   list(allWorkspaces: boolean): Promise<{ sessions: SessionInfo[]; warnings: string[] }>;
   /** Removes the session; false when there was none. */

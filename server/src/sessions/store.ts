@@ -36,6 +36,8 @@ export interface Session {
   /** File changes not undone, oldest first. */
   changes: FileChangeRecord[];
   title: string;
+  /** The name the user gave it (session/rename, names.ts); absent: none. */
+  name?: string;
   updatedAt: string;
   /** Runs imported from another agent's transcript (session/import): from which, and its tokens. */
   imported?: { from: ImportFormat; usage: Usage };
@@ -148,6 +150,7 @@ export class SessionStore {
     return {
       sessionId: session.id,
       title: session.title === '' ? '(no prompt yet)' : session.title,
+      ...(session.name === undefined ? {} : { name: session.name }),
       workspaceRoot: session.workspaceRoot,
       createdAt: session.createdAt,
       updatedAt: session.updatedAt,
@@ -248,6 +251,7 @@ export class SessionStore {
       approvals: new SessionApprovals(),
       changes: state.changes,
       title: state.title === '(no prompt yet)' ? '' : state.title,
+      ...(state.name === undefined ? {} : { name: state.name }),
       updatedAt: state.updatedAt,
       ...(state.imported === undefined ? {} : { imported: state.imported }),
       addSecret: (secret) => {

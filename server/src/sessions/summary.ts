@@ -17,6 +17,8 @@ export interface SessionState {
   createdAt: string;
   updatedAt: string;
   title: string;
+  /** The name the user gave it (session/rename, names.ts); absent: none. */
+  name?: string;
   /** The model of the last run, or the one model/set chose after it. */
   model?: string;
   /** The conversation as the next prompt sends it. */
@@ -86,6 +88,9 @@ export function foldSession(
       case 'messages_replaced':
         state.messages = [...record.messages];
         break;
+      case 'rewind':
+        state.messages = [...record.messages];
+        break;
       case 'compaction':
         state.messages = [record.summary, ...record.kept];
         state.usage = addUsage(state.usage, record.usage);
@@ -101,6 +106,11 @@ export function foldSession(
         break;
       case 'model':
         state.model = record.model;
+        break;
+      case 'name':
+        // A damaged value (not a string) counts as no name: a listing never shows garbage.
+        if (typeof record.name === 'string' && record.name !== '') state.name = record.name;
+        else delete state.name;
         break;
       case 'file_change':
         state.changes.push(record);
@@ -131,6 +141,7 @@ export function sessionInfo(state: SessionState): SessionInfo {
   return {
     sessionId: state.sessionId,
     title: state.title,
+    ...(state.name === undefined ? {} : { name: state.name }),
     workspaceRoot: state.workspaceRoot,
     createdAt: state.createdAt,
     updatedAt: state.updatedAt,

@@ -36,12 +36,28 @@ export function spawnAgentTool() {
   return defineTool({
     name: 'spawn_agent',
     kind: 'agent',
-    description: 'Run one agent on a task and wait for its result.',
-    parameters: SpawnRequest,
-    async execute(args, context) {
+    description:
+      'Run one agent on a task and wait for its result; or, with `background: true`, start it and go on at once (then agent_status, agent_steer, agent_collect, agent_resume, agent_cancel with the id it returns).',
+    parameters: SpawnRequest.extend({
+      background: z
+        .boolean()
+        .optional()
+        .describe(
+          'Start it in the background and return its id at once, instead of waiting for its result. You cannot finish while it runs: collect or cancel it.',
+        ),
+    }),
+    async execute({ background, ...request }, context) {
       const agents = control(context);
       if (agents === undefined) return notInSwarm();
-      const [result] = await agents.spawn([args]);
+      if (background === true) {
+        if (agents.background === undefined)
+          return toolError(
+            'not_available',
+            'This agent cannot run agents in the background (it lacks the agent_collect tools). Call spawn_agent without background.',
+          );
+        return agents.background.start(request);
+      }
+      const [result] = await agents.spawn([request]);
       if (result === undefined) return toolError('spawn_failed', 'The agent did not run.');
       return {
         output: describe(result),

@@ -40,25 +40,32 @@ export function multiEditTool() {
       try {
         const problem = await checkEditable(context, target);
         if (problem !== undefined) return problem;
-        const result = await applyEdit(context, target, (current, prefix) => {
-          let text = current;
-          for (const [index, edit] of args.edits.entries()) {
-            const outcome = replaceUnique(text, edit.oldStr, edit.newStr);
-            if (isMatchFailure(outcome)) {
-              const where =
-                index === 0 ? '' : ' (line numbers are those of the text after the edits before it)';
-              return {
-                error: toolError(
-                  outcome.errorType,
-                  `${prefix}edits[${index}] failed${where}: ${outcome.message} No edit was applied; fix this edit and send them all again.`,
-                ),
-              };
+        let altered = false;
+        const result = await applyEdit(
+          context,
+          target,
+          (current, prefix) => {
+            let text = current;
+            for (const [index, edit] of args.edits.entries()) {
+              const outcome = replaceUnique(text, edit.oldStr, edit.newStr);
+              if (isMatchFailure(outcome)) {
+                const where =
+                  index === 0 ? '' : ' (line numbers are those of the text after the edits before it)';
+                return {
+                  error: toolError(
+                    outcome.errorType,
+                    `${prefix}edits[${index}] failed${where}: ${outcome.message} No edit was applied; fix this edit and send them all again.`,
+                  ),
+                };
+              }
+              text = outcome.text;
             }
-            text = outcome.text;
-          }
-          return { content: text };
-        });
-        if (result.isError === true || result.summary === 'no change') return result;
+            return { content: text };
+          },
+          // The person wrote part of it or their own version: the result says what, not "applied N".
+          { onAltered: () => (altered = true) },
+        );
+        if (result.isError === true || result.summary === 'no change' || altered) return result;
         return {
           ...result,
           output: `${result.output} Applied ${args.edits.length} edit${args.edits.length === 1 ? '' : 's'}.`,

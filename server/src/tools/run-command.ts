@@ -1,13 +1,15 @@
 import { stat } from 'node:fs/promises';
 import * as z from 'zod';
-import { inspectCommand } from '../approval/command-site.ts';
+import { type CommandInspection, inspectCommand } from '../approval/command-site.ts';
+import { visibleControlChars } from '../approval/diff.ts';
+import type { GateDecision } from '../approval/gate.ts';
 import { PathError, type ResolvedPath } from '../workspace/workspace.ts';
 import { unaskedGitEnvironment } from '../approval/git-hazards.ts';
 import { describeDenials, findDenials, type SandboxDenial } from '../sandbox/denials.ts';
 import type { CommandSandbox, SandboxedSpawn, WrapOptions } from '../sandbox/sandbox.ts';
 import type { CapturedText } from './commands/output-capture.ts';
 import { type ProcessOutcome, runProcess } from './commands/run-process.ts';
-import type { TerminalRunResult } from '#protocol';
+import type { SandboxProfile, TerminalRunResult } from '#protocol';
 import {
   defineTool,
   type EditorAccess,
@@ -71,35 +73,52 @@ export function runCommandTool() {
         );
       }
 
-      const inspection = await inspectCommand(args.command, {
-        cwd: cwd.absolute,
-        contains: (absolute) => context.workspace.contains(absolute),
-        env: context.commandEnv,
-      });
       const sandbox = context.sandbox;
-      const profile = sandbox === undefined ? undefined : await sandbox.effectiveProfile();
+      // Plan mode runs its read-only commands in the read-only profile where the sandbox works.
+      const planned =
+        context.permissionMode?.get() === 'plan' &&
+        sandbox !== undefined &&
+        (await sandbox.status()).available;
+      const profile = planned
+        ? 'read-only'
+        : sandbox === undefined
+          ? undefined
+          : await sandbox.effectiveProfile();
       const unavailable = await sandbox?.unavailableNotice();
       if (unavailable !== undefined) context.showStatus(unavailable);
-      const decision = await context.gate.command({
-        command: args.command,
-        cwd: cwd.absolute,
-        inspection,
-        ...(profile === undefined ? {} : { sandbox: profile }),
-        ...(profile === 'workspace-write' && sandbox?.settings.autoRun === true
-          ? { sandboxAutoRun: true }
-          : {}),
-      });
-      if (!decision.allowed) return refused(decision);
+      // The command shown, then each version the person edits it into: a new command each time,
+      // inspected and decided from scratch (§7.3.2).
+      const approve = async (command: string): Promise<Approval> => {
+        const inspection = await inspectCommand(command, {
+          cwd: cwd.absolute,
+          contains: (absolute) => context.workspace.contains(absolute),
+          env: context.commandEnv,
+        });
+        const decision = await context.gate.command({
+          command,
+          cwd: cwd.absolute,
+          inspection,
+          ...(profile === undefined ? {} : { sandbox: profile }),
+          ...(profile === 'workspace-write' && sandbox?.settings.autoRun === true
+            ? { sandboxAutoRun: true }
+            : {}),
+        });
+        return { command, inspection, decision };
+      };
+      const approved = await approveWithEdits(args.command, approve, notes);
+      if ('output' in approved) return approved;
+      const { inspection, decision } = approved;
       if (context.signal.aborted) return cancelledBeforeStart();
 
       const env = inspection.allowedUnasked ? unaskedGitEnvironment(context.commandEnv) : context.commandEnv;
       const run: CommandRun = {
-        command: args.command,
+        command: approved.command,
         cwd,
         env,
         timeoutMs,
         notes,
         wrap: { protectedWritable: decision.protectedAllowed === true },
+        ...(profile === undefined ? {} : { profile }),
       };
       const runInEditor = context.editor?.runCommand;
       const first =
@@ -112,6 +131,49 @@ export function runCommandTool() {
   });
 }
 
+/** A command and what the gate decided for it. */
+interface Approval {
+  command: string;
+  inspection: CommandInspection;
+  decision: GateDecision;
+}
+
+/** How often the person may edit one command before the call gives up (each edit is asked anew). */
+const MAX_COMMAND_EDITS = 5;
+
+/**
+ * Asks for `proposed` and follows the person's edits (§7.3.2): an allow that carries a command
+ * of theirs approves nothing yet — their command goes through inspection and the gate like any
+ * other, and is asked again unless the policy lets it run unasked. What finally runs, when it is
+ * not the proposal, is said in `notes` for the model. Returns the refusal as a result.
+ */
+async function approveWithEdits(
+  proposed: string,
+  approve: (command: string) => Promise<Approval>,
+  notes: string[],
+): Promise<(Approval & { decision: Extract<GateDecision, { allowed: true }> }) | ToolResult> {
+  let current = await approve(proposed);
+  for (let edits = 0; ; edits++) {
+    const { decision } = current;
+    if (!decision.allowed) return refused(decision);
+    if (decision.edited?.kind !== 'command') {
+      if (current.command !== proposed) {
+        notes.unshift(
+          `The user edited your command before it ran: it ran as \`${visibleControlChars(current.command)}\`, not \`${visibleControlChars(proposed)}\` as you proposed.`,
+        );
+      }
+      return { ...current, decision };
+    }
+    if (edits === MAX_COMMAND_EDITS) {
+      return toolError(
+        'rejected',
+        `The command was edited ${MAX_COMMAND_EDITS + 1} times without being allowed as shown; nothing was run. Ask the user which command to run.`,
+      );
+    }
+    current = await approve(decision.edited.command);
+  }
+}
+
 interface CommandRun {
   command: string;
   cwd: ResolvedPath;
@@ -119,6 +181,8 @@ interface CommandRun {
   timeoutMs: number;
   notes: string[];
   wrap: WrapOptions;
+  /** The sandbox profile it runs under; absent: the configured one. */
+  profile?: SandboxProfile;
 }
 
 /** A finished run: what the model reads, and what the sandbox stopped (none: not stopped by it). */
@@ -138,7 +202,9 @@ async function inProcess(
   let outcome: ProcessOutcome;
   try {
     wrapped =
-      sandbox === undefined ? undefined : await sandbox.wrap(spec, sandbox.settings.profile, run.wrap);
+      sandbox === undefined
+        ? undefined
+        : await sandbox.wrap(spec, run.profile ?? sandbox.settings.profile, run.wrap);
     const spawn = wrapped ?? spec;
     outcome = await runProcess({
       ...spawn,
@@ -232,7 +298,7 @@ async function inEditorTerminal(
       ? undefined
       : await sandbox.shellLine(
           { command: command.command, cwd: command.cwd.absolute, env: command.env },
-          sandbox.settings.profile,
+          command.profile ?? sandbox.settings.profile,
           command.wrap,
         );
   let result: TerminalRunResult;
@@ -287,7 +353,7 @@ async function inEditorTerminal(
 }
 
 /** The working directory: inside the workspace (the boundary cannot be widened through cwd) and a directory. */
-async function resolveDirectory(
+export async function resolveDirectory(
   input: string,
   context: ToolContext,
 ): Promise<ResolvedPath | { error: ToolResult }> {

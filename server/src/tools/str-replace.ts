@@ -32,20 +32,27 @@ export function strReplaceTool() {
         const problem = await checkEditable(context, target);
         if (problem !== undefined) return problem;
         let replaced: Replaced | undefined;
-        const result = await applyEdit(context, target, (current, prefix) => {
-          const outcome = replaceUnique(current, args.oldStr, args.newStr);
-          if (isMatchFailure(outcome)) {
-            return {
-              error: toolError(
-                outcome.errorType,
-                `${prefix}${outcome.message}${prefix === '' ? '' : ' Nothing was written.'}`,
-              ),
-            };
-          }
-          replaced = outcome;
-          return { content: outcome.text };
-        });
-        if (result.isError === true || replaced === undefined) return result;
+        // The person wrote part of it or their own version: the result says what, not the proposal.
+        let altered = false;
+        const result = await applyEdit(
+          context,
+          target,
+          (current, prefix) => {
+            const outcome = replaceUnique(current, args.oldStr, args.newStr);
+            if (isMatchFailure(outcome)) {
+              return {
+                error: toolError(
+                  outcome.errorType,
+                  `${prefix}${outcome.message}${prefix === '' ? '' : ' Nothing was written.'}`,
+                ),
+              };
+            }
+            replaced = outcome;
+            return { content: outcome.text };
+          },
+          { onAltered: () => (altered = true) },
+        );
+        if (result.isError === true || replaced === undefined || altered) return result;
         const span = (start: number, count: number) =>
           count === 1 ? `line ${start}` : `lines ${start}–${start + count - 1}`;
         return {

@@ -9,6 +9,7 @@ import type { FileTracker } from '../workspace/file-tracker.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import type { ApprovalGate, GateDecision, SessionApprovals } from '../approval/gate.ts';
 import type { CommandSandbox } from '../sandbox/sandbox.ts';
+import type { PermissionMode } from '../approval/permission-mode.ts';
 
 /**
  * What a tool does, and so how it is treated: `read` and `search` only look at the workspace and
@@ -36,6 +37,8 @@ export interface Question {
   header?: string;
   options?: Array<{ label: string; value: string }>;
   secret?: boolean;
+  /** The plan an agent in plan mode presents for approval (exit_plan_mode; the protocol's AskParams.plan). */
+  plan?: string;
 }
 
 /** A sub-agent request: which agent, the task, and the context it needs. */
@@ -61,6 +64,26 @@ export interface AgentControl {
   setOutput(output: string): void;
   /** Replaces this agent's conversation from the next model turn on. */
   setMessages(messages: Array<{ role: 'user' | 'assistant'; content: string }>): void;
+  /** The agents this agent runs in the background (agent/background.ts); absent: it may not. */
+  background?: BackgroundControl;
+}
+
+/**
+ * Background agents, as the agent that started them sees them: each answer is the tool's result.
+ * Only the agents it started are found by id.
+ */
+export interface BackgroundControl {
+  /** Starts the agent and resolves at once with its id (or why it did not start). */
+  start(request: SpawnRequest): Promise<ToolResult>;
+  /** One agent's state, or (no id) every one it started. */
+  status(id: string | undefined): ToolResult;
+  /** Guidance the agent reads as a user message before its next model call. */
+  steer(id: string, text: string): ToolResult;
+  /** Its result, or after waiting up to `waitMs`, that it still runs and its partial output. */
+  collect(id: string, waitMs: number, signal: AbortSignal): Promise<ToolResult>;
+  /** Continues a finished agent with new instructions, in the background. */
+  resume(id: string, task: string): ToolResult;
+  cancel(id: string): Promise<ToolResult>;
 }
 
 export interface ToolContext {
@@ -88,6 +111,11 @@ export interface ToolContext {
   editor?: EditorAccess;
   /** The OS sandbox commands run in (sandbox/sandbox.ts); absent: commands run unsandboxed. */
   sandbox?: CommandSandbox;
+  /**
+   * The session's permission mode (approval/permission-mode.ts): plan mode runs commands in the
+   * read-only sandbox; exit_plan_mode sets the mode the user approved. Absent: `default`, fixed.
+   */
+  permissionMode?: { get(): PermissionMode; set(mode: PermissionMode): void };
 }
 
 /**
@@ -154,6 +182,12 @@ export interface ToolCallScope {
   agents?: AgentControl;
   /** Where the call's approvals, questions and file changes are saved (the session); absent: nowhere. */
   recorder?: ToolCallRecorder;
+  /**
+   * A PreToolUse hook's `permissionDecision` for this call: `allow` lets the gate allow what it
+   * would ask, `ask` makes it ask whatever would allow it unasked. Protected locations, plan mode
+   * and the configuration's deny rules hold either way.
+   */
+  hookDecision?: 'allow' | 'ask';
 }
 
 /** What a tool call leaves in the session's record. */
@@ -204,6 +238,21 @@ export interface Tool<S extends z.ZodObject = z.ZodObject> {
   kind: ToolKind;
   description: string;
   parameters: S;
+  /**
+   * The tool only reads, as a trusted source says (an MCP server's annotations from the user's
+   * config): plan mode lets it run whatever its kind (permission-mode.ts).
+   */
+  readOnlyHint?: boolean;
+  /**
+   * The JSON Schema the model sees, when the tool's own is not a zod schema (an MCP server's tool:
+   * `parameters` then accepts any object and the server validates). Absent: from `parameters`.
+   */
+  inputSchema?: Record<string, unknown>;
+  /**
+   * True while the tool's schema is not sent to the model (an MCP tool behind search_mcp_tools,
+   * mcp/tool-search.ts): it is still called by name. Asked before every model call.
+   */
+  deferred?: () => boolean;
   /** Contract: resolves with a result, errors included (`isError`); a rejection is reported to the model as an internal tool error. */
   execute(args: z.output<S>, context: ToolContext): Promise<ToolResult>;
 }

@@ -2,7 +2,12 @@
  * A real ToolContext over a temp directory, for tool tests: a real Workspace and FileTracker,
  * and an approval gate that records every request and answers from a script (default: allow).
  */
-import type { ApprovalGate, FileChangeRequest, GateDecision } from '../../src/approval/gate.ts';
+import type {
+  ApprovalGate,
+  FileChangeRequest,
+  GateDecision,
+  McpToolRequest,
+} from '../../src/approval/gate.ts';
 import type { AppliedChange, Question, ToolContext, ToolSettings } from '../../src/tools/types.ts';
 import { FileTracker } from '../../src/workspace/file-tracker.ts';
 import { Workspace } from '../../src/workspace/workspace.ts';
@@ -11,7 +16,15 @@ import { tempDir } from '../../../scripts/temp-dirs.ts';
 export type GateRequest =
   | { kind: 'file_change'; request: FileChangeRequest }
   | { kind: 'command'; command: string; cwd: string }
-  | { kind: 'escalate'; command: string; cwd: string; reason: string };
+  | { kind: 'escalate'; command: string; cwd: string; reason: string }
+  | {
+      kind: 'mcp_tool';
+      server: string;
+      tool: string;
+      arguments: Record<string, unknown>;
+      policy: McpToolRequest['policy'];
+      trustedReadOnly: boolean;
+    };
 
 export interface TestContext extends ToolContext {
   /** Every request the gate saw, in order. */
@@ -87,6 +100,7 @@ export async function testContext(
     fileChange: (request) => decide({ kind: 'file_change', request }),
     command: (request) => decide({ kind: 'command', ...request }),
     escalate: (request) => decide({ kind: 'escalate', ...request }),
+    mcpTool: (request) => decide({ kind: 'mcp_tool', ...request }),
   };
   return context;
 }

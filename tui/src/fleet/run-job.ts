@@ -12,13 +12,19 @@
  *   (server: sessions/interrupted-calls.ts), and a call cancelled mid-way is shown as cancelled.
  * The job's progress (in BullMQ) keeps the session id from the moment it exists, and how many runs
  * the session had before the job, which is how the job's runs are told from earlier ones.
+ *
+ * A `repo` job runs in a checkout the worker makes for it (repo-workspace.ts), named by the job, so
+ * a later attempt on this worker finds the files the earlier one changed; the commit it was made at
+ * is kept in the progress too, so an attempt elsewhere checks out that commit, not a moved branch.
  */
 import type { Phase, PromptResult, SessionRecord, Usage } from '#protocol';
 import { findWorkplace } from '../client/project-root.ts';
 import { isDirectory, serverArgs, serverPathFor, startServer } from '../client/server-process.ts';
 import { PrintError, ServerSession } from '../client/session.ts';
 import { Approvals, describeAction } from '../print/approvals.ts';
-import type { JobData, JobProgress, JobResult } from './job.ts';
+import { WaitForAttach } from '../attach/wait-for-attach.ts';
+import { type JobData, type JobProgress, type JobResult, redactUrl } from './job.ts';
+import { prepareCheckout, RepoProblem } from './repo-workspace.ts';
 import { diffSince, snapshotTree } from './workspace-diff.ts';
 
 /** What the model is told when an attempt goes on with a run another attempt began. */
@@ -39,6 +45,9 @@ export interface Attempt {
   lockSession(sessionId: string): Promise<void>;
   serverPath: string;
   clientVersion: string;
+  /** Where a `repo` job's mirror and checkout are (repo-workspace.ts), and the checkout's name. */
+  repoWorkdir: string;
+  checkoutKey: string;
   /** Each phase of the run, as the server sent it (for attached clients). */
   onPhase?: (phase: Phase) => void;
   /** The server's stderr and the worker's notes about the job. */
@@ -49,37 +58,48 @@ export interface Attempt {
 /** Runs (or goes on with) the job and returns its result. Throws UnrunnableJob or PrintError. */
 export async function runJob(attempt: Attempt): Promise<JobResult> {
   const { data } = attempt;
-  if (!isDirectory(data.cwd))
+  if (data.cwd !== undefined && !isDirectory(data.cwd))
     throw new UnrunnableJob(
       `the job's cwd ${data.cwd} is not a directory on this worker; give the path of the workspace as the worker sees it`,
     );
-  const place = findWorkplace(data.cwd, true);
   let progress: JobProgress = { ...attempt.progress };
   const save = async (more: JobProgress) => {
     progress = { ...progress, ...more };
     await attempt.saveProgress(progress);
   };
-  // A job continuing a session waits for it first: its attempt and its diff begin after that.
+  // A job continuing a session waits for it first: its attempt, its checkout and its diff begin after that.
   const knownSession = progress.sessionId ?? data.sessionId;
   if (knownSession !== undefined) await attempt.lockSession(knownSession);
   const attempts = (progress.attempts ?? attempt.attemptsBefore) + 1;
   await save({ attempts });
+  const root = await workspaceOf(attempt, progress);
+  if (data.repo !== undefined && progress.commit === undefined) await save({ commit: root.commit });
+  const place = findWorkplace(root.path, true);
   if (progress.baseTree === undefined) {
     const baseTree = await snapshotTree(place.root);
     if (baseTree !== undefined) await save({ baseTree });
   }
 
   const refused: string[] = [];
-  const approvals = new Approvals({
-    // Nobody to ask: `allow` lets the server allow all (protected locations are still put to us,
-    // and refused here); anything else refuses.
-    policy: data.approvalPolicy === 'allow' ? 'allow' : 'reject',
-    write: (text) => {
-      const line = text.trim();
-      if (line !== '') refused.push(line.replace(/^santra: /, ''));
-    },
-    color: false,
-  });
+  let sessionId = knownSession;
+  const approvals =
+    data.approvalPolicy === 'attach'
+      ? new WaitForAttach({
+          timeoutSeconds: data.attachTimeoutSeconds,
+          sessionId: () => sessionId,
+          note: (line) => void attempt.stderr.write(`${line}\n`),
+          refused: (line) => refused.push(line),
+        })
+      : new Approvals({
+          // Nobody to ask: `allow` lets the server allow all (protected locations are still put to us,
+          // and refused here); anything else refuses.
+          policy: data.approvalPolicy === 'allow' ? 'allow' : 'reject',
+          write: (text) => {
+            const line = text.trim();
+            if (line !== '') refused.push(line.replace(/^santra: /, ''));
+          },
+          color: false,
+        });
   const { path: serverPath } = serverPathFor(attempt.serverPath, process.env);
   const server = startServer(
     serverPath,
@@ -93,7 +113,8 @@ export async function runJob(attempt: Attempt): Promise<JobResult> {
     workspaceRoot: place.root,
     clientName: 'santra-worker',
     clientVersion: attempt.clientVersion,
-    capabilities: { approve: true, ask: false, diffs: false },
+    // With `attach`, questions too wait for an attached client (santra attach).
+    capabilities: { approve: true, ask: data.approvalPolicy === 'attach', diffs: false },
     approvals,
     verbose: attempt.verbose,
     stderr: attempt.stderr,
@@ -103,13 +124,17 @@ export async function runJob(attempt: Attempt): Promise<JobResult> {
   });
   try {
     await session.initialize();
-    let sessionId = knownSession;
     if (sessionId === undefined) {
       sessionId = (await session.request('session/new', {})).session.sessionId;
       await save({ sessionId, runsBefore: 0 });
       await attempt.lockSession(sessionId);
     }
-    await session.resume(sessionId).catch((error: unknown) => {
+    // A repo job's checkout is new for each job: a session an earlier job began was in another one.
+    const resumed =
+      data.repo === undefined
+        ? session.resume(sessionId)
+        : session.request('session/resume', { sessionId, otherWorkspace: true });
+    await resumed.catch((error: unknown) => {
       throw new UnrunnableJob(
         `session ${sessionId} could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
       );
@@ -147,9 +172,44 @@ export async function runJob(attempt: Attempt): Promise<JobResult> {
       diff: await diffSince(place.root, progress.baseTree),
       attempts,
       refused,
+      ...(data.repo === undefined
+        ? {}
+        : {
+            repo: { url: redactUrl(data.repo.url), ref: data.repo.ref },
+            ...(root.commit === undefined ? {} : { commit: root.commit }),
+            ...(data.keepWorkspace === true ? { workspace: place.root } : {}),
+          }),
     };
   } finally {
     await session.close();
+  }
+}
+
+/**
+ * The directory the job runs in: its `cwd`, or its checkout of `repo` (the one an earlier attempt
+ * made, when this worker still has it). A repository or ref that does not exist fails the job.
+ */
+async function workspaceOf(
+  attempt: Attempt,
+  progress: JobProgress,
+): Promise<{ path: string; commit?: string }> {
+  const { data } = attempt;
+  if (data.repo === undefined) return { path: data.cwd ?? '' };
+  try {
+    const checkout = await prepareCheckout({
+      workdir: attempt.repoWorkdir,
+      repo: data.repo,
+      key: attempt.checkoutKey,
+      ...(progress.commit === undefined ? {} : { commit: progress.commit }),
+    });
+    if (progress.commit !== undefined && !checkout.reused)
+      attempt.stderr.write(
+        `santra worker: the checkout an earlier attempt made is not on this worker; a new one at ${checkout.commit} is used, without that attempt's file changes\n`,
+      );
+    return checkout;
+  } catch (error) {
+    if (error instanceof RepoProblem && error.permanent) throw new UnrunnableJob(error.message);
+    throw error;
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * `santra submit --redis URL [--cwd DIR] [--session ID] [--wait] -p "…"`: puts a santra job on the
+ * `santra submit --redis URL [--cwd DIR | --repo URL --ref REF] [--session ID] [--wait] -p "…"`: puts a santra job on the
  * queue (job.ts is its schema, docs/fleet.md its documentation) and prints its id; with --wait,
  * waits for it and prints the result as `santra -p` would (text: the answer on stdout; json: the
  * job's result), with the same exit codes.
@@ -29,7 +29,7 @@ export interface SubmitOptions {
 }
 
 export const SUBMIT_USAGE =
-  'santra submit --redis URL [--queue NAME] [--cwd DIR] [--session ID] [--model M] [--agent A] [--approve-all | --approval-policy reject|allow|attach] [--permission-mode MODE] [--max-budget-usd N] [--attach-timeout SECONDS] [--attempts N] [--wait] [--output-format text|json] -p "prompt"';
+  'santra submit --redis URL [--queue NAME] [--cwd DIR | --repo URL --ref REF [--keep-workspace]] [--session ID] [--model M] [--agent A] [--approve-all | --approval-policy reject|allow|attach] [--permission-mode MODE] [--max-budget-usd N] [--attach-timeout SECONDS] [--attempts N] [--wait] [--output-format text|json] -p "prompt"';
 
 /** The arguments after `santra submit`, or why they are unusable. */
 export function parseSubmitArgs(argv: readonly string[], cwd: string): SubmitOptions | { error: string } {
@@ -43,6 +43,9 @@ export function parseSubmitArgs(argv: readonly string[], cwd: string): SubmitOpt
         redis: { type: 'string' },
         queue: { type: 'string' },
         cwd: { type: 'string' },
+        repo: { type: 'string' },
+        ref: { type: 'string' },
+        'keep-workspace': { type: 'boolean' },
         session: { type: 'string' },
         model: { type: 'string' },
         agent: { type: 'string' },
@@ -93,9 +96,25 @@ export function parseSubmitArgs(argv: readonly string[], cwd: string): SubmitOpt
   const budget = number('--max-budget-usd', values['max-budget-usd']);
   const timeout = number('--attach-timeout', values['attach-timeout']);
   const policy = values['approve-all'] === true ? 'allow' : values['approval-policy'];
+  if (values.repo !== undefined && values.cwd !== undefined)
+    return {
+      error: '--cwd names a directory on the worker, --repo a repository it checks out: give one of them',
+    };
+  if ((values.repo === undefined) !== (values.ref === undefined))
+    return {
+      error:
+        values.repo === undefined
+          ? '--ref is the ref of --repo: add --repo URL'
+          : '--repo needs the branch, tag or commit to run on: add --ref REF (e.g. --ref main)',
+    };
+  if (values['keep-workspace'] === true && values.repo === undefined)
+    return { error: '--keep-workspace keeps the checkout of a --repo job; add --repo URL --ref REF' };
   const job = {
     prompt,
-    cwd: resolve(cwd, values.cwd ?? '.'),
+    ...(values.repo === undefined || values.ref === undefined
+      ? { cwd: resolve(cwd, values.cwd ?? '.') }
+      : { repo: { url: values.repo, ref: values.ref } }),
+    ...(values['keep-workspace'] === true ? { keepWorkspace: true } : {}),
     ...(values.session === undefined ? {} : { sessionId: values.session }),
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(values.agent === undefined ? {} : { agent: values.agent }),
@@ -107,8 +126,15 @@ export function parseSubmitArgs(argv: readonly string[], cwd: string): SubmitOpt
   // The worker checks the job again; checking here names the option instead of the field.
   const checked = parseJob(job);
   if ('error' in checked) {
-    const hints = `(--approval-policy: ${APPROVAL_POLICIES.join(', ')}; --permission-mode: ${PERMISSION_MODES.join(', ')})`;
-    return { error: `${checked.error} ${hints}` };
+    const hints = [
+      ...(checked.error.includes('"approvalPolicy"')
+        ? [`--approval-policy: ${APPROVAL_POLICIES.join(', ')}`]
+        : []),
+      ...(checked.error.includes('"permissionMode"')
+        ? [`--permission-mode: ${PERMISSION_MODES.join(', ')}`]
+        : []),
+    ];
+    return { error: hints.length === 0 ? checked.error : `${checked.error} (${hints.join('; ')})` };
   }
   return {
     redis,
@@ -175,9 +201,12 @@ function printResult(result: JobResult, json: boolean): void {
       : result.diff === ''
         ? ', no file changed'
         : ', files changed (the diff is in --output-format json)';
+  const ranOn = result.commit === undefined ? '' : ` on ${result.commit.slice(0, 12)}`;
   process.stderr.write(
-    `santra: ${result.status} in session ${result.sessionId} after ${result.attempts} attempt${result.attempts === 1 ? '' : 's'}, $${result.costUsd.toFixed(4)}${changed}\n`,
+    `santra: ${result.status}${ranOn} in session ${result.sessionId} after ${result.attempts} attempt${result.attempts === 1 ? '' : 's'}, $${result.costUsd.toFixed(4)}${changed}\n`,
   );
+  if (result.workspace !== undefined)
+    process.stderr.write(`santra: the checkout is kept at ${result.workspace}\n`);
 }
 
 function exitCodeOf(result: JobResult): number {

@@ -1,6 +1,6 @@
 /**
  * `santra worker --redis URL [--concurrency N] [--queue NAME] [--lock-seconds N]
- * [--session-store URL] [--verbose]`: takes santra jobs from a BullMQ queue and runs each as a
+ * [--session-store URL] [--workdir DIR] [--verbose]`: takes santra jobs from a BullMQ queue and runs each as a
  * headless run in a santra-server of its own (run-job.ts), one job per session at a time
  * (session-lock.ts). The scheduling — waiting, retries, stalled jobs, locks renewed while a job
  * runs — is BullMQ's; docs/fleet.md says how a team sets it up.
@@ -13,8 +13,10 @@ import { parseArgs } from 'node:util';
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { PrintError } from '../client/session.ts';
 import { EXIT } from '../print/args.ts';
+import { resolve } from 'node:path';
 import { DEFAULT_QUEUE, type JobResult, parseJob } from './job.ts';
 import { bullConnection, connectRedis, redisUrlProblem, shownUrl } from './redis.ts';
+import { checkoutKey, defaultWorkdir, removeCheckout } from './repo-workspace.ts';
 import { runJob, UnrunnableJob } from './run-job.ts';
 import { SessionLocks } from './session-lock.ts';
 
@@ -25,11 +27,13 @@ export interface WorkerOptions {
   lockMs: number;
   /** Where the jobs' sessions are saved: the queue's Redis unless --session-store says otherwise. */
   sessionStore: string;
+  /** Where `repo` jobs' mirrors and checkouts are kept (repo-workspace.ts). */
+  workdir: string;
   verbose: boolean;
 }
 
 export const WORKER_USAGE =
-  'santra worker --redis URL [--concurrency N] [--queue NAME] [--lock-seconds N] [--session-store URL] [--verbose]';
+  'santra worker --redis URL [--concurrency N] [--queue NAME] [--lock-seconds N] [--session-store URL] [--workdir DIR] [--verbose]';
 
 /** How long a job waits before it looks again whether its session is free. */
 const SESSION_BUSY_DELAY_MS = 250;
@@ -48,6 +52,7 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerOptions | { erro
         concurrency: { type: 'string' },
         'lock-seconds': { type: 'string' },
         'session-store': { type: 'string' },
+        workdir: { type: 'string' },
         verbose: { type: 'boolean' },
       },
     }));
@@ -79,6 +84,10 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerOptions | { erro
     concurrency,
     lockMs: lockSeconds * 1000,
     sessionStore,
+    workdir:
+      values.workdir === undefined || values.workdir === ''
+        ? defaultWorkdir(process.env)
+        : resolve(values.workdir),
     verbose: values.verbose === true,
   };
 }
@@ -127,6 +136,8 @@ export async function runWorker(options: WorkerOptions, environment: WorkerEnvir
     const submittedAt = job.timestamp;
     const leases: Array<Awaited<ReturnType<SessionLocks['acquire']>>> = [];
     let finished = false;
+    let keepCheckout = false;
+    const key = checkoutKey(options.queue, String(job.id));
     try {
       const result = await runJob({
         data,
@@ -140,10 +151,13 @@ export async function runWorker(options: WorkerOptions, environment: WorkerEnvir
         },
         serverPath: environment.serverPath,
         clientVersion: environment.clientVersion,
+        repoWorkdir: options.workdir,
+        checkoutKey: key,
         stderr: process.stderr,
         verbose: options.verbose,
       });
       finished = true;
+      keepCheckout = data.keepWorkspace === true;
       say(`job ${job.id}: ${result.status} (session ${result.sessionId}, attempt ${result.attempts})`);
       return result;
     } catch (error) {
@@ -158,11 +172,23 @@ export async function runWorker(options: WorkerOptions, environment: WorkerEnvir
       }
       // The last attempt failing leaves the session's line too.
       finished = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      const message = error instanceof PrintError ? error.message.replace(/^santra: /, '') : String(error);
+      const message =
+        error instanceof PrintError
+          ? error.message.replace(/^santra: /, '')
+          : error instanceof Error
+            ? error.message
+            : String(error);
       say(`job ${job.id}: attempt ${job.attemptsMade + 1} failed: ${message}`);
       throw new Error(message, { cause: error });
     } finally {
       for (const lease of leases) await lease?.release(finished);
+      // A repo job's checkout stays for its next attempt, and after it when the job asks.
+      if (finished && !keepCheckout && data.repo !== undefined)
+        await removeCheckout({ workdir: options.workdir, repo: data.repo, key }).catch((error: unknown) =>
+          say(
+            `job ${job.id}: its checkout could not be removed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
     }
   };
 
@@ -178,7 +204,7 @@ export async function runWorker(options: WorkerOptions, environment: WorkerEnvir
   worker.on('error', (error) => say(`Redis: ${error.message}`));
   await worker.waitUntilReady();
   say(
-    `taking jobs from queue "${options.queue}" at ${shownUrl(options.redis)}, ${options.concurrency} at a time; sessions in ${shownUrl(options.sessionStore)}`,
+    `taking jobs from queue "${options.queue}" at ${shownUrl(options.redis)}, ${options.concurrency} at a time; sessions in ${shownUrl(options.sessionStore)}; repositories in ${options.workdir}`,
   );
 
   const stopped = new Promise<number>((resolve) => {

@@ -50,10 +50,16 @@ export interface ApprovalOptions {
  */
 export { QuestionUnanswerable, QuestionWithdrawn } from '../client/print-error.ts';
 import { QuestionUnanswerable, QuestionWithdrawn } from '../client/print-error.ts';
+import { otherApprovalLines, otherApprovalTitle } from '../client/other-approvals.ts';
 
 const CHOICES = 'Allow? [y] yes  [a] allow all  [n] no  [f] no, with feedback ';
 /** A protected location is asked each time: "allow all" cannot answer it, so it is not offered. */
 const PROTECTED_CHOICES = 'Allow? [y] yes  [n] no  [f] no, with feedback ';
+/** With a change of several hunks: choose them one by one (§7.3.2), as `git add -p` does. */
+const HUNKS_CHOICE = '  [p] per hunk ';
+/** With a command (not an escalation): type the version to run instead (§7.3.2). */
+const EDIT_CHOICE = '  [e] edit ';
+const HUNK_CHOICES = 'Apply this hunk? [y] yes  [n] no  [a] this and the rest  [d] none of the rest ';
 
 export class Approvals {
   readonly #options: ApprovalOptions;
@@ -118,15 +124,33 @@ export class Approvals {
     const reader = this.#options.reader as UserInput;
     write(formatApproval(params, color));
     const guarded = params.protected === true;
+    const extra = editChoices(params);
     const key = await reader.key(
-      guarded ? PROTECTED_CHOICES : CHOICES,
-      guarded ? ['y', 'n', 'f'] : ['y', 'a', 'n', 'f'],
+      `${guarded ? PROTECTED_CHOICES.trimEnd() : CHOICES.trimEnd()}${extra
+        .map((c) => (c === 'p' ? HUNKS_CHOICE : EDIT_CHOICE))
+        .join('')
+        .trimEnd()} `,
+      [...(guarded ? ['y', 'n', 'f'] : ['y', 'a', 'n', 'f']), ...extra],
       {
         signal,
       },
     );
     if (signal.aborted) throw withdrawn(write);
     switch (key) {
+      case 'p':
+        return this.#perHunk(params, signal);
+      case 'e': {
+        const command = await reader.question('Command to run instead (empty: as shown): ', { signal });
+        if (signal.aborted) throw withdrawn(write);
+        if (command === undefined) {
+          write('santra: no answer (end of input); rejected\n');
+          return { decision: 'reject' };
+        }
+        const edited = command.trim();
+        return edited === '' || params.kind !== 'command' || edited === params.command
+          ? { decision: 'allow' }
+          : { decision: 'allow', command: edited };
+      }
       case 'y':
         return { decision: 'allow' };
       case 'a':
@@ -144,6 +168,39 @@ export class Approvals {
         write('santra: no answer (end of input); rejected\n');
         return { decision: 'reject' };
     }
+  }
+
+  /**
+   * Asks hunk by hunk, as `git add -p`: y/n for this one, a for this and the rest, d for none of
+   * the rest. Every hunk chosen is a plain allow, none a reject (SANTRA-APPROVE-027).
+   */
+  async #perHunk(params: ApproveParams, signal: AbortSignal): Promise<ApproveResult> {
+    if (params.kind !== 'file_change') return { decision: 'reject' };
+    const { write, color } = this.#options;
+    const reader = this.#options.reader as UserInput;
+    const hunks = params.diff.hunks;
+    const chosen: string[] = [];
+    let rest: 'all' | 'none' | undefined;
+    for (const [index, hunk] of hunks.entries()) {
+      if (rest === undefined) {
+        write(formatHunk(hunk, `${index + 1}/${hunks.length}`, color));
+        const key = await reader.key(HUNK_CHOICES, ['y', 'n', 'a', 'd'], { signal });
+        if (signal.aborted) throw withdrawn(write);
+        if (key === undefined) {
+          write('santra: no answer (end of input); rejected\n');
+          return { decision: 'reject' };
+        }
+        if (key === 'a') rest = 'all';
+        if (key === 'd') rest = 'none';
+        if (key === 'y' || key === 'a') chosen.push(String(hunk.id));
+      } else if (rest === 'all') {
+        chosen.push(String(hunk.id));
+      }
+    }
+    write(`santra: ${chosen.length} of ${hunks.length} hunks allowed\n`);
+    if (chosen.length === hunks.length) return { decision: 'allow' };
+    if (chosen.length === 0) return { decision: 'reject' };
+    return { decision: 'allow', hunks: chosen };
   }
 
   async #askQuestion(params: AskParams, signal: AbortSignal): Promise<AskResult> {
@@ -166,8 +223,45 @@ export class Approvals {
 }
 
 function withdrawn(write: (text: string) => void): QuestionWithdrawn {
-  write('\nsantra: the question was withdrawn (the run was cancelled)\n');
+  // Withdrawn by the server: the run was cancelled, or a client attached to the session
+  // (santra attach, §10.11) answered first.
+  write('\nsantra: the question was withdrawn (the run was cancelled, or it was answered elsewhere)\n');
   return new QuestionWithdrawn('the question was withdrawn before it was answered');
+}
+
+/**
+ * The ways this request can be answered besides as shown: `p` for a created or modified file of
+ * several hunks (each with an id), `e` for a command that is not an escalation.
+ */
+function editChoices(params: ApproveParams): Array<'p' | 'e'> {
+  if (params.kind === 'file_change') {
+    const { hunks } = params.diff;
+    const choosable =
+      (params.operation === 'modify' || params.operation === 'create') &&
+      hunks.length > 1 &&
+      hunks.every((hunk) => hunk.id !== undefined);
+    return choosable ? ['p'] : [];
+  }
+  return params.kind === 'command' && params.escalation === undefined ? ['e'] : [];
+}
+
+type Hunk = Extract<ApproveParams, { kind: 'file_change' }>['diff']['hunks'][number];
+
+/** One hunk, numbered, its lines coloured like the diff's. */
+export function formatHunk(hunk: Hunk, label: string, color: boolean): string {
+  const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const range = (start: number, count: number) => (count === 1 ? `${start}` : `${start},${count}`);
+  const lines = hunk.lines.map((line) => {
+    const text = visible(line.text);
+    if (line.type === 'added') return paint('32', `+${text}`);
+    if (line.type === 'removed') return paint('31', `-${text}`);
+    return ` ${text}`;
+  });
+  const head = paint(
+    '36',
+    `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`,
+  );
+  return `\n${paint('1', `hunk ${label}`)} ${head}\n${lines.join('\n')}\n`;
 }
 
 /** A short description of a gated action, e.g. `modify src/a.ts (+1 −1)` or `command: npm test`. */
@@ -177,6 +271,9 @@ export function describeAction(params: ApproveParams): string {
       return `${params.operation} ${oneLine(params.path)}${params.destination === undefined ? '' : ` → ${oneLine(params.destination)}`} (+${params.diff.added} −${params.diff.removed})`;
     case 'command':
       return `command \`${oneLine(params.command)}\` in ${oneLine(params.cwd)}`;
+    case 'trust':
+    case 'mcp_tool':
+      return oneLine(otherApprovalTitle(params));
     default: {
       const exhaustive: never = params;
       throw new Error(`unknown approval kind ${JSON.stringify(exhaustive)}`);
@@ -229,6 +326,12 @@ function formatAction(
     }
     case 'command':
       return `\n${paint('1', 'santra: the agent wants to run a command')} (${who})\n  $ ${visible(params.command)}\n  in ${visible(params.cwd)}\n`;
+    case 'trust':
+    case 'mcp_tool': {
+      const lines = otherApprovalLines(params).map((line) => `  ${visible(line)}`);
+      const by = params.kind === 'trust' ? '' : ` (${who})`;
+      return `\n${paint('1', `santra: ${visible(otherApprovalTitle(params))}?`)}${by}\n${lines.join('\n')}\n`;
+    }
     default: {
       const exhaustive: never = params;
       throw new Error(`unknown approval kind ${JSON.stringify(exhaustive)}`);

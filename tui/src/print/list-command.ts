@@ -9,6 +9,7 @@ import type { ResultOf } from '#protocol';
 
 type ModelListResult = ResultOf<'model/list'>;
 type AgentsListResult = ResultOf<'agents/list'>;
+type HooksListResult = ResultOf<'hooks/list'>;
 type SessionListResult = ResultOf<'session/list'>;
 import { Approvals } from './approvals.ts';
 import { doctorReport } from './doctor.ts';
@@ -77,6 +78,21 @@ export async function runList(options: ListOptions, environment: ListEnvironment
     } else if (options.what === 'agents') {
       const result = await session.agents();
       stdout.write(options.json ? `${JSON.stringify(result)}\n` : agentTable(result));
+    } else if (options.rename !== undefined) {
+      const { session: renamed } = await session.request('session/rename', {
+        sessionId: options.rename.session,
+        name: options.rename.name,
+      });
+      stdout.write(
+        options.json
+          ? `${JSON.stringify({ session: renamed })}\n`
+          : renamed.name === undefined
+            ? `${renamed.sessionId} has no name now.\n`
+            : `${renamed.sessionId} is named ${renamed.name}: santra -p --resume ${renamed.name} "…" continues it.\n`,
+      );
+    } else if (options.what === 'hooks') {
+      const result = await session.request('hooks/list', {});
+      stdout.write(options.json ? `${JSON.stringify(result)}\n` : hookTable(result));
     } else {
       const listed = await session.sessions(options.latest === true ? 1 : 200);
       for (const warning of listed.warnings) stderr.write(`santra: ${warning}\n`);
@@ -167,6 +183,27 @@ export function agentTable(result: AgentsListResult): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The hooks, event by event: matcher, command, where it comes from; untrusted project hooks marked. */
+export function hookTable(result: HooksListResult): string {
+  const lines: string[] = [];
+  if (result.hooks.length === 0)
+    lines.push(
+      'No hooks. Add a "hooks" block (Claude Code\'s schema) to your config, or to .santra/settings.json.',
+    );
+  for (const hook of result.hooks) {
+    const where =
+      hook.source === 'user'
+        ? hook.file
+        : `${hook.file}${hook.trusted ? ' (trusted)' : ' (not trusted: asked for when it first fires; it does not run until then)'}`;
+    lines.push(
+      `${hook.event.padEnd(16)} ${(hook.matcher === undefined || hook.matcher === '' ? '*' : hook.matcher).padEnd(14)} ${hook.command}`,
+      `${''.padEnd(16)} ${''.padEnd(14)} timeout ${hook.timeoutSeconds} s · ${where}`,
+    );
+  }
+  for (const problem of result.problems) lines.push(`problem: ${problem}`);
+  return `${lines.join('\n')}\n`;
+}
+
 function configured(result: ModelListResult, provider: string): boolean {
   return result.models.some((model) => model.provider === provider && model.configured);
 }
@@ -184,8 +221,12 @@ export function sessionTable(result: SessionListResult): string {
     const size = `${info.messageCount} msg`.padStart(8);
     // An imported session costs nothing here until it is continued (santra import).
     const cost = info.imported !== undefined && info.costUsd === 0 ? 'imported' : formatUsd(info.costUsd);
-    return `${info.sessionId}  ${when}  ${size}  ${cost.padStart(8)}  ${info.title}`;
+    const name = info.name === undefined ? '' : `[${info.name}] `;
+    return `${info.sessionId}  ${when}  ${size}  ${cost.padStart(8)}  ${name}${info.title}`;
   });
-  lines.push('', 'Continue one: santra -p --resume <id> "…"; the latest: santra -p --continue "…"');
+  lines.push(
+    '',
+    'Continue one: santra -p --resume <id> "…" (or its name); the latest: santra -p --continue "…"; name one: santra sessions name <id> <name>',
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -210,9 +210,11 @@ async function run(options: PrintOptions, environment: PrintEnvironment): Promis
         text: prompt,
         ...(sessionId === undefined ? {} : { sessionId }),
         ...(options.model === undefined ? {} : { model: options.model }),
+        ...(options.fallbackModels === undefined ? {} : { fallbackModels: options.fallbackModels }),
         ...(options.agent === undefined ? {} : { agent: options.agent }),
         ...(startCwd === undefined ? {} : { cwd: startCwd }),
         ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
+        ...(options.permissionMode === undefined ? {} : { permissionMode: options.permissionMode }),
       });
       code = interrupted ? EXIT.interrupted : exitCodeOf(result, budgetStopped);
     }
@@ -257,6 +259,7 @@ async function sessionToContinue(session: ServerSession, options: PrintOptions):
     }
     sessionId = latest.sessionId;
   }
-  if (sessionId !== undefined) await session.resume(sessionId);
+  // --resume takes a name or an id prefix too: the server says which session it is (§10.12).
+  if (sessionId !== undefined) return (await session.resume(sessionId)).session.sessionId;
   return sessionId;
 }

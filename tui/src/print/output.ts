@@ -126,6 +126,8 @@ export function verboseLine(phase: Phase): string | undefined {
       return phase.parentAgentId === undefined ? undefined : `✓${who} ${phase.status}`;
     case 'usage':
       return `$${who} ${spendLine(phase)}`;
+    case 'event':
+      return `✉${who} event from ${phase.source}: ${oneLine(phase.text)}`;
     case 'text':
     case 'thinking':
     case 'error':
@@ -177,7 +179,12 @@ export function usageLine(result: PromptResult): string {
     result.budget === undefined
       ? ''
       : ` · ${result.budget.scope} budget ${formatUsd(result.budget.spentUsd)} of ${formatUsd(result.budget.limitUsd)}`;
-  return `santra: ${tokens(result.usage)} tokens, ${formatUsd(result.costUsd)} · session ${tokens(result.sessionUsage)}, ${formatUsd(result.sessionCostUsd)}${budget}`;
+  // A run a fallback model answered in part says what each model spent (§8.4).
+  const byModel =
+    result.modelUsage === undefined
+      ? ''
+      : ` (${result.modelUsage.map((share) => `${share.model}: ${tokens(share.usage)}, ${formatUsd(share.costUsd)}`).join('; ')})`;
+  return `santra: ${tokens(result.usage)} tokens, ${formatUsd(result.costUsd)}${byModel} · session ${tokens(result.sessionUsage)}, ${formatUsd(result.sessionCostUsd)}${budget}`;
 }
 
 export function statusLine(result: PromptResult, sawErrorPhase: boolean): string | undefined {

@@ -71,7 +71,9 @@ export type UserAction =
   /** `session/compact`, keeping as many turns as the recorded compaction kept. */
   | { action: 'compact'; keepTurns: number }
   /** `session/undo` of the last change, or of every change of the last run that made one. */
-  | { action: 'undo'; scope: 'change' | 'run' };
+  | { action: 'undo'; scope: 'change' | 'run' }
+  /** `session/rewind` to just before the `run`-th prompt replayed (from 0), with the files or not. */
+  | { action: 'rewind'; run: number; restoreFiles: boolean };
 
 export type ReplayStep = { action: 'prompt'; run: ReplayRun } | UserAction;
 
@@ -118,7 +120,13 @@ export function readRerunScript(path: string): RerunScript {
   let starting: string | undefined;
   /** File changes not undone, in order: what an undo picks from. */
   let changes: Array<{ changeId: string; runId: string }> = [];
+  /** Where each prompt is among the replayed ones, for a rewind to name it. */
+  const promptIndex = new Map<string, number>();
+  /** The record before this one was an undo made a step of (a rewind's restored files write one). */
+  let undoStepBefore = false;
   for (const record of records) {
+    const afterUndo = undoStepBefore;
+    undoStepBefore = false;
     switch (record.type) {
       case 'session':
         workspaceRoot ??= record.workspaceRoot;
@@ -143,6 +151,7 @@ export function readRerunScript(path: string): RerunScript {
         // One change undone that was the last one: the default scope; otherwise the whole last run.
         const scope = ids.length === 1 && ids[0] === changes.at(-1)?.changeId ? 'change' : 'run';
         steps.push({ action: 'undo', scope });
+        undoStepBefore = true;
         changes = changes.filter((change) => !ids.includes(change.changeId));
         break;
       }
@@ -165,6 +174,7 @@ export function readRerunScript(path: string): RerunScript {
         runs.push(next);
         steps.push({ action: 'prompt', run: next });
         byId.set(record.runId, next);
+        promptIndex.set(record.runId, runs.length - 1);
         if (starting === record.runId) starting = undefined;
         break;
       }
@@ -188,10 +198,20 @@ export function readRerunScript(path: string): RerunScript {
         if (run !== undefined) run.status = record.status;
         break;
       }
+      case 'rewind': {
+        // A fork's record says where its copied history came from: nothing to do again.
+        const target = promptIndex.get(record.runId);
+        if (record.forkedFrom !== undefined || target === undefined) break;
+        // The files put back were its `undo` record, just before: the rewind does that again.
+        if (record.restoreFiles === true && afterUndo) steps.pop();
+        steps.push({ action: 'rewind', run: target, restoreFiles: record.restoreFiles === true });
+        break;
+      }
       case 'message':
       case 'messages_replaced':
       case 'model_output':
       case 'model':
+      case 'name':
         // The model's side: the server's --replay answers from these.
         break;
       default: {
@@ -230,6 +250,8 @@ export interface RerunClient {
   /** `session/compact` and `session/undo`; they reject with a PrintError. */
   compact(params: ParamsOf<'session/compact'>): Promise<ResultOf<'session/compact'>>;
   undo(params: ParamsOf<'session/undo'>): Promise<ResultOf<'session/undo'>>;
+  /** `session/rewind`; absent: a recording that rewinds cannot be replayed past its rewind. */
+  rewind?(params: ParamsOf<'session/rewind'>): Promise<ResultOf<'session/rewind'>>;
 }
 
 /** The replay's client on a server session; `prompt` is the caller's (it reports the run). */
@@ -242,6 +264,7 @@ export function rerunClient(
     cancel: () => session.cancelPrompt(),
     compact: (params) => session.request('session/compact', params),
     undo: (params) => session.request('session/undo', params),
+    rewind: (params) => session.request('session/rewind', params),
   };
 }
 
@@ -261,11 +284,13 @@ export async function runsToRerun(
   let sessionId: string | undefined;
   const total = script.runs.length;
   let index = 0;
+  /** The runs of this replay's prompts, in order: what a rewind names. */
+  const runIds: string[] = [];
   for (const step of script.steps) {
     if (step.action !== 'prompt') {
       // Nothing to act on before the first prompt has made the session.
       if (sessionId === undefined) continue;
-      if (!(await userAction(step, sessionId, client, say))) return false;
+      if (!(await userAction(step, sessionId, client, say, runIds))) return false;
       if (interrupted()) return false;
       continue;
     }
@@ -275,6 +300,7 @@ export async function runsToRerun(
     const result = await client.prompt(replayPrompt(run, sessionId));
     if (result === undefined || interrupted()) return false;
     sessionId ??= result.sessionId;
+    runIds.push(result.runId);
     const recorded = run.status ?? 'completed';
     if (result.status !== recorded) {
       say(
@@ -292,6 +318,7 @@ async function userAction(
   sessionId: string,
   client: RerunClient,
   say: (line: string) => void,
+  runIds: readonly string[],
 ): Promise<boolean> {
   try {
     switch (step.action) {
@@ -315,6 +342,22 @@ async function userAction(
           .map((change) => change.path);
         say(
           `santra: replay: undid ${step.scope === 'run' ? "the last run's changes" : 'the last change'}, as recorded: ${restored.length === 0 ? 'nothing restored' : `restored ${restored.join(', ')}`}`,
+        );
+        return true;
+      }
+      case 'rewind': {
+        const runId = runIds[step.run];
+        if (client.rewind === undefined || runId === undefined) {
+          say('santra: replay: the recording rewinds here, which this replay cannot do; stopped there');
+          return false;
+        }
+        const { changes } = await client.rewind({
+          sessionId,
+          runId,
+          ...(step.restoreFiles ? { restoreFiles: true } : {}),
+        });
+        say(
+          `santra: replay: rewound to just before prompt ${step.run + 1}, as recorded${step.restoreFiles ? `: ${changes.filter((c) => c.outcome === 'restored').length} file change(s) put back` : ''}`,
         );
         return true;
       }
@@ -402,7 +445,9 @@ export class RecordedAnswers {
       approval.request.toolName === params.toolName &&
       (params.kind === 'command'
         ? approval.request.kind === 'command' && approval.request.command === params.command
-        : approval.request.kind === 'file_change' && approval.request.path === params.path);
+        : params.kind === 'file_change'
+          ? approval.request.kind === 'file_change' && approval.request.path === params.path
+          : JSON.stringify(approval.request) === JSON.stringify(params));
     return (
       open.find((approval) => approval.request.toolCallId === params.toolCallId && same(approval)) ??
       open.find(same)

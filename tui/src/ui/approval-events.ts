@@ -1,24 +1,45 @@
 /**
  * What the approvals and questions queue (interactions.ts) adds to the transcript: an answered
- * approval on its tool's row, and the whole diff or command the overlay's `e` prints. Pure: the
+ * approval on its tool's row, and the whole diff or command the overlay's `p` prints. Pure: the
  * controller dispatches the events.
  */
+import type { FileDiff } from '#protocol';
 import type { Answered, Interaction } from './interactions.ts';
 import type { TranscriptEvent } from './transcript.ts';
+import { isOtherApproval, otherApprovalLines, otherApprovalTitle } from '../client/other-approvals.ts';
 
 /** An approval answered: its feedback is shown with the tool's row, an allowed diff kept for Ctrl+O. */
 export function approvalEvent({ params, result }: Answered): TranscriptEvent {
   const allowed = result.decision === 'allow' || result.decision === 'allow_all';
   return {
     type: 'approval',
-    toolCallId: params.toolCallId,
+    toolCallId: params.toolCallId ?? '',
     ...(result.decision === 'feedback' ? { feedback: result.feedback } : {}),
-    ...(allowed && params.kind === 'file_change' ? { diff: params.diff.unifiedDiff.split('\n') } : {}),
+    ...(allowed && params.kind === 'file_change' && !('content' in result && result.content !== undefined)
+      ? { diff: appliedDiff(params.diff, result.decision === 'allow' ? result.hunks : undefined) }
+      : {}),
   };
 }
 
 /**
- * The approval overlay's `e`: the whole diff (or command), printed above into the scrollback;
+ * The diff Ctrl+O shows for an allowed change: the hunks that were applied (§7.3.2), not the ones
+ * the user left out. (An edited version has no diff here: the tool's result says it was edited.)
+ */
+function appliedDiff(diff: FileDiff, hunks: readonly string[] | undefined): string[] {
+  const lines = diff.unifiedDiff.split('\n');
+  if (hunks === undefined) return lines;
+  const out: string[] = [];
+  let hunk = -1;
+  for (const line of lines) {
+    if (line.startsWith('@@ ')) hunk += 1;
+    const id = diff.hunks[hunk]?.id;
+    if (hunk < 0 || (id !== undefined && hunks.includes(id))) out.push(line);
+  }
+  return out;
+}
+
+/**
+ * The approval overlay's `p`: the whole diff (or command), printed above into the scrollback;
  * undefined for a question, which has nothing more to show.
  */
 export function printedInteraction(interaction: Interaction): TranscriptEvent | undefined {
@@ -27,12 +48,19 @@ export function printedInteraction(interaction: Interaction): TranscriptEvent | 
   const lines =
     params.kind === 'file_change'
       ? params.diff.unifiedDiff.split('\n')
-      : [`$ ${params.command}`, `in ${params.cwd}`];
+      : isOtherApproval(params)
+        ? otherApprovalLines(params)
+        : [`$ ${params.command}`, `in ${params.cwd}`];
   return {
     type: 'entry',
     entry: {
       kind: 'block',
-      title: params.kind === 'file_change' ? params.path : 'command',
+      title:
+        params.kind === 'file_change'
+          ? params.path
+          : isOtherApproval(params)
+            ? otherApprovalTitle(params)
+            : 'command',
       lines,
       diff: params.kind === 'file_change',
     },

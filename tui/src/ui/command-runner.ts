@@ -17,7 +17,11 @@ import {
   sessionPicker,
   statusText,
 } from './command-text.ts';
+import { rewindPicker, rewindText } from './rewind-text.ts';
 import { keyOf } from './keybindings.ts';
+import { mcpText } from '../client/mcp-text.ts';
+import { memoryCommand } from './memory-command.ts';
+import { skillsText } from '../client/knowledge-text.ts';
 import type { ServerLink } from './server-link.ts';
 import {
   chooseModel,
@@ -78,6 +82,14 @@ export class CommandRunner {
   /** A model or session chosen from a picker: what `/model NAME` or `/resume ID` does. */
   async pick(picker: PickerState, value: string): Promise<void> {
     this.#store.set({ picker: undefined });
+    if (picker.purpose === 'rewind') {
+      try {
+        await this.#rewind(value, picker.rewind ?? { restoreFiles: false, fork: false });
+      } catch (error) {
+        this.#feed.note(messageOf(error), 'error');
+      }
+      return;
+    }
     const name = picker.purpose === 'model' ? 'model' : 'resume';
     const command = SLASH_COMMANDS.find((c) => c.name === name);
     if (command !== undefined) await this.run(command, value);
@@ -159,6 +171,15 @@ export class CommandRunner {
       case 'sessions':
         feed.note(sessionsText((await server().sessions(20)).sessions));
         return;
+      case 'mcp':
+        feed.note(mcpText(await server().request('mcp/list', {}), { maxTools: 12 }).trimEnd());
+        return;
+      case 'skills':
+        feed.note(skillsText(await server().request('skills/list', {})).trimEnd());
+        return;
+      case 'memory':
+        feed.note(await memoryCommand(server(), arg));
+        return;
       case 'resume': {
         if (arg !== '') {
           await this.#resume(arg);
@@ -169,6 +190,12 @@ export class CommandRunner {
         else store.set({ picker: sessionPicker(sessions) });
         return;
       }
+      case 'name':
+        await this.#name(arg);
+        return;
+      case 'rewind':
+        await this.#openRewind(arg);
+        return;
       case 'compact':
       case 'undo': {
         const sessionId = store.state.sessionId;
@@ -199,6 +226,81 @@ export class CommandRunner {
     }
   }
 
+  /** Esc Esc: what /rewind without options does; what goes wrong is said in the transcript. */
+  async openRewind(): Promise<void> {
+    const command = SLASH_COMMANDS.find((c) => c.name === 'rewind');
+    if (command !== undefined && this.#store.state.commands.includes(command)) await this.run(command, '');
+  }
+
+  /** /rewind [files] [fork]: the prompts of the conversation, newest first, to pick one from. */
+  async #openRewind(arg: string): Promise<void> {
+    const words = arg.split(/\s+/).filter((word) => word !== '');
+    const unknown = words.filter((word) => word !== 'files' && word !== 'fork');
+    if (unknown.length > 0) {
+      this.#feed.note(
+        `/rewind takes "files" (also put back the files changed since) and "fork" (as a new session), not ${unknown.map((w) => JSON.stringify(w)).join(', ')}.`,
+        'error',
+      );
+      return;
+    }
+    const sessionId = this.#store.state.sessionId;
+    if (sessionId === undefined) {
+      this.#feed.note('Nothing to rewind yet: this session has no prompt.');
+      return;
+    }
+    const { prompts } = await this.#link.server().request('session/prompts', { sessionId });
+    if (prompts.length === 0) {
+      this.#feed.note('Nothing to rewind: the conversation has no prompt now.');
+      return;
+    }
+    this.#store.set({
+      picker: rewindPicker(prompts, { restoreFiles: words.includes('files'), fork: words.includes('fork') }),
+    });
+  }
+
+  /** Goes back to just before the prompt of `runId`, whose text comes back in the composer. */
+  async #rewind(runId: string, options: { restoreFiles: boolean; fork: boolean }): Promise<void> {
+    const sessionId = this.#store.state.sessionId;
+    if (sessionId === undefined) return;
+    const result = await this.#link.server().request('session/rewind', {
+      sessionId,
+      runId,
+      ...(options.restoreFiles ? { restoreFiles: true } : {}),
+      ...(options.fork ? { fork: true } : {}),
+    });
+    const draftId = (this.#store.state.draft?.id ?? 0) + 1;
+    this.#store.set({ sessionId: result.session.sessionId, draft: { id: draftId, text: result.text } });
+    this.#feed.note(
+      rewindText(result),
+      result.changes.some((c) => c.outcome === 'kept') ? 'warning' : undefined,
+    );
+  }
+
+  /** /name NAME names this session (session/rename); /name alone says its name; /name --clear removes it. */
+  async #name(arg: string): Promise<void> {
+    const sessionId = this.#store.state.sessionId;
+    if (sessionId === undefined) {
+      this.#feed.note('Nothing to name yet: a session starts with its first prompt. Name it after that.');
+      return;
+    }
+    if (arg === '') {
+      const { session } = await this.#link.server().resume(sessionId);
+      this.#feed.note(
+        session.name === undefined
+          ? 'This session has no name: /name NAME gives it one.'
+          : `This session is named ${session.name}: /resume ${session.name} or santra --resume ${session.name} continues it.`,
+      );
+      return;
+    }
+    const name = arg === '--clear' ? null : arg;
+    const { session } = await this.#link.server().request('session/rename', { sessionId, name });
+    this.#feed.note(
+      session.name === undefined
+        ? 'The session has no name now.'
+        : `Named this session ${session.name}: /resume ${session.name} or santra --resume ${session.name} continues it.`,
+    );
+  }
+
   async #setModel(model: string): Promise<void> {
     const chosen = await chooseModel(this.#link.server(), model, this.#store.state.sessionId);
     this.#selectedModel = chosen.perPrompt ? chosen.model : undefined;
@@ -219,6 +321,9 @@ export class CommandRunner {
       this.#feed.note(`A run is going on: press ${keyOf('abort')} to stop it first.`, 'warning');
       return;
     }
+    // A name (which never starts with ses_) is the session the server says it is (§10.12); an id,
+    // or the start of one, the server resolves as it resumes.
+    if (!sessionId.startsWith('ses_')) sessionId = (await backend.resume(sessionId)).session.sessionId;
     const prompts = await sessionPrompts(backend, sessionId);
     this.#feed.note('Earlier in this session:');
     const { session, warnings } = await this.#link.replaying(prompts, () => backend.resume(sessionId, 0));

@@ -138,14 +138,15 @@ export function modelPicker(models: readonly ModelEntry[], current: string | und
 }
 
 function sessionLine(session: SessionInfo): string {
-  return `  ${session.sessionId}  ${session.updatedAt.slice(0, 16).replace('T', ' ')}  ${session.title}`;
+  const name = session.name === undefined ? '' : `[${session.name}] `;
+  return `  ${session.sessionId}  ${session.updatedAt.slice(0, 16).replace('T', ' ')}  ${name}${session.title}`;
 }
 
 /** /sessions: the saved sessions, newest first. */
 export function sessionsText(sessions: readonly SessionInfo[]): string {
   return sessions.length === 0
     ? 'No saved session yet.'
-    : ['Sessions (/resume ID continues one):', ...sessions.map(sessionLine)].join('\n');
+    : ['Sessions (/resume ID or NAME continues one):', ...sessions.map(sessionLine)].join('\n');
 }
 
 /** /agents: every agent with what it does, then the agent files that were skipped and why. */
@@ -160,7 +161,7 @@ export function sessionPicker(sessions: readonly SessionInfo[]): PickerState {
     purpose: 'resume',
     title: 'Resume a session',
     items: sessions.map((session) => ({
-      label: session.title,
+      label: session.name === undefined ? session.title : `[${session.name}] ${session.title}`,
       detail: `${session.updatedAt.slice(0, 16).replace('T', ' ')} · ${session.messageCount} messages`,
       value: session.sessionId,
     })),

@@ -12,6 +12,8 @@
  *
  * What stays here is what the keys do across them: Ctrl+C, Esc, Ctrl+L, Ctrl+O, and leaving.
  */
+import type { PermissionMode } from '#protocol';
+import { PERMISSION_MODES } from '../print/args.ts';
 import type { PickerState, UiState } from './ui-state.ts';
 import { approvalEvent, printedInteraction } from './approval-events.ts';
 import { CommandRunner } from './command-runner.ts';
@@ -32,6 +34,8 @@ export interface ControllerOptions {
   /** Starts (or restarts) the server; phases and approvals go to the controller's handlers. */
   connect: Connect;
   workspaceRoot: string;
+  /** The permission mode of the first message (`--permission-mode`); default `default`. */
+  permissionMode?: PermissionMode;
   /** The directory the user started in, relative to the root (the prompt's cwd); undefined at the root. */
   cwd: string | undefined;
   /** Where /export writes a relative file name. */
@@ -69,7 +73,10 @@ export class Controller {
   constructor(options: ControllerOptions) {
     this.#options = options;
     const now = options.now ?? (() => performance.now());
-    const store = new UiStore(initialState(options.workspaceRoot, now()), options.drawFrame);
+    const store = new UiStore(
+      initialState(options.workspaceRoot, now(), options.permissionMode),
+      options.drawFrame,
+    );
     const feed = new TranscriptFeed({ store, now, resetTerminal: options.resetTerminal });
     const interactions = new Interactions(
       (queue) => store.set({ interactions: queue }),
@@ -144,7 +151,23 @@ export class Controller {
 
   /** The composer's Enter: a command, or a message (input-queue.ts says when each waits). */
   submit(raw: string): void {
+    if (this.#store.state.draft !== undefined) this.#store.set({ draft: undefined });
     this.#inputs.submit(raw);
+  }
+
+  /** Esc Esc on an empty composer while nothing runs: the list of earlier prompts, as /rewind. */
+  openRewind(): Promise<void> {
+    return this.#commands.openRewind();
+  }
+
+  /**
+   * Shift+Tab: the next permission mode, as Claude Code cycles them. It goes with the next message
+   * (the server enforces it); a run already going keeps the mode it started with.
+   */
+  cycleMode(): void {
+    const modes: readonly PermissionMode[] = PERMISSION_MODES;
+    const at = modes.indexOf(this.#store.state.permissionMode);
+    this.#store.set({ permissionMode: modes[(at + 1) % modes.length] ?? 'default' });
   }
 
   /** Esc: stops the running run. The server cancels it and answers the prompt with status cancelled. */
@@ -194,7 +217,12 @@ export class Controller {
       this.dispatch({ type: 'entry', entry });
   }
 
-  /** The approval overlay's `e`: the whole diff (or command) printed above, into the scrollback. */
+  /** The project the server works in: the approval overlay's `e` reads the file a change applies to. */
+  get workspaceRoot(): string {
+    return this.#options.workspaceRoot;
+  }
+
+  /** The approval overlay's `p`: the whole diff (or command) printed above, into the scrollback. */
   printInteraction(interaction: Interaction): void {
     const event = printedInteraction(interaction);
     if (event !== undefined) this.dispatch(event);

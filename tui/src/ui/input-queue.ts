@@ -131,6 +131,7 @@ export class InputQueue {
     feed.flush();
     const sessionId = this.#store.state.sessionId;
     const model = this.#options.commands.selectedModel;
+    const sentMode = this.#store.state.permissionMode;
     let result: PromptResult | undefined;
     try {
       result = await backend.prompt({
@@ -138,6 +139,7 @@ export class InputQueue {
         ...(sessionId === undefined ? {} : { sessionId }),
         ...(model === undefined ? {} : { model }),
         ...(cwd === undefined ? {} : { cwd }),
+        permissionMode: this.#store.state.permissionMode,
       });
     } catch (error) {
       feed.note(messageOf(error), 'error');
@@ -159,6 +161,10 @@ export class InputQueue {
             sessionUsage: result.sessionUsage,
             sessionCostUsd: result.sessionCostUsd,
             lastRun: { usage: result.usage, costUsd: result.costUsd },
+            // An approved plan changes the mode; a Shift+Tab during the run wins over it.
+            ...(result.permissionMode === undefined || this.#store.state.permissionMode !== sentMode
+              ? {}
+              : { permissionMode: result.permissionMode }),
           }),
     });
     this.sendQueued();

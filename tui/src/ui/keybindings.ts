@@ -13,6 +13,8 @@ export interface Chord {
   key?: NamedKey;
   ctrl?: boolean;
   meta?: boolean;
+  /** With a named key: Shift must be held (true) or not (false); absent: either. */
+  shift?: boolean;
 }
 
 type NamedKey =
@@ -51,6 +53,11 @@ export const KEYS = {
     'print the whole output of the last tool call (with the diff of a change you allowed); again: the one before',
     chord({ char: 'o', ctrl: true }),
   ),
+  cycleMode: bind(
+    'Shift+Tab',
+    'next permission mode: default → acceptEdits → plan → bypassPermissions (the bar shows it; from the next message on)',
+    chord({ key: 'tab', shift: true }),
+  ),
   // The composer.
   submit: bind(
     'Enter',
@@ -65,7 +72,14 @@ export const KEYS = {
   ),
   historyPrevious: bind('↑', 'previous message (on the first line)', chord({ key: 'upArrow' })),
   historyNext: bind('↓', 'next message (on the last line)', chord({ key: 'downArrow' })),
-  complete: bind('Tab', 'complete the slash command', chord({ key: 'tab' })),
+  rewind: bind(
+    'Esc Esc',
+    'on an empty composer, nothing running: go back to an earlier prompt (a list); it comes back here to edit (/rewind)',
+    chord({ key: 'escape' }),
+    // Two presses that arrive in one read come as Esc with Alt.
+    chord({ key: 'escape', meta: true }),
+  ),
+  complete: bind('Tab', 'complete the slash command', chord({ key: 'tab', shift: false })),
   cursorLeft: bind('←', 'cursor left', chord({ key: 'leftArrow' })),
   cursorRight: bind('→', 'cursor right', chord({ key: 'rightArrow' })),
   lineStart: bind(
@@ -86,7 +100,24 @@ export const KEYS = {
   ),
   reject: bind('r, n', 'reject', chord({ char: 'r' }), chord({ char: 'n' })),
   feedback: bind('f', 'reject with feedback for the agent (type it, Enter; Esc: back)', chord({ char: 'f' })),
-  expandDiff: bind('e', 'print the whole diff above, into the scrollback', chord({ char: 'e' })),
+  hunkNext: bind(
+    '↓, j',
+    'next hunk of a change (to choose hunks)',
+    chord({ key: 'downArrow' }),
+    chord({ char: 'j' }),
+  ),
+  hunkPrevious: bind('↑, k', 'previous hunk', chord({ key: 'upArrow' }), chord({ char: 'k' })),
+  hunkToggle: bind(
+    'Space',
+    'apply this hunk or not (y then allows the hunks kept; none kept is a reject)',
+    chord({ char: ' ' }),
+  ),
+  editProposal: bind(
+    'e',
+    'edit the proposed file (with the hunks kept) or command in $VISUAL/$EDITOR, then allow what you saved',
+    chord({ char: 'e' }),
+  ),
+  expandDiff: bind('p', 'print the whole diff above, into the scrollback', chord({ char: 'p' })),
   // Lists (question options, pickers).
   up: bind('↑', 'previous', chord({ key: 'upArrow' })),
   down: bind('↓', 'next', chord({ key: 'downArrow' })),
@@ -118,7 +149,7 @@ export type BindingName = keyof typeof KEYS;
  * its status line). docs/tui.md's key tables list the same keys, a test holds them together.
  */
 export const HELP: readonly { where: string; names: readonly BindingName[] }[] = [
-  { where: 'Anywhere', names: ['abort', 'exit', 'clearScreen', 'expandOutput'] },
+  { where: 'Anywhere', names: ['abort', 'exit', 'clearScreen', 'expandOutput', 'cycleMode'] },
   {
     where: 'Composer',
     names: [
@@ -126,6 +157,7 @@ export const HELP: readonly { where: string; names: readonly BindingName[] }[] =
       'newline',
       'historyPrevious',
       'historyNext',
+      'rewind',
       'complete',
       'cursorLeft',
       'cursorRight',
@@ -137,7 +169,19 @@ export const HELP: readonly { where: string; names: readonly BindingName[] }[] =
   },
   {
     where: 'Approval overlay',
-    names: ['allow', 'allowAll', 'reject', 'feedback', 'expandDiff', 'pageUp', 'pageDown'],
+    names: [
+      'allow',
+      'allowAll',
+      'reject',
+      'feedback',
+      'hunkNext',
+      'hunkPrevious',
+      'hunkToggle',
+      'editProposal',
+      'expandDiff',
+      'pageUp',
+      'pageDown',
+    ],
   },
   {
     where: 'Lists (models, sessions, options)',
@@ -163,6 +207,7 @@ function matches(c: Chord, input: string, key: Key): boolean {
   if ((c.ctrl ?? false) !== key.ctrl) return false;
   if (c.key !== undefined) {
     if (!key[c.key]) return false;
+    if (c.shift !== undefined && c.shift !== key.shift) return false;
     return (c.meta ?? false) === key.meta;
   }
   if (c.char === undefined) return false;
@@ -193,7 +238,7 @@ const KEY_NAMES: Record<NamedKey, string> = {
 export function keyOf(name: BindingName): string {
   const first = KEYS[name].chords[0];
   if (first === undefined) return KEYS[name].keys;
-  const prefix = `${first.ctrl === true ? 'Ctrl+' : ''}${first.meta === true ? 'Alt+' : ''}`;
+  const prefix = `${first.ctrl === true ? 'Ctrl+' : ''}${first.meta === true ? 'Alt+' : ''}${first.shift === true ? 'Shift+' : ''}`;
   if (first.key !== undefined) return prefix + KEY_NAMES[first.key];
   const char = first.char === ' ' ? 'Space' : (first.char ?? '');
   return prefix + (first.ctrl === true ? char.toUpperCase() : char);

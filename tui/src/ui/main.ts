@@ -6,6 +6,7 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { render } from 'ink';
+import type { PermissionMode } from '#protocol';
 import { createElement as h } from 'react';
 import { findWorkplace, promptCwd } from '../client/project-root.ts';
 import { App } from './components/app.ts';
@@ -23,6 +24,8 @@ export interface InteractiveEnvironment {
   typedAhead?: HeldInput;
   /** A saved session to go on with (`--continue`, `--resume <id>`). */
   resume?: { latest: true } | { id: string };
+  /** `--permission-mode`: the mode of the first message. */
+  permissionMode?: PermissionMode;
 }
 
 /** Runs the UI until the user leaves; resolves with the exit code. */
@@ -39,6 +42,7 @@ export async function runInteractive(environment: InteractiveEnvironment): Promi
       () => controller.getState().transcript.nextId - 1,
     ),
     workspaceRoot: place.root,
+    ...(environment.permissionMode === undefined ? {} : { permissionMode: environment.permissionMode }),
     cwd: promptCwd(place),
     startDir: place.start,
     connect: async ({ interactions, onPhase }) => {

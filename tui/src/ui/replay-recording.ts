@@ -100,6 +100,8 @@ export function readRecording(text: string): Recording {
       case 'undo':
       case 'compaction':
       case 'model':
+      case 'name':
+      case 'rewind':
         // What the viewer has no use for: it plays the phases back.
         break;
       default: {

@@ -13,9 +13,14 @@ export type SlashName =
   | 'cost'
   | 'agents'
   | 'sessions'
+  | 'mcp'
+  | 'skills'
+  | 'memory'
   | 'resume'
+  | 'name'
   | 'compact'
   | 'undo'
+  | 'rewind'
   | 'export'
   | 'exit';
 
@@ -55,11 +60,33 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'cost', aliases: [], args: '', does: 'tokens and cost of this session', local: true },
   { name: 'agents', aliases: [], args: '', does: 'the agents of this project' },
   { name: 'sessions', aliases: [], args: '', does: 'the saved sessions of this project' },
+  { name: 'mcp', aliases: [], args: '', does: 'the MCP servers: state, tools, errors', needs: 'mcp/list' },
+  {
+    name: 'skills',
+    aliases: [],
+    args: '',
+    does: 'the skills the model can load, and files skipped',
+    needs: 'skills/list',
+  },
+  {
+    name: 'memory',
+    aliases: [],
+    args: '[add TEXT | add --user TEXT]',
+    does: 'the memory files: what is remembered and where (add remembers a fact)',
+    needs: 'memory/show',
+  },
   {
     name: 'resume',
     aliases: [],
-    args: '[session id]',
+    args: '[session id or name]',
     does: 'continue a saved session (a list without an id)',
+  },
+  {
+    name: 'name',
+    aliases: ['rename'],
+    args: '[name]',
+    does: 'name this session: /resume NAME and --resume NAME find it (--clear removes the name)',
+    needs: 'session/rename',
   },
   {
     name: 'compact',
@@ -75,6 +102,14 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     args: '[run]',
     does: 'put back the files of the last change (run: of the last run that made one)',
     needs: 'session/undo',
+    idle: true,
+  },
+  {
+    name: 'rewind',
+    aliases: [],
+    args: '[files] [fork]',
+    does: 'go back to just before an earlier prompt (a list), which comes back here to edit; files: also put back the files changed since; fork: as a new session, keeping this one',
+    needs: 'session/rewind',
     idle: true,
   },
   { name: 'export', aliases: [], args: '[file]', does: 'write the transcript to a Markdown file' },

@@ -4,6 +4,7 @@
  * so the frame that follows it can be metered and its writes corked together.
  */
 import { basename } from 'node:path';
+import type { PermissionMode } from '#protocol';
 import type { FrameDrawer } from './frames.ts';
 import { availableCommands } from './slash-commands.ts';
 import { EMPTY_TRANSCRIPT } from './transcript.ts';
@@ -44,7 +45,11 @@ export class UiStore {
 }
 
 /** The state before the server answered: nothing known but the project's name. */
-export function initialState(workspaceRoot: string, now: number): UiState {
+export function initialState(
+  workspaceRoot: string,
+  now: number,
+  permissionMode: PermissionMode = 'default',
+): UiState {
   return {
     connection: 'starting',
     failure: undefined,
@@ -53,12 +58,14 @@ export function initialState(workspaceRoot: string, now: number): UiState {
     sessionId: undefined,
     sessionUsage: undefined,
     sessionCostUsd: 0,
+    permissionMode,
     lastRun: undefined,
     transcript: EMPTY_TRANSCRIPT,
     printed: { key: 0, items: [] },
     interactions: [],
     queued: [],
     picker: undefined,
+    draft: undefined,
     setup: undefined,
     commands: availableCommands(undefined),
     history: [],

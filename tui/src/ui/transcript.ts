@@ -471,6 +471,14 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
       }
       return { ...state, status: phase.text };
     }
+    case 'event':
+      // A card of its own: the sender's words, marked as theirs, never as the agent's.
+      out.emit({
+        kind: 'note',
+        text: `✉ event from ${phase.source} (${EVENT_DELIVERY[phase.delivery]}):\n${phase.text.replace(/^/gm, '  │ ')}`,
+        tone: 'info',
+      });
+      return state;
     default: {
       const exhaustive: never = phase;
       throw new Error(`unknown phase ${JSON.stringify(exhaustive)}`);
@@ -482,6 +490,13 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
  * The router's status line (server: agent/run-prompt.ts), e.g. "Route: agent_task (mentions a
  * file (main.ts))". The protocol gives it no key of its own, so it is known by its words.
  */
+/** How an event card says what became of the event (§10.14). */
+const EVENT_DELIVERY: Record<'queued' | 'started' | 'saved', string> = {
+  queued: 'the model reads it at its next turn, as untrusted data',
+  started: 'it starts a turn, as untrusted data',
+  saved: 'the model reads it with your next message, as untrusted data',
+};
+
 const ROUTE_STATUS = /^Route: [a-z_]+ \(/;
 
 /** The note the server ends an answer cut for the wire with (server: agent/wire-text.ts). */

@@ -2,7 +2,7 @@
  * The shape of the interactive UI's state, which the controller changes and the components (and
  * the replay viewer) read, and how <Static> takes printed entries.
  */
-import type { ModelEntry, Usage } from '#protocol';
+import type { ModelEntry, PermissionMode, Usage } from '#protocol';
 import type { Interaction } from './interactions.ts';
 import type { SlashCommand } from './slash-commands.ts';
 import type { Entry, Transcript } from './transcript.ts';
@@ -40,11 +40,19 @@ export interface PickerItem {
 }
 
 export interface PickerState {
-  purpose: 'model' | 'resume';
+  purpose: 'model' | 'resume' | 'rewind';
   title: string;
   items: PickerItem[];
   /** The item the cursor starts on (the current model). */
   selected?: string;
+  /** A rewind's options (`/rewind files fork`), for when a prompt is picked. */
+  rewind?: { restoreFiles: boolean; fork: boolean };
+}
+
+/** Text put in the composer for the user to edit (a rewound prompt); `id` tells one from the next. */
+export interface ComposerDraft {
+  id: number;
+  text: string;
 }
 
 export interface SetupState {
@@ -64,6 +72,8 @@ export interface UiState {
   sessionId: string | undefined;
   sessionUsage: Usage | undefined;
   sessionCostUsd: number;
+  /** The permission mode sent with each message (Shift+Tab; a run may change it: an approved plan). */
+  permissionMode: PermissionMode;
   /** The tokens and cost of the session's last run in this UI (/cost, /status). */
   lastRun: { usage: Usage; costUsd: number } | undefined;
   transcript: Transcript;
@@ -72,6 +82,8 @@ export interface UiState {
   interactions: readonly Interaction[];
   queued: readonly string[];
   picker: PickerState | undefined;
+  /** What the composer starts with when next drawn (a rewound prompt); cleared by a submit. */
+  draft: ComposerDraft | undefined;
   setup: SetupState | undefined;
   commands: readonly SlashCommand[];
   history: readonly string[];

@@ -150,6 +150,8 @@ export function scripted(options: ScriptOptions = {}) {
 
 export interface StartOptions {
   startDir?: string;
+  /** `--permission-mode`: the mode the UI starts in. */
+  permissionMode?: 'default' | 'acceptEdits' | 'plan' | 'bypassPermissions';
   /** The server is ready when this settles (rejected: it failed to start); absent: at once. */
   starting?: Promise<void>;
 }

@@ -143,6 +143,14 @@ function M.changed_since_read(path)
   return nil
 end
 
+--- The text Santra would read for the file at `path` now: its buffer's as lent, else the disk's;
+--- nil when neither can be had. While changed_since_read() is nil, it is the text the change
+--- waiting for approval was computed from (santra.proposal rebuilds the proposal on it).
+function M.text(path)
+  local buf = M.find(path)
+  return buf and lendable(buf, path) or disk_text(path)
+end
+
 --- `text` as the lines of a buffer whose lines end with `ending`, and whether it ends with one;
 --- nil and a message when another line ending in it cannot be kept.
 local function lines_of(text, ending)

@@ -56,6 +56,12 @@ local function text()
   return table.concat(vim.api.nvim_buf_get_lines(state.buf, 0, -1, false), '\n')
 end
 
+--- Puts `text` in the chat buffer, to edit and send again (a rewound prompt, :SantraRewind).
+function M.set_draft(value)
+  M.buffer()
+  set_text(value)
+end
+
 --- Sends the buffer's text as a prompt; it is emptied once sent.
 function M.submit()
   local prompt = vim.trim(text())

@@ -33,7 +33,13 @@ local defaults = {
   chat_split = 'belowright 8split',
   -- How many lines of a command's output the transcript shows (the last ones).
   command_output_lines = 10,
+  -- The permission mode new sessions start in (§7.8): 'default', 'acceptEdits', 'plan' or
+  -- 'bypassPermissions'; nil: the server's configured one. :SantraMode changes the session's.
+  permission_mode = nil,
 }
+
+--- The permission modes, in the order :SantraMode with no argument cycles them (as Shift+Tab).
+local MODES = { 'default', 'acceptEdits', 'plan', 'bypassPermissions' }
 
 M.config = vim.deepcopy(defaults)
 
@@ -59,7 +65,32 @@ end
 
 --- The params of a `prompt`, with the editor's context (§7.1.1) when there is one.
 local function prompt_params(session, text, ctx)
-  return { text = text, sessionId = session.id, agent = M.config.agent, context = ctx }
+  local mode = session.permission_mode or M.config.permission_mode
+  return { text = text, sessionId = session.id, agent = M.config.agent, context = ctx, permissionMode = mode }
+end
+
+--- `:SantraMode [mode]`: the current session's permission mode from its next prompt on (§7.8); no
+--- argument: the next one in MODES. The server enforces it; the statusline shows it.
+function M.mode(mode)
+  local session = sessions.current(true)
+  local current = session.permission_mode or M.config.permission_mode or 'default'
+  if mode == nil or mode == '' then
+    for i, m in ipairs(MODES) do
+      if m == current then
+        mode = MODES[i % #MODES + 1]
+      end
+    end
+  end
+  if not vim.tbl_contains(MODES, mode) then
+    return notify(
+      string.format('unknown permission mode "%s"; use one of %s', tostring(mode), table.concat(MODES, ', ')),
+      vim.log.levels.ERROR
+    )
+  end
+  session.permission_mode = mode
+  require('santra.status').changed()
+  notify('permission mode: ' .. mode .. ' (from the next prompt on)')
+  return mode
 end
 
 --- The editor's context of a prompt (santra.context): of window `opts.win`, else of the current
@@ -126,6 +157,8 @@ function M.prompt(text, opts)
         sessions.set_id(session, result.sessionId or session.id)
         session.last_result = result
         session.cost = result.sessionCostUsd or session.cost
+        -- An approved plan goes on in the mode the user chose.
+        session.permission_mode = result.permissionMode or session.permission_mode
         require('santra.status').changed()
         session.transcript:append({ transcript.cost_line(result.status, result.costUsd) })
       end)
@@ -381,6 +414,7 @@ M.reject = function()
   approval.answer('reject')
 end
 M.reject_with_feedback = approval.feedback
+M.edit = approval.edit
 M.questions = question.reopen
 --- Answers the waiting question with `text` (an option's number, label or value, or free text);
 --- without `text`, asks for the answer.
@@ -406,6 +440,79 @@ end
 
 -- name, function, nargs, what it does: the commands, and the <Plug>(Name) mappings of those that
 -- take no argument.
+--- `:SantraRewind [files] [fork]`: picks one of the current session's prompts (`session/prompts`,
+--- newest first) and goes back to just before it (`session/rewind`): the model no longer sees that
+--- prompt or what came after, and its text is put in the chat buffer to edit and send again.
+--- `files` also puts back the files changed since (asking where one changed since); `fork` makes a
+--- new session of it and keeps this one.
+function M.rewind(args)
+  local words = vim.split(args or '', '%s+', { trimempty = true })
+  local opts = {}
+  for _, word in ipairs(words) do
+    if word == 'files' then
+      opts.restoreFiles = true
+    elseif word == 'fork' then
+      opts.fork = true
+    else
+      return notify(':SantraRewind takes "files" and "fork", not ' .. word, vim.log.levels.ERROR)
+    end
+  end
+  local session = sessions.current(false)
+  if session == nil or session.id == nil then
+    return notify('nothing to rewind: this session has no prompt yet')
+  end
+  if session.prompt_id ~= nil then
+    return notify('a prompt is running in this session; rewind when it has ended', vim.log.levels.WARN)
+  end
+  server.with_client(function(client)
+    client:request('session/prompts', { sessionId = session.id }, function(err, result)
+      if err then
+        return notify(tostring(err.message), vim.log.levels.ERROR)
+      end
+      local prompts = {}
+      for i = #(result.prompts or {}), 1, -1 do
+        table.insert(prompts, result.prompts[i])
+      end
+      if #prompts == 0 then
+        return notify('nothing to rewind: the conversation has no prompt now')
+      end
+      select.select(prompts, {
+        prompt = 'Go back to just before which prompt?',
+        format_item = function(p)
+          return string.format('%s  %s', (p.at or ''):sub(1, 16), (vim.split(p.text or '', '\n')[1] or ''))
+        end,
+      }, function(choice)
+        if choice == nil then
+          return
+        end
+        local params = vim.tbl_extend('force', { sessionId = session.id, runId = choice.runId }, opts)
+        client:request('session/rewind', params, function(rerr, rewound)
+          if rerr then
+            return notify(tostring(rerr.message), vim.log.levels.ERROR)
+          end
+          local lines = { '', rewound.forkedFrom and ('Forked a new session from just before: ' .. choice.text)
+            or ('Rewound to just before: ' .. choice.text) }
+          for _, change in ipairs(rewound.changes or {}) do
+            if change.outcome == 'restored' then
+              table.insert(lines, '  put back  ' .. change.path)
+              buffers.reload(resolve(change.path))
+            else
+              table.insert(lines, '  kept      ' .. change.path .. (change.reason and (': ' .. change.reason) or ''))
+            end
+          end
+          session.transcript:append(vim.split(table.concat(lines, '\n'), '\n'))
+          if rewound.forkedFrom then
+            sessions.set_id(session, rewound.session.sessionId)
+          end
+          M.chat()
+          require('santra.chat').set_draft(rewound.text)
+          notify('rewound: the prompt is in the chat buffer to edit and send')
+        end)
+      end)
+    end)
+  end)
+end
+
 local COMMANDS = {
   { 'SantraCancel', M.cancel, 0, 'Cancel the running Santra prompt' },
   { 'SantraNew', M.new_session, 0, 'Start a new Santra session in a transcript of its own' },
@@ -415,6 +522,7 @@ local COMMANDS = {
   { 'SantraAllow', M.allow, 0, 'Allow the waiting Santra action' },
   { 'SantraAllowAll', M.allow_all, 0, 'Allow it and every later action of the session' },
   { 'SantraReject', M.reject, 0, 'Reject the waiting Santra action' },
+  { 'SantraEdit', M.edit, 0, 'Edit the waiting Santra change or command; :w allows your version' },
   { 'SantraFollow', M.follow, 0, 'Go to the file and line of the tool call under the cursor, or the last one' },
   { 'SantraQuickfix', M.quickfix, 0, 'The files the last Santra run changed, in the quickfix list' },
   { 'SantraChat', M.chat, 0, 'Open the Santra chat buffer' },
@@ -437,9 +545,27 @@ function M.setup(opts)
   command('SantraModel', function(c)
     M.model(c.args)
   end, { nargs = '?', desc = 'Show or switch the Santra model' })
+  command('SantraMode', function(c)
+    M.mode(c.args)
+  end, {
+    nargs = '?',
+    complete = function()
+      return MODES
+    end,
+    desc = "Set the Santra session's permission mode (default, acceptEdits, plan, bypassPermissions); no argument: the next one",
+  })
   command('SantraUndo', function(c)
     M.undo(c.args)
   end, { nargs = '?', complete = function() return { 'run' } end, desc = "Undo the Santra session's last change (or run)" })
+  command('SantraRewind', function(c)
+    M.rewind(c.args)
+  end, {
+    nargs = '*',
+    complete = function()
+      return { 'files', 'fork' }
+    end,
+    desc = 'Go back to just before an earlier prompt of the Santra session (files: put the files back; fork: as a new session)',
+  })
   command('SantraRejectWithFeedback', function(c)
     M.reject_with_feedback(c.args)
   end, { nargs = '*', desc = 'Reject the waiting Santra action, telling the agent why (the text, or asked for)' })

@@ -32,6 +32,9 @@ function M.line()
   if asked > 0 then
     table.insert(parts, string.format('%d question%s', asked, asked == 1 and '' or 's'))
   end
+  if session ~= nil and session.permission_mode ~= nil and session.permission_mode ~= 'default' then
+    table.insert(parts, session.permission_mode)
+  end
   if session ~= nil and session.cost ~= nil then
     table.insert(parts, string.format('$%.4f', session.cost))
   end

@@ -238,6 +238,16 @@ local MARK = { ok = '✓', error = '✗', rejected = '⊘', cancelled = '⊘' }
 
 --- Draws one phase.
 function Transcript:phase(phase)
+  if phase.type == 'event' then
+    -- An event from outside (session/event): a card with its sender's words, never the agent's.
+    -- It belongs to no run, so it takes no part in the run's agent tree.
+    local lines = { '✉ event from ' .. tostring(phase.source) .. ' (' .. tostring(phase.delivery) .. ', untrusted):' }
+    for _, line in ipairs(vim.split(phase.text or '', '\n', true)) do
+      table.insert(lines, '  │ ' .. line)
+    end
+    self:append(lines)
+    return
+  end
   local depth = self:depth_of(phase)
   local prefix = string.rep(INDENT, depth)
   local t = phase.type

@@ -26,6 +26,8 @@ Queue.__index = Queue
 ---   waiting: the notice's tail when it cannot be shown now
 ---   hidden: the notice when its window was closed and it still waits
 ---   quit(item): `:q` in its window (answers it)
+---   made(item): optional, after its buffer is made (for marks the lines cannot carry)
+---   dismissed(item): optional, after it is answered or withdrawn (to close what it opened)
 function M.new(kind)
   return setmetatable({ kind = kind, pending = {}, win = nil }, Queue)
 end
@@ -53,6 +55,9 @@ end
 --- Takes `item` off the screen: its window shows the next request, or goes; its buffer is wiped.
 function Queue:dismiss(item)
   item.done = true
+  if self.kind.dismissed ~= nil then
+    self.kind.dismissed(item)
+  end
   if self:visible(item) then
     local reused = self.pending[1] ~= nil and pcall(self.show, self, self.pending[1], false)
     if not reused and #vim.api.nvim_list_wins() > 1 then
@@ -124,6 +129,9 @@ function Queue:make_buffer(item)
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   for lhs, map in pairs(self.kind.keys(item)) do
     vim.api.nvim_buf_set_keymap(buf, 'n', lhs, '', { callback = map[1], desc = 'santra: ' .. map[2], nowait = true, noremap = true })
+  end
+  if self.kind.made ~= nil then
+    self.kind.made(item)
   end
   -- `:q` runs QuitPre before the window closes; :close, :hide and :only do not.
   vim.api.nvim_create_autocmd('QuitPre', {

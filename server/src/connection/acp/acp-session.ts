@@ -26,6 +26,7 @@ import {
   type AskParams,
   type AskResult,
   type ParamsOf,
+  type PermissionMode,
   Phase,
   type TerminalRunParams,
   type TerminalRunResult,
@@ -43,6 +44,25 @@ const TERMINAL_CLEANUP_MS = 5000;
 /** The mode that lets Santra route each prompt (its classifier), as the TUI does. */
 const AUTO_MODE = 'auto';
 const MODEL_OPTION = 'model';
+/**
+ * Santra's permission modes (§7.8), as a config option of ACP's `mode` category: ACP's session
+ * modes already choose the agent, and an editor shows both selectors.
+ */
+const PERMISSION_OPTION = 'permission_mode';
+const PERMISSION_CHOICES: ReadonlyArray<{ value: PermissionMode; name: string; description: string }> = [
+  { value: 'default', name: 'Default', description: 'Ask before each file change and command.' },
+  {
+    value: 'acceptEdits',
+    name: 'Accept edits',
+    description: 'File changes in the workspace without asking; commands asked.',
+  },
+  { value: 'plan', name: 'Plan', description: 'Read-only: research, then present a plan to approve.' },
+  {
+    value: 'bypassPermissions',
+    name: 'Bypass permissions',
+    description: 'Allow everything that would be asked, protected locations excepted.',
+  },
+];
 
 export interface SessionOptions {
   /** The ACP session id, which is the Santra session's id. */
@@ -71,6 +91,7 @@ export class AcpSession {
   #mode = AUTO_MODE;
   #modes: SessionModeState | undefined;
   #models: SessionConfigOption | undefined;
+  #permissionMode: PermissionMode = 'default';
   #running: AbortController | undefined;
   #sent: Promise<void> = Promise.resolve();
   /** Commands running in the editor's terminals, until each terminal is released. */
@@ -135,8 +156,18 @@ export class AcpSession {
     return true;
   }
 
-  /** Switches the model (Santra's model/set) from the next prompt on; returns every option as it now is. */
+  /**
+   * Switches the model (Santra's model/set) or the permission mode from the next prompt on;
+   * returns every option as it now is.
+   */
   async setModel(configId: string, value: string): Promise<SessionConfigOption[] | string> {
+    if (configId === PERMISSION_OPTION) {
+      const mode = PERMISSION_CHOICES.find((choice) => choice.value === value)?.value;
+      if (mode === undefined)
+        return `unknown permission mode "${value}"; use one of ${PERMISSION_CHOICES.map((c) => c.value).join(', ')}`;
+      this.#permissionMode = mode;
+      return this.#configOptions();
+    }
     if (configId !== MODEL_OPTION || this.#models === undefined)
       return `unknown config option "${configId}"; this session offers "${MODEL_OPTION}"`;
     const { model } = await this.#client.request('model/set', { model: value, sessionId: this.id });
@@ -161,8 +192,14 @@ export class AcpSession {
         sessionId: this.id,
         ...(context === undefined ? {} : { context }),
         ...(this.#mode === AUTO_MODE ? {} : { agent: this.#mode }),
+        permissionMode: this.#permissionMode,
       };
       const result = await this.#client.prompt(params, running.signal);
+      // An approved plan goes on in the mode the user chose: the editor's selector follows.
+      if (result.permissionMode !== undefined && result.permissionMode !== this.#permissionMode) {
+        this.#permissionMode = result.permissionMode;
+        this.#send({ sessionUpdate: 'config_option_update', configOptions: this.#configOptions() });
+      }
       // An answer cut at the output limit, or refused, is said so: ACP has both stop reasons.
       if (result.status === 'cancelled') return 'cancelled';
       return result.stopReason === 'max_tokens' || result.stopReason === 'refusal'
@@ -213,7 +250,15 @@ export class AcpSession {
   }
 
   #configOptions(): SessionConfigOption[] {
-    return this.#models === undefined ? [] : [this.#models];
+    const permission: SessionConfigOption = {
+      type: 'select',
+      id: PERMISSION_OPTION,
+      name: 'Permissions',
+      category: 'mode',
+      currentValue: this.#permissionMode,
+      options: PERMISSION_CHOICES.map(({ value, name, description }) => ({ value, name, description })),
+    };
+    return this.#models === undefined ? [permission] : [this.#models, permission];
   }
 
   #replay(record: SavedRecord): void {

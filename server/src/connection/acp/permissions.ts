@@ -12,6 +12,15 @@
  *   request says so in its title, kind (`other`), option name and `_meta.santra.protected`. An
  *   outcome of `cancelled` (the turn was cancelled) is declined: Santra treats it as a rejection.
  *
+ *   Approvals that edit (protocol §7.3.2): ACP's permission outcome is an option id and nothing
+ *   more (ACP v1 and v2 have no field for an edited proposal), so an edit travels in its `_meta`,
+ *   the place ACP keeps for such extensions. The request says what it may carry in
+ *   `_meta.santra.edit` — `content` and the `hunks` ids for a file created or modified,
+ *   `command` for a command — and an "Allow" outcome with `_meta.santra.content`, `.hunks` or
+ *   `.command` answers with the person's version. A client that sends none gets the
+ *   all-or-nothing answer its option says. With forms, a command also offers "Edit the command,
+ *   then allow…": a form holding the command line.
+ *
  * ask → a form (`elicitation/create`) when the client renders forms: the options as a choice,
  *   otherwise a text field. Without forms, a question with options is a permission request whose
  *   options are the answers; a free-text question cannot be put, so it is declined — the agent
@@ -41,6 +50,25 @@ const ALLOW = 'allow';
 const ALLOW_ALL = 'allow_all';
 const REJECT = 'reject';
 const FEEDBACK = 'feedback';
+const EDIT_COMMAND = 'edit_command';
+
+/** What an "Allow" outcome may carry in `_meta.santra` for this request (none: an empty object). */
+export interface EditableBy {
+  content?: true;
+  hunks?: string[];
+  command?: true;
+}
+
+export function editableBy(params: ApproveParams): EditableBy {
+  if (params.kind === 'command') return params.escalation === undefined ? { command: true } : {};
+  if (params.kind !== 'file_change' || params.toolName === 'session/undo') return {};
+  if (params.operation !== 'create' && params.operation !== 'modify') return {};
+  const ids = params.diff.hunks.flatMap((hunk) => (hunk.id === undefined ? [] : [hunk.id]));
+  return {
+    content: true,
+    ...(ids.length === params.diff.hunks.length && ids.length > 0 ? { hunks: ids } : {}),
+  };
+}
 
 export function approvalOptions(params: ApproveParams, forms: boolean): PermissionOption[] {
   const allow =
@@ -56,9 +84,40 @@ export function approvalOptions(params: ApproveParams, forms: boolean): Permissi
     ...(params.protected === true
       ? []
       : [{ optionId: ALLOW_ALL, name: 'Always allow edits and commands', kind: 'allow_always' as const }]),
+    ...(forms && editableBy(params).command === true
+      ? [{ optionId: EDIT_COMMAND, name: 'Edit the command, then allow…', kind: 'allow_once' as const }]
+      : []),
     { optionId: REJECT, name: 'Reject', kind: 'reject_once' },
     ...(forms ? [{ optionId: FEEDBACK, name: 'Reject with feedback…', kind: 'reject_once' as const }] : []),
   ];
+}
+
+/**
+ * The answer to an "Allow" outcome whose `_meta.santra` may carry the person's version (see the
+ * top of the file). A field of the wrong type is declined, naming it: a guess at what the client
+ * meant could run or write something the person did not approve. Whether the request can take
+ * the field is the server's to check (SANTRA-APPROVE-023): it answers InvalidParams to the model.
+ */
+export function allowAnswer(meta: Record<string, unknown> | null | undefined): ApproveResult {
+  const santra = meta?.santra;
+  if (santra === null || typeof santra !== 'object') return { decision: 'allow' };
+  const { content, hunks, command } = santra as Record<string, unknown>;
+  if (content !== undefined && typeof content !== 'string')
+    throw new Declined(
+      '_meta.santra.content must be a string: the whole text of the file as the person edited it',
+    );
+  if (hunks !== undefined && !(Array.isArray(hunks) && hunks.every((id) => typeof id === 'string')))
+    throw new Declined(
+      '_meta.santra.hunks must be an array of hunk ids (strings) from _meta.santra.edit.hunks',
+    );
+  if (command !== undefined && (typeof command !== 'string' || command.trim() === ''))
+    throw new Declined('_meta.santra.command must be a non-empty string: the command line to run instead');
+  return {
+    decision: 'allow',
+    ...(content === undefined ? {} : { content }),
+    ...(hunks === undefined ? {} : { hunks }),
+    ...(command === undefined ? {} : { command }),
+  };
 }
 
 export async function askApproval(
@@ -73,10 +132,7 @@ export async function askApproval(
       sessionId: editor.sessionId,
       toolCall,
       options: approvalOptions(params, editor.forms),
-      // Machine-readable for editors that approve by rule: a protected request is a person's call.
-      ...(params.protected === true
-        ? { _meta: { santra: { protected: true, reason: params.protectedReason ?? null } } }
-        : {}),
+      ...requestMeta(params),
     },
     { cancellationSignal: signal },
   );
@@ -84,7 +140,18 @@ export async function askApproval(
     throw new Declined('the editor cancelled the permission request');
   switch (response.outcome.optionId) {
     case ALLOW:
-      return { decision: 'allow' };
+      return allowAnswer(response.outcome._meta);
+    case EDIT_COMMAND: {
+      if (params.kind !== 'command') throw new Declined('"Edit the command" answers a command only');
+      const command = await askForm(
+        editor,
+        { prompt: 'Edit the command; it runs as you leave it.', header: 'Command', initial: params.command },
+        toolCall.toolCallId,
+        signal,
+      );
+      if (command === undefined || command.trim() === '') return { decision: 'reject' };
+      return command === params.command ? { decision: 'allow' } : { decision: 'allow', command };
+    }
     case ALLOW_ALL:
       if (params.protected === true) throw new Declined('"allow all" cannot answer a protected location');
       return { decision: 'allow_all' };
@@ -165,10 +232,29 @@ async function askByPermission(
   return option.value;
 }
 
+/**
+ * `_meta.santra` of a permission request: for editors that approve by rule, whether a person must
+ * decide (protected); for editors that can edit a proposal, what an "Allow" may carry instead.
+ */
+function requestMeta(params: ApproveParams): { _meta?: { santra: Record<string, unknown> } } {
+  const edit = editableBy(params);
+  const santra = {
+    ...(params.protected === true ? { protected: true, reason: params.protectedReason ?? null } : {}),
+    ...(Object.keys(edit).length > 0 ? { edit } : {}),
+  };
+  return Object.keys(santra).length > 0 ? { _meta: { santra } } : {};
+}
+
 /** A one-field form: a choice among `options`, or free text. Undefined when the user declines. */
 async function askForm(
   editor: Editor,
-  question: { prompt: string; header?: string; options?: readonly { label: string; value: string }[] },
+  question: {
+    prompt: string;
+    header?: string;
+    options?: readonly { label: string; value: string }[];
+    /** The text the field starts with. */
+    initial?: string;
+  },
   toolCallId: string | undefined,
   signal: AbortSignal,
 ): Promise<string | undefined> {
@@ -181,7 +267,7 @@ async function askForm(
           title,
           oneOf: options.map((option) => ({ const: option.value, title: option.label })),
         }
-      : { type: 'string', title };
+      : { type: 'string', title, ...(question.initial === undefined ? {} : { default: question.initial }) };
   const response = await editor.context.request(
     'elicitation/create',
     {

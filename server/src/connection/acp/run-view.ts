@@ -27,6 +27,12 @@ import type {
 } from '@agentclientprotocol/sdk';
 import type { ApproveParams, FileDiff, Phase } from '#protocol';
 import { absolute, isToolRow, toolKind, toolLocations } from './tool-kinds.ts';
+import {
+  isOtherApproval,
+  type OtherApproval,
+  otherApprovalLines,
+  otherApprovalTitle,
+} from '../other-approvals.ts';
 
 const GATED: ReadonlySet<ToolKind> = new Set(['edit', 'delete', 'move', 'execute']);
 
@@ -108,6 +114,9 @@ export class RunView {
       case 'usage':
         // What a model call cost: ACP's thread shows no running cost, and the turn's end has its own.
         return [];
+      case 'event':
+        // Quoted, so an event's text can never pass for the agent's own words.
+        return [message(`\n\n> 📨 event from ${phase.source}: ${phase.text.replace(/\n/g, '\n> ')}\n\n`)];
       default: {
         const _exhaustive: never = phase;
         return [];
@@ -120,6 +129,7 @@ export class RunView {
    * (kept on the row afterwards) or the exact command. Also returned as an update for the row.
    */
   approval(params: ApproveParams): ToolCallUpdate {
+    if (isOtherApproval(params)) return otherApproval(params);
     const toolCallId = acpToolCallId(params.runId, params.toolCallId);
     const warning: ToolCallContent[] =
       params.protected === true
@@ -441,4 +451,27 @@ function plan(args: Record<string, unknown>): SessionUpdate[] {
     entries.push({ content, status: known, priority: 'medium' });
   }
   return [{ sessionUpdate: 'plan', entries }];
+}
+
+/**
+ * A trust or MCP tool request (§7.7) as a permission row: always the `other` kind (an editor's
+ * rules for ordinary edits and commands must not match it), with the exact definition or arguments.
+ * A trust request belongs to no run, so its row is named after what it trusts.
+ */
+function otherApproval(params: OtherApproval): ToolCallUpdate {
+  const toolCallId =
+    params.kind === 'mcp_tool'
+      ? acpToolCallId(params.runId, params.toolCallId)
+      : `santra-trust-${params.subject}-${params.name}`;
+  const title = otherApprovalTitle(params);
+  return {
+    toolCallId,
+    kind: 'other',
+    status: 'pending',
+    title: params.protected === true ? `⚠ PROTECTED — ${title}` : title,
+    content: [
+      ...(params.protectedReason === undefined ? [] : [text(`⚠ ${params.protectedReason}`)]),
+      text(fence(otherApprovalLines(params).join('\n'), 'json')),
+    ],
+  };
 }

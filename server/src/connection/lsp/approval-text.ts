@@ -7,6 +7,7 @@
  * diff goes to the editor's log.
  */
 import type { ApproveParams, FileDiff } from '#protocol';
+import { isOtherApproval, otherApprovalLines, otherApprovalTitle } from '../other-approvals.ts';
 
 /** Lines of the diff shown in the question itself (changed and context); the rest is counted. */
 const EXCERPT_LINES = 12;
@@ -17,7 +18,9 @@ const LINE_CHARS = 120;
 const GAP = '⋯';
 
 export function approvalSummary(params: ApproveParams): string {
-  const lines = [headline(params), ...excerpt(params)];
+  const lines = isOtherApproval(params)
+    ? [otherApprovalTitle(params), ...otherApprovalLines(params, EXCERPT_LINES).map(clip)]
+    : [headline(params), ...excerpt(params)];
   if (params.protected === true) {
     lines.push(
       `Protected location${params.protectedReason === undefined ? '' : `: ${params.protectedReason}`}`,
@@ -28,16 +31,21 @@ export function approvalSummary(params: ApproveParams): string {
 
 /** Everything the approval carries, for the log: the unified diff, or the command and its cwd. */
 export function approvalDetail(params: ApproveParams): string {
+  if (isOtherApproval(params))
+    return [otherApprovalTitle(params), ...otherApprovalLines(params, Number.POSITIVE_INFINITY)].join('\n');
   return params.kind === 'command'
     ? `${headline(params)}\n${params.cwd}$ ${params.command}`
     : `${headline(params)}\n${params.diff.unifiedDiff}`;
 }
 
+/** The approvals with a diff or a command; the others are other-approvals.ts's. */
+type FileOrCommand = Extract<ApproveParams, { kind: 'file_change' | 'command' }>;
+
 /** The `toolName` of the approvals santra.undo asks for (protocol §10.7). */
 const UNDO_TOOL = 'session/undo';
 
 /** The first line of the question: what Santra wants to do. */
-function headline(params: ApproveParams): string {
+function headline(params: FileOrCommand): string {
   if (params.kind === 'command') return `Santra wants to run: ${clip(params.command)} (in ${params.cwd})`;
   // An undo asks only about a file changed since Santra's change: putting it back loses that.
   const who = params.toolName === UNDO_TOOL ? 'santra.undo, on a file changed since, wants' : 'Santra wants';
@@ -53,7 +61,7 @@ interface Numbered {
 }
 
 /** The diff's changed lines with CONTEXT_LINES of context, numbered (see the top of the file). */
-function excerpt(params: ApproveParams): string[] {
+function excerpt(params: FileOrCommand): string[] {
   if (params.kind === 'command') return [];
   const parts = shownParts(params.diff, params.operation === 'create');
   const changed = parts.flat().filter((line) => line.mark !== ' ').length;

@@ -13,6 +13,7 @@ import {
 } from 'vscode-languageserver-protocol';
 import { COMMANDS, effectiveRange, questionIn, type Target } from './commands.ts';
 import { type OpenDocument, textIn } from './documents.ts';
+import { hunkAnswers, linesLabel, touches } from './hunk-actions.ts';
 import type { PendingInteraction } from './interactions.ts';
 
 export interface CodeActionState {
@@ -29,7 +30,11 @@ export interface CodeActionState {
 const TITLE_QUESTION_CHARS = 50;
 
 export function codeActions(params: CodeActionParams, state: CodeActionState): CodeAction[] {
-  const actions = [...answerActions(state.pending), ...runActions(params, state)];
+  const actions = [
+    ...hunkActions(params, state),
+    ...answerActions(state.pending),
+    ...runActions(params, state),
+  ];
   const only = params.context.only;
   if (only === undefined || only.length === 0) return actions;
   return actions.filter((action) => only.some((kind) => action.kind?.startsWith(kind) === true));
@@ -44,6 +49,27 @@ function answerActions(pending: readonly PendingInteraction[]): CodeAction[] {
         arguments: [{ id: interaction.id, answer: choice.answer }],
       }),
     ),
+  );
+}
+
+/**
+ * On the lines a waiting change's hunk changes: apply only that hunk, or all but it (protocol
+ * §7.3.2); the whole-change answers (allow, reject) follow as for any approval.
+ */
+function hunkActions(params: CodeActionParams, state: CodeActionState): CodeAction[] {
+  const { start, end } = params.range;
+  return state.pending.flatMap((interaction) =>
+    interaction.hunks
+      .filter((hunk) => touches(hunk, state.document.path, start.line, end.line))
+      .flatMap((hunk) =>
+        hunkAnswers(hunk, linesLabel(hunk)).map(({ title, hunks }) =>
+          action(`Santra: ${title} — ${interaction.subject}`, CodeActionKind.QuickFix, {
+            title,
+            command: COMMANDS.answer,
+            arguments: [{ id: interaction.id, answer: 'allow', hunks }],
+          }),
+        ),
+      ),
   );
 }
 

@@ -54,10 +54,20 @@ export type Target = z.infer<typeof Target>;
  * is a JSON value, so text is typed in double quotes), with no file.
  */
 const RunArguments = z.union([z.tuple([Target]), z.tuple([z.string().min(1)])]);
-/** `santra.answer` takes an answer, alone (for the oldest pending interaction) or with its id. */
+/**
+ * `santra.answer` takes an answer, alone or as `{answer}` (for the oldest pending interaction) or
+ * with its id; an `allow` may name the hunks of the change to apply (protocol §7.3.2), as the
+ * per-hunk code actions do.
+ */
 const AnswerArguments = z.union([
   z.tuple([z.string()]),
-  z.tuple([z.object({ id: z.string().min(1), answer: z.string() })]),
+  z.tuple([
+    z.object({
+      id: z.string().min(1).optional(),
+      answer: z.string(),
+      hunks: z.array(z.string().min(1)).optional(),
+    }),
+  ]),
 ]);
 /** What `santra.undo` puts back (protocol session/undo `scope`): the last change, or the last run's. */
 export type UndoScope = 'change' | 'run';
@@ -80,7 +90,9 @@ export function parseRunArguments(command: string, args: unknown[] | undefined):
   };
 }
 
-export function parseAnswerArguments(args: unknown[] | undefined): Parsed<{ id?: string; answer: string }> {
+export function parseAnswerArguments(
+  args: unknown[] | undefined,
+): Parsed<{ id?: string; answer: string; hunks?: string[] }> {
   const parsed = AnswerArguments.safeParse(args ?? []);
   if (!parsed.success) {
     return {
@@ -89,6 +101,12 @@ export function parseAnswerArguments(args: unknown[] | undefined): Parsed<{ id?:
     };
   }
   const [value] = parsed.data;
+  if (typeof value !== 'string' && value.hunks !== undefined && value.answer !== 'allow') {
+    return {
+      ok: false,
+      error: `${COMMANDS.answer}: "hunks" goes with the answer "allow" (apply only those hunks), not "${value.answer}"`,
+    };
+  }
   return { ok: true, value: typeof value === 'string' ? { answer: value } : value };
 }
 

@@ -19,6 +19,7 @@ import {
 import { showMessage } from './messages.ts';
 import type { Connection } from 'vscode-languageserver';
 import { approvalDetail, approvalSummary } from './approval-text.ts';
+import { hunkButtons, linesLabel, type PendingHunk, pendingHunks } from './hunk-actions.ts';
 
 /** A request declined with RequestFailed (protocol §7.3, §7.4). */
 export type Declined = ResponseError<{ retryable: boolean }>;
@@ -27,6 +28,14 @@ export interface Choice {
   title: string;
   /** What answering with this choice sends back: a decision or an option's value. */
   answer: string;
+  /** With answer `allow`: only these hunks of the change (§7.3.2). */
+  hunks?: string[];
+}
+
+/** What the editor answered: a choice's answer or free text, and the hunks it names if any. */
+export interface Answer {
+  answer: string;
+  hunks?: string[];
 }
 
 export interface PendingInteraction {
@@ -35,10 +44,12 @@ export interface PendingInteraction {
   /** One line naming what is asked, for code action titles. */
   subject: string;
   choices: Choice[];
+  /** A change of several hunks: each can be applied alone, from a code action on its lines. */
+  hunks: PendingHunk[];
 }
 
 interface Waiting extends PendingInteraction {
-  settle: (answer: string) => void;
+  settle: (answer: Answer) => void;
 }
 
 /** The editor turned out not to answer showMessageRequest. */
@@ -59,10 +70,12 @@ const PROTECTED_CHOICES: Choice[] = [
  * How to answer a pending interaction without buttons: a code action, or the command as a command
  * line takes it (each argument a JSON value, so text in double quotes).
  */
-function answerHint(kind: 'approve' | 'ask', choices: readonly Choice[]): string {
+function answerHint(kind: 'approve' | 'ask', choices: readonly Choice[], hunks: number): string {
   if (kind === 'ask') return 'answer from the code actions, or with santra.answer "your answer"';
   const [first = '"allow"', ...others] = choices.map((choice) => JSON.stringify(choice.answer));
-  return `answer from the code actions, or with santra.answer ${first} (or ${[...others, '"your feedback"'].join(', ')})`;
+  const where =
+    hunks > 0 ? `the code actions (on a changed line: that hunk of the ${hunks} alone)` : 'the code actions';
+  return `answer from ${where}, or with santra.answer ${first} (or ${[...others, '"your feedback"'].join(', ')})`;
 }
 
 export class Interactions {
@@ -78,32 +91,39 @@ export class Interactions {
   }
 
   pending(): PendingInteraction[] {
-    return [...this.#waiting.values()].map(({ id, kind, subject, choices }) => ({
+    return [...this.#waiting.values()].map(({ id, kind, subject, choices, hunks }) => ({
       id,
       kind,
       subject,
       choices,
+      hunks,
     }));
   }
 
   /**
    * Answers the interaction `id` (or the oldest one): false when there is none. Free text
-   * answering an approval is feedback: rejected, with the text for the model.
+   * answering an approval is feedback: rejected, with the text for the model. `hunks` (with
+   * `allow`) names the hunks of the change to apply.
    */
-  answer(id: string | undefined, answer: string): boolean {
+  answer(id: string | undefined, answer: string, hunks?: string[]): boolean {
     const waiting = id === undefined ? this.#waiting.values().next().value : this.#waiting.get(id);
     if (waiting === undefined) return false;
     this.#waiting.delete(waiting.id);
-    waiting.settle(answer);
+    waiting.settle(hunks === undefined ? { answer } : { answer, hunks });
     return true;
   }
 
-  async approve(params: ApproveParams, token: CancellationToken): Promise<ApproveResult> {
-    this.#connection.console.info(`santra: approval asked\n${approvalDetail(params)}`);
+  /** `root`: the workspace of the session that asks, where the change's path is. */
+  async approve(params: ApproveParams, token: CancellationToken, root?: string): Promise<ApproveResult> {
+    const hunks = pendingHunks(params, root);
+    // The ids, for a santra.answer typed by hand: {"answer": "allow", "hunks": [...]}.
+    const ids = hunks.map((hunk) => `\nhunk ${hunk.label} (${linesLabel(hunk)}): ${hunk.id}`).join('');
+    this.#connection.console.info(`santra: approval asked\n${approvalDetail(params)}${ids}`);
     const choices = params.protected === true ? PROTECTED_CHOICES : APPROVE_CHOICES;
     const summary = approvalSummary(params);
     const subject = (summary.split('\n')[0] ?? '').replace(/^Santra wants to /, '');
-    const answer = await this.#put('approve', summary, subject, choices, token);
+    const buttons = hunkButtons(hunks).map(({ title, hunks }) => ({ title, answer: 'allow', hunks }));
+    const answer = await this.#put('approve', summary, subject, choices, token, hunks, buttons);
     return decisionOf(answer);
   }
 
@@ -116,36 +136,47 @@ export class Interactions {
     const choices = (params.options ?? []).map((option) => ({ title: option.label, answer: option.value }));
     const question = params.header === undefined ? params.prompt : `${params.header}: ${params.prompt}`;
     const answer = await this.#put('ask', `Santra asks: ${question}`, question, choices, token);
-    return answer === undefined ? declined('the question was dismissed in the editor') : { answer };
+    return answer === undefined
+      ? declined('the question was dismissed in the editor')
+      : { answer: answer.answer };
   }
 
-  /** Puts the question to the user; undefined when dismissed or withdrawn. */
+  /**
+   * Puts the question to the user; undefined when dismissed or withdrawn. `hunks`: the change's,
+   * for code actions on their lines; `hunkChoices`: the buttons that apply some of them.
+   */
   async #put(
     kind: 'approve' | 'ask',
     message: string,
     subject: string,
     choices: Choice[],
     token: CancellationToken,
-  ): Promise<string | undefined> {
+    hunks: PendingHunk[] = [],
+    hunkChoices: Choice[] = [],
+  ): Promise<Answer | undefined> {
     if (this.#buttons && choices.length > 0) {
-      const answer = await this.#buttonsAnswer(message, choices, token);
+      const answer = await this.#buttonsAnswer(message, [...choices, ...hunkChoices], token);
       if (answer !== UNSUPPORTED) return answer;
     }
-    return this.#pendingAnswer(kind, message, subject, choices, token);
+    return this.#pendingAnswer(kind, message, subject, choices, token, hunks);
   }
 
   async #buttonsAnswer(
     message: string,
     choices: Choice[],
     token: CancellationToken,
-  ): Promise<string | undefined | typeof UNSUPPORTED> {
+  ): Promise<Answer | undefined | typeof UNSUPPORTED> {
     try {
       const picked = await this.#connection.sendRequest(
         ShowMessageRequest.type,
         { type: MessageType.Warning, message, actions: choices.map(({ title }) => ({ title })) },
         token,
       );
-      return choices.find((choice) => choice.title === picked?.title)?.answer;
+      const choice = choices.find((choice) => choice.title === picked?.title);
+      if (choice === undefined) return undefined;
+      return choice.hunks === undefined
+        ? { answer: choice.answer }
+        : { answer: choice.answer, hunks: choice.hunks };
     } catch (error) {
       if (error instanceof ResponseError && error.code === ErrorCodes.MethodNotFound) {
         // The editor declared it but does not answer it: wait in the code actions from now on.
@@ -162,17 +193,18 @@ export class Interactions {
     subject: string,
     choices: Choice[],
     token: CancellationToken,
-  ): Promise<string | undefined> {
+    hunks: PendingHunk[],
+  ): Promise<Answer | undefined> {
     const id = `${kind}-${this.#next++}`;
     // How to answer goes on the first line: a status line (Helix's) shows only that one.
     const [first, ...rest] = message.split('\n');
     showMessage(
       this.#connection,
       'warning',
-      [`${first ?? ''} — ${answerHint(kind, choices)}`, ...rest].join('\n'),
+      [`${first ?? ''} — ${answerHint(kind, choices, hunks.length)}`, ...rest].join('\n'),
     );
     return new Promise((resolve) => {
-      this.#waiting.set(id, { id, kind, subject, choices, settle: resolve });
+      this.#waiting.set(id, { id, kind, subject, choices, hunks, settle: resolve });
       token.onCancellationRequested(() => {
         if (this.#waiting.delete(id)) resolve(undefined);
       });
@@ -180,7 +212,9 @@ export class Interactions {
   }
 }
 
-function decisionOf(answer: string | undefined): ApproveResult {
+function decisionOf(given: Answer | undefined): ApproveResult {
+  const answer = given?.answer;
+  if (answer === 'allow' && given?.hunks !== undefined) return { decision: 'allow', hunks: given.hunks };
   switch (answer) {
     case 'allow':
     case 'allow_all':

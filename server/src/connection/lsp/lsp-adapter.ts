@@ -192,7 +192,7 @@ function executeCommand(
   if (command === COMMANDS.answer) {
     const parsed = parseAnswerArguments(args);
     if (!parsed.ok) throw new ResponseError(ErrorCodes.InvalidParams, parsed.error);
-    if (!interactions.answer(parsed.value.id, parsed.value.answer)) {
+    if (!interactions.answer(parsed.value.id, parsed.value.answer, parsed.value.hunks)) {
       throw new ResponseError(
         ErrorCodes.InvalidRequest,
         'santra.answer: Santra is not waiting for an answer',

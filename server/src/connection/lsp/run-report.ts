@@ -73,6 +73,9 @@ export class RunReport {
       case 'usage':
         // A model call's cost: the report ends with the run's.
         return;
+      case 'event':
+        this.#log(`📨 event from ${phase.source}: ${phase.text}`, phase);
+        return;
       default: {
         const _exhaustive: never = phase;
         return _exhaustive;

@@ -308,7 +308,7 @@ export class Runs {
           lend: this.#options.lend,
         },
         {
-          approve: (params, token) => interactions.approve(params, token),
+          approve: (params, token) => interactions.approve(params, token, root),
           ask: (params, token) => interactions.ask(params, token),
           readText: (path) => buffers.text(path),
           writeText: (path, text, signal) => buffers.write(path, text, signal),

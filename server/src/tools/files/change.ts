@@ -13,8 +13,15 @@
  * it: computed from the buffer's text, unsaved changes included, and an approved change of an
  * existing file is put into the buffer, which the editor saves; the disk is checked afterwards.
  * Creations and deletions stay on disk.
+ *
+ * The person may allow only some hunks of a creation or modification, or their own version of
+ * it (§7.3.2, approval/hunks.ts): then that is what is written — under the same check that the
+ * file is still what the diff was computed from — what the session records and undo restores,
+ * and what the model is told, hunk by hunk or as the person's diff against its proposal.
  */
 import { unlink } from 'node:fs/promises';
+import type { GateDecision } from '../../approval/gate.ts';
+import { applyHunks, describeEdited, describePartial, hunkId } from '../../approval/hunks.ts';
 import { atomicWriteIn } from '../../workspace/atomic-write.ts';
 import { type PinnedDir, readEntry, withPinnedParent } from '../../workspace/pinned-dir.ts';
 import type { ResolvedPath } from '../../workspace/workspace.ts';
@@ -27,6 +34,12 @@ export type Produce = (
 ) => { content: string | undefined } | { error: ToolResult };
 
 const MAX_ROUNDS = 3;
+
+/** For the tool that proposed the change: told when the person wrote something else (§7.3.2). */
+export interface ChangeOptions {
+  /** Called once what was written is not the proposal (some hunks, or the person's version). */
+  onAltered?: () => void;
+}
 
 /**
  * The bytes a change replaces, read through the pinned parent `dir` (undefined: it is missing). A
@@ -61,28 +74,40 @@ export function applyEdit(
   context: ToolContext,
   target: ResolvedPath,
   edit: (current: string, prefix: string) => ReturnType<Produce>,
+  options: ChangeOptions = {},
 ): Promise<ToolResult> {
   let rounds = 0;
-  return applyFileChange(context, target, (current) => {
-    const prefix = ++rounds > 1 ? CHANGED_DURING_APPROVAL : '';
-    if (current === undefined) {
-      return {
-        error: toolError('not_found', `${prefix}${target.display} no longer exists; nothing was written.`),
-      };
-    }
-    return edit(current, prefix);
-  });
+  return applyFileChange(
+    context,
+    target,
+    (current) => {
+      const prefix = ++rounds > 1 ? CHANGED_DURING_APPROVAL : '';
+      if (current === undefined) {
+        return {
+          error: toolError('not_found', `${prefix}${target.display} no longer exists; nothing was written.`),
+        };
+      }
+      return edit(current, prefix);
+    },
+    options,
+  );
 }
 
 export function applyFileChange(
   context: ToolContext,
   target: ResolvedPath,
   produce: Produce,
+  options: ChangeOptions = {},
 ): Promise<ToolResult> {
-  return context.files.withLock(target.absolute, () => changeFile(context, target, produce));
+  return context.files.withLock(target.absolute, () => changeFile(context, target, produce, options));
 }
 
-async function changeFile(context: ToolContext, target: ResolvedPath, produce: Produce): Promise<ToolResult> {
+async function changeFile(
+  context: ToolContext,
+  target: ResolvedPath,
+  produce: Produce,
+  options: ChangeOptions,
+): Promise<ToolResult> {
   const { editor } = context;
   const display = target.display;
   let note = '';
@@ -97,20 +122,24 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
     }
     const produced = produce(current);
     if ('error' in produced) return produced.error;
-    const next = produced.content;
-    if (next === current)
+    const proposed = produced.content;
+    if (proposed === current)
       return {
         output: `${target.display} already has this content; nothing to change.`,
         summary: 'no change',
       };
-    const operation = next === undefined ? 'delete' : current === undefined ? 'create' : 'modify';
+    const operation = proposed === undefined ? 'delete' : current === undefined ? 'create' : 'modify';
     const decision = await context.gate.fileChange({
       path: target,
       operation,
       oldContent: current,
-      newContent: next,
+      newContent: proposed,
+      editable: true,
     });
     if (!decision.allowed) return refused(decision);
+    const answer = whatToWrite(decision, target.display, current, proposed);
+    if ('result' in answer) return answer.result;
+    const next = answer.content;
     // The approval is bound to the diff it showed: write only over the content it was computed
     // from. A change meanwhile (not ours: we hold the lock) means compute and ask again.
     const writeText = editor?.writeText;
@@ -129,9 +158,10 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
       if (next === undefined) context.files.forget(context.agentId, target.absolute);
       else context.files.recordSeen(context.agentId, target.absolute, next);
       const verb = next === undefined ? 'Deleted' : current === undefined ? 'Created' : 'Updated';
+      if (answer.told !== undefined) options.onAltered?.();
       return {
-        output: `${verb} ${target.display}.${note}`,
-        summary: `${verb.toLowerCase()} ${target.display} (${lineCount(next)} lines)`,
+        output: `${verb} ${target.display}.${note}${answer.told === undefined ? '' : `\n${answer.told}`}`,
+        summary: `${verb.toLowerCase()} ${target.display} (${lineCount(next)} lines${answer.how === undefined ? '' : `, ${answer.how}`})`,
       };
     }
     note =
@@ -141,6 +171,58 @@ async function changeFile(context: ToolContext, target: ResolvedPath, produce: P
     'modified_during_approval',
     `${target.display} kept changing while the change was being approved; nothing was written. Read it again and retry.`,
   );
+}
+
+/**
+ * What an allow writes: the proposal, only the accepted hunks of it, or the person's version —
+ * with what the model is told (`told`) and the user sees (`how`) when it is not the proposal.
+ * Accepting no hunk at all writes nothing, and the model reads which hunks it proposed.
+ */
+function whatToWrite(
+  decision: Extract<GateDecision, { allowed: true }>,
+  display: string,
+  current: string | undefined,
+  proposed: string | undefined,
+): { content: string | undefined; told?: string; how?: string } | { result: ToolResult } {
+  const edited = decision.edited;
+  if (edited === undefined || proposed === undefined) return { content: proposed };
+  switch (edited.kind) {
+    case 'hunks': {
+      const { diff, accepted } = edited;
+      const applied = diff.hunks.filter((hunk) => accepted.has(hunk.id ?? hunkId(hunk))).length;
+      const told = describePartial(display, diff, accepted);
+      if (applied === 0) {
+        return {
+          result: {
+            output: `Nothing was written to ${display}. ${told}`,
+            summary: `no hunk of ${diff.hunks.length} accepted`,
+            isError: true,
+            errorType: 'rejected',
+            rejected: true,
+          },
+        };
+      }
+      return {
+        content: applyHunks(current ?? '', proposed, diff, accepted),
+        told,
+        how: `${applied} of ${diff.hunks.length} hunks`,
+      };
+    }
+    case 'content':
+      return {
+        content: edited.content,
+        told: describeEdited(display, proposed, edited.content),
+        how: 'edited by the user',
+      };
+    case 'command':
+      throw new Error(
+        `an edited command answered the change of ${display}; the gate lets no such answer through`,
+      );
+    default: {
+      const exhaustive: never = edited;
+      throw new Error(`unknown edit ${JSON.stringify(exhaustive)}`);
+    }
+  }
 }
 
 /** What a change was computed from and what it writes. */

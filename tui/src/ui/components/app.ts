@@ -5,12 +5,20 @@
  * stays shorter than the terminal: taller, Ink would clear the screen and redraw everything on
  * every frame.
  */
-import { Box, Static, Text, useInput, useWindowSize } from 'ink';
-import { createElement as h, type ReactNode, useCallback, useEffect, useSyncExternalStore } from 'react';
+import { Box, Static, Text, useApp, useInput, useStdin, useWindowSize } from 'ink';
+import {
+  createElement as h,
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useRef,
+  useSyncExternalStore,
+} from 'react';
 import type { Controller } from '../controller.ts';
 import type { Entry } from '../transcript.ts';
 import { KEYS, keyOf, pressed } from '../keybindings.ts';
 import { visibleText } from '../live-text.ts';
+import { editApproval } from '../external-editor.ts';
 import { ApprovalOverlay } from './approval-overlay.ts';
 import { ChromeBar } from './chrome-bar.ts';
 import { Composer } from './composer.ts';
@@ -42,12 +50,22 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
   useEffect(() => controller.setWidth(width), [controller, width]);
   // The same function every frame, so the memoised Composer is not drawn again for it.
   const submit = useCallback((text: string) => controller.submit(text), [controller]);
+  const openRewind = useCallback(() => void controller.openRewind(), [controller]);
+  // The approval overlay's `e`: the terminal is handed to the user's editor meanwhile.
+  const { suspendTerminal } = useApp();
+  const { stdin } = useStdin();
+  // Set from `e` until the editor has exited: keys typed for the editor before it has the terminal
+  // (an Esc, a Ctrl+C) must not stop the run or leave santra.
+  const editorOpen = useRef(false);
 
   useInput((input, key) => {
+    if (editorOpen.current) return;
     if (pressed(KEYS.exit, input, key)) controller.interrupt();
     else if (pressed(KEYS.clearScreen, input, key)) controller.clearScreen();
     else if (pressed(KEYS.expandOutput, input, key)) controller.expandOutput();
     else if (!modal && pressed(KEYS.abort, input, key)) controller.abort();
+    else if (!modal && state.interactions.length === 0 && pressed(KEYS.cycleMode, input, key))
+      controller.cycleMode();
   });
 
   // While a run goes on, its `usage` phases say what the session has spent so far.
@@ -60,6 +78,7 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
     usage: state.sessionUsage,
     costUsd: spend?.sessionCostUsd ?? state.sessionCostUsd,
     budget: spend?.budget,
+    permissionMode: state.permissionMode,
     connection: state.connection,
     hint: state.exitArmed ? `Press ${keyOf('exit')} again to exit` : undefined,
     width: columns,
@@ -107,6 +126,18 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
             params: interaction.params,
             onAnswer: interaction.answer,
             onPrint: () => controller.printInteraction(interaction),
+            onEdit: async (chosen) => {
+              editorOpen.current = true;
+              try {
+                return await editApproval(interaction.params, chosen, controller.workspaceRoot, {
+                  env: process.env,
+                  suspend: (task) => suspendTerminal(task),
+                  stdin,
+                });
+              } finally {
+                editorOpen.current = false;
+              }
+            },
           })
         : h(QuestionOverlay, { ...common, params: interaction.params, onAnswer: interaction.answer });
   } else if (state.picker !== undefined) {
@@ -126,8 +157,15 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
     const composerRows = Math.max(1, Math.min(8, Math.floor(rows / 5)));
     // The composer: its lines, two borders, two "more lines" marks, and the suggestions.
     liveRows = Math.max(0, available - queuedRows - (composerRows + 4 + SUGGESTION_ROWS));
+    const rewinds =
+      !state.transcript.running &&
+      state.queued.length === 0 &&
+      state.commands.some((command) => command.name === 'rewind');
     bottom = h(Composer, {
-      key: 'composer',
+      // A new draft (a rewound prompt) is a composer that starts with it.
+      key: `composer-${state.draft?.id ?? 0}`,
+      ...(state.draft === undefined ? {} : { draft: state.draft.text }),
+      ...(rewinds ? { onRewind: openRewind } : {}),
       commands: state.commands,
       history: state.history,
       onSubmit: submit,

@@ -5,8 +5,9 @@
  */
 import { Box, Text } from 'ink';
 import { createElement as h, memo, type ReactNode } from 'react';
-import type { BudgetStatus, Usage } from '#protocol';
+import type { BudgetStatus, PermissionMode, Usage } from '#protocol';
 import { cachedShare, formatCost, formatTokens } from '../command-text.ts';
+import { keyOf } from '../keybindings.ts';
 
 export interface ChromeBarProps {
   project: string;
@@ -16,6 +17,8 @@ export interface ChromeBarProps {
   costUsd: number;
   /** The budget a running run spends from, when one is in force. */
   budget?: BudgetStatus | undefined;
+  /** The mode the next message is sent in; absent or `default`: nothing is shown for it. */
+  permissionMode?: PermissionMode;
   connection: 'starting' | 'setup' | 'ready' | 'failed';
   /** A hint that replaces the right side for a moment (e.g. "press Ctrl+C again to exit"). */
   hint?: string | undefined;
@@ -43,9 +46,14 @@ export const ChromeBar = memo(function ChromeBar(props: ChromeBarProps): ReactNo
       ? []
       : [`budget ${formatCost(props.budget.spentUsd)}/${formatCost(props.budget.limitUsd)}`]),
   ];
+  const mode = props.hint === undefined ? modeLabel(props.permissionMode) : undefined;
   return h(
     Box,
     { width: props.width },
+    ...(mode === undefined
+      ? []
+      : // Never cut: the rest of the bar gives way to it.
+        [h(Box, { key: 'mode', flexShrink: 0 }, h(Text, { color: mode.color }, `${mode.text} · `))]),
     h(
       Text,
       {
@@ -57,6 +65,26 @@ export const ChromeBar = memo(function ChromeBar(props: ChromeBarProps): ReactNo
     ),
   );
 });
+
+/** The mode first on the bar, in a colour of its own, so it is seen before a change is made. */
+function modeLabel(mode: PermissionMode | undefined): { text: string; color: string } | undefined {
+  const cycle = `${keyOf('cycleMode')} to cycle`;
+  switch (mode) {
+    case undefined:
+    case 'default':
+      return undefined;
+    case 'acceptEdits':
+      return { text: `⏵⏵ accept edits on (${cycle})`, color: 'green' };
+    case 'plan':
+      return { text: `⏸ plan mode on (${cycle})`, color: 'cyan' };
+    case 'bypassPermissions':
+      return { text: `⏵⏵ bypass permissions on (${cycle})`, color: 'red' };
+    default: {
+      const exhaustive: never = mode;
+      throw new Error(`unknown mode ${String(exhaustive)}`);
+    }
+  }
+}
 
 function cached(usage: Usage): string {
   const share = cachedShare(usage);

@@ -5,7 +5,7 @@
  * `maxRows` lines, around the cursor.
  */
 import { Box, Text, useInput, usePaste } from 'ink';
-import { createElement as h, memo, type ReactNode } from 'react';
+import { createElement as h, memo, type ReactNode, useRef } from 'react';
 import { KEYS, pressed } from '../keybindings.ts';
 import { cursorLine, edit, EMPTY_EDITOR, type EditorState, insert, moveLine } from '../line-editor.ts';
 import { type SlashCommand, suggestions as suggest } from '../slash-commands.ts';
@@ -13,6 +13,8 @@ import { useKeyState } from './key-state.ts';
 import { LineField } from './line-field.ts';
 
 const MAX_SUGGESTIONS = 6;
+/** How soon a second Esc must follow the first to be Esc Esc (the rewind list). */
+const DOUBLE_ESCAPE_MS = 800;
 
 export interface ComposerProps {
   commands: readonly SlashCommand[];
@@ -23,6 +25,10 @@ export interface ComposerProps {
   /** Lines of text shown at most. */
   maxRows: number;
   placeholder?: string;
+  /** The text it starts with (a rewound prompt to edit). */
+  draft?: string;
+  /** Esc Esc on an empty composer; absent while that is not offered (a run goes on). */
+  onRewind?: () => void;
 }
 
 interface ComposerState {
@@ -38,7 +44,12 @@ const EMPTY_COMPOSER: ComposerState = { editor: EMPTY_EDITOR, browsing: undefine
 /** Drawn again only when its props or its own state change, not with every frame of an answer. */
 export const Composer = memo(function Composer(props: ComposerProps): ReactNode {
   const { commands, history, onSubmit, isActive, maxRows } = props;
-  const state = useKeyState(EMPTY_COMPOSER);
+  const state = useKeyState<ComposerState>(
+    props.draft === undefined
+      ? EMPTY_COMPOSER
+      : { ...EMPTY_COMPOSER, editor: { text: props.draft, cursor: props.draft.length } },
+  );
+  const lastEscape = useRef(0);
   const suggested = (text: string) => suggest(text, commands).slice(0, MAX_SUGGESTIONS);
   const selectedOf = (current: ComposerState, count: number) =>
     Math.min(current.chosen, Math.max(0, count - 1));
@@ -73,6 +84,14 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
       const selected = selectedOf(current, matches.length);
       if (pressed(KEYS.exit, input, key)) {
         update(EMPTY_EDITOR);
+        return;
+      }
+      if (props.onRewind !== undefined && editor.text === '' && pressed(KEYS.rewind, input, key)) {
+        const now = Date.now();
+        if (key.meta || now - lastEscape.current < DOUBLE_ESCAPE_MS) {
+          lastEscape.current = 0;
+          props.onRewind();
+        } else lastEscape.current = now;
         return;
       }
       if (pressed(KEYS.newline, input, key)) {
