@@ -78,13 +78,25 @@ export function watch(context: ScenarioContext, server: ServerUnderTest, validat
     const previous = lastSeq.get(sessionId);
     const seq = Number(phase.seq);
     // Phases a subscription sends again from the store (§10.11): the run's order rules are about
-    // phases as they happen. Those the client has not had yet still follow on from what it had.
+    // phases as they happen. Those the client has not had yet still follow on from what it had,
+    // and a tool call read back is open for the result that may follow live.
     if (phase.replayed === true) {
       if (previous === undefined || seq > previous) {
         if (previous !== undefined && seq !== previous + 1)
           verdicts.violate('SANTRA-PHASE-001', `seq ${seq} followed seq ${previous} in session ${sessionId}`);
         lastSeq.set(sessionId, seq);
       }
+      const replayedRun = runs.get(runId) ?? {
+        sessionId,
+        closed: false,
+        answered: false,
+        openToolCalls: new Set<string>(),
+        phases: 0,
+      };
+      runs.set(runId, replayedRun);
+      if (type === 'tool_call') replayedRun.openToolCalls.add(String(phase.toolCallId));
+      if (type === 'tool_result') replayedRun.openToolCalls.delete(String(phase.toolCallId));
+      if (type === 'complete' && phase.parentAgentId === undefined) replayedRun.closed = true;
       return;
     }
     if (previous !== undefined) {

@@ -5,6 +5,7 @@
  * a store (the Santra profile: two processes of the command with one home share Santra's session
  * files): a run watched live from the other server, and its approval answered there.
  */
+import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { JsonRpcErrorCodes, SantraErrorCodes } from '#protocol';
@@ -198,8 +199,11 @@ const twoServers: Scenario = {
       }
     };
     const folder = mode(live);
-    const socket = mode(join(live, `${str(sessionId)}.sock`));
-    const key = mode(join(live, `${str(sessionId)}.key`));
+    // Named by the session id, or by its hash where that path would not fit a socket address.
+    const hashed = createHash('sha256').update(str(sessionId)).digest('hex').slice(0, 16);
+    const base = [str(sessionId), hashed].find((name) => mode(join(live, `${name}.sock`)) !== undefined);
+    const socket = base === undefined ? undefined : mode(join(live, `${base}.sock`));
+    const key = base === undefined ? undefined : mode(join(live, `${base}.key`));
     ctx.check(
       'SANTRA-SESSION-033',
       folder === 0o700 && socket === 0o600 && key === 0o600,
