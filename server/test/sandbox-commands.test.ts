@@ -7,7 +7,7 @@
  * says so once, and asks as before.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -94,7 +94,45 @@ describe('run_command in the sandbox', { skip }, () => {
     assert.equal(plain.errorType, 'nonzero_exit');
     assert.equal(context.gateRequests.filter((request) => request.kind === 'escalate').length, 1);
   });
+
+  test('a command cancelled while the sandbox starts leaves nothing running', async () => {
+    // The sandboxed command is a session of its own until bubblewrap's die-with-parent holds: a
+    // cancel in that window once left it running (run-process.ts kills what left the group).
+    const { context } = await sandboxedContext({ autoRun: true });
+    const seconds = `${61 + Math.floor(Math.random() * 1000)}.${process.pid}`;
+    for (let round = 0; round < 8; round++) {
+      const controller = new AbortController();
+      context.signal = controller.signal;
+      const ran = tool.execute({ command: `sleep ${seconds}` }, context);
+      // Into the start-up, a little later each round: the cancel lands at different moments of it.
+      await new Promise((resolve) => setTimeout(resolve, round * 4));
+      controller.abort();
+      const result = await ran;
+      assert.match(result.output, /cancel/i, result.output);
+    }
+    const deadline = performance.now() + 3_000;
+    while (sleeping(seconds) > 0 && performance.now() < deadline)
+      await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(sleeping(seconds), 0, 'a cancelled sandboxed command is still running');
+  });
 });
+
+/** Live processes running `sleep <seconds>` (the unique argument of one test). */
+function sleeping(seconds: string): number {
+  let count = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      if (cmdline[0]?.endsWith('sleep') === true && cmdline[1] === seconds && state !== 'Z') count++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return count;
+}
 
 describe('the server under --auto-approve, sandboxed', { skip }, () => {
   const start = suiteHarnesses();

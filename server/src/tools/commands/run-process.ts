@@ -144,15 +144,55 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessOutcom
   };
 }
 
-/** SIGTERM to every process of the group, then SIGKILL to what is left after `graceMs`. */
+/**
+ * SIGTERM to every process of the group, then SIGKILL to what is left after `graceMs`. First the
+ * group is frozen (SIGSTOP: it can start nothing new meanwhile) and what its processes started
+ * that left it — a child that made itself a session of its own (setsid) — is killed. Its members
+ * as they were then get the SIGKILL too, even if one leaves the group during the grace period:
+ * bubblewrap's sandboxed command is still in the group while it starts, ignores SIGTERM (the init
+ * of its PID namespace), and then makes itself a session of its own, before its die-with-parent
+ * holds. So a cancel at any moment leaves nothing running.
+ */
 export async function killGroup(pgid: number, graceMs = DEFAULT_GRACE_MS): Promise<void> {
+  signalGroup(pgid, 'SIGSTOP');
+  // A stop lands when each process next runs; one still inside fork or clone would add a child
+  // after the look. So the look waits (briefly) for the whole group to be stopped.
+  await groupStopped(pgid, 250);
+  const stats = await procStats();
+  for (const stat of detachedDescendants(pgid, stats)) killProcess(stat, stats);
+  const members = stats.filter((stat) => stat.pgrp === pgid && stat.state !== 'Z');
   signalGroup(pgid, 'SIGTERM');
+  signalGroup(pgid, 'SIGCONT');
   const deadline = performance.now() + graceMs;
   while (performance.now() < deadline) {
     await delay(50);
-    if (!(await groupAlive(pgid))) return;
+    if (!(await groupAlive(pgid)) && !(await anyAlive(members))) return;
   }
   signalGroup(pgid, 'SIGKILL');
+  const now = await procStats();
+  for (const member of members) killProcess(member, now);
+}
+
+/** SIGKILL to `stat`'s process if it is still that process (same start time: not a reused pid). */
+function killProcess(stat: ProcStat, now: readonly ProcStat[]): void {
+  const current = now.find((candidate) => candidate.pid === stat.pid);
+  if (current === undefined || current.started !== stat.started || current.state === 'Z') return;
+  try {
+    process.kill(stat.pid, 'SIGKILL');
+  } catch {
+    // ESRCH: gone already.
+  }
+}
+
+/** Whether any of `stats`' processes is still alive (and still that process). */
+async function anyAlive(stats: readonly ProcStat[]): Promise<boolean> {
+  if (stats.length === 0) return false;
+  const now = await procStats();
+  return stats.some((stat) =>
+    now.some(
+      (current) => current.pid === stat.pid && current.started === stat.started && current.state !== 'Z',
+    ),
+  );
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -161,6 +201,72 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   } catch {
     // ESRCH: the group is gone already.
   }
+}
+
+/** One line of /proc/<pid>/stat: its state, parent and process group. */
+interface ProcStat {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgrp: number;
+  started: string;
+}
+
+async function procStats(): Promise<ProcStat[]> {
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const stats: ProcStat[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (stat === '') continue;
+    // "pid (comm) state ppid pgrp …" — comm may contain spaces and parentheses, so parse after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    stats.push({
+      pid: Number(entry),
+      state: fields[0] ?? '',
+      ppid: Number(fields[1]),
+      pgrp: Number(fields[2]),
+      // Field 22, the start time: tells a process from a later one given its pid.
+      started: fields[19] ?? '',
+    });
+  }
+  return stats;
+}
+
+/** Resolves once every live process of the group is stopped (or gone), or after `ms`. */
+async function groupStopped(pgid: number, ms: number): Promise<void> {
+  if (process.platform !== 'linux') return;
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const members = (await procStats()).filter((stat) => stat.pgrp === pgid && stat.state !== 'Z');
+    if (members.every((stat) => stat.state === 'T' || stat.state === 't')) return;
+    if (performance.now() > deadline) return;
+    await delay(2);
+  }
+}
+
+/**
+ * The processes descended from the group's that are no longer in it, children of those included
+ * (from /proc: Linux only; elsewhere `stats` is empty).
+ */
+function detachedDescendants(pgid: number, stats: readonly ProcStat[]): ProcStat[] {
+  const tree = new Set(stats.filter((stat) => stat.pgrp === pgid).map((stat) => stat.pid));
+  const detached: ProcStat[] = [];
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const stat of stats) {
+      if (tree.has(stat.pid) || !tree.has(stat.ppid) || stat.state === 'Z') continue;
+      tree.add(stat.pid);
+      detached.push(stat);
+      grown = true;
+    }
+  }
+  return detached;
 }
 
 /**
@@ -175,18 +281,7 @@ export async function groupAlive(pgid: number): Promise<boolean> {
     return false;
   }
   if (process.platform !== 'linux') return true;
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    // "pid (comm) state ppid pgrp …" — comm may contain spaces and parentheses, so parse after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
-  }
-  return false;
+  const stats = await procStats();
+  if (stats.length === 0) return true;
+  return stats.some((stat) => stat.pgrp === pgid && stat.state !== 'Z');
 }
