@@ -11,44 +11,10 @@ import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import type { Job } from 'bullmq';
-import { type Fleet, SANTRA, startFleet } from '../../scripts/fleet-harness.ts';
+import { type Fleet, finishedJobs, SANTRA, startFleet } from '../../scripts/fleet-harness.ts';
 import type { JobResult } from '../src/fleet/job.ts';
 
 const run = promisify(execFile);
-
-/**
- * Waits for every job to finish (completed or failed), looking again each time the queue says a
- * job ended; fails after `ms` with the states.
- */
-async function finished(fleet: Fleet, jobs: Job[], ms: number): Promise<Job[]> {
-  let ended = () => {};
-  const onEnd = () => ended();
-  fleet.events.on('completed', onEnd);
-  fleet.events.on('failed', onEnd);
-  let timer: NodeJS.Timeout | undefined;
-  let states: string[] = [];
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`jobs not finished within ${ms} ms: ${states.join(', ')}`)),
-      ms,
-    );
-  });
-  try {
-    for (;;) {
-      // Listening before looking: a job that ends meanwhile wakes the next wait.
-      const next = new Promise<void>((resolve) => (ended = resolve));
-      states = await Promise.all(jobs.map((job) => fleet.queue.getJobState(String(job.id))));
-      if (states.every((state) => state === 'completed' || state === 'failed'))
-        return await Promise.all(jobs.map(async (job) => (await fleet.queue.getJob(String(job.id))) as Job));
-      await Promise.race([next, timedOut]);
-    }
-  } finally {
-    clearTimeout(timer);
-    fleet.events.off('completed', onEnd);
-    fleet.events.off('failed', onEnd);
-  }
-}
 
 /** Resolves when a job's tool call next writes its line in exec/ (so it is running); fails after `ms`. */
 async function nextExecution(fleet: Fleet, ms: number): Promise<void> {
@@ -89,7 +55,7 @@ describe('santra worker', () => {
     const jobs = await Promise.all(
       ['a1', 'a2', 'a3'].map((name) => fleet.queue.add('santra', fleet.job(name), { attempts: 2 })),
     );
-    const done = await finished(fleet, jobs, 30_000);
+    const done = await finishedJobs(fleet, jobs, 30_000);
     for (const job of done) {
       assert.equal(job.failedReason, undefined, `${job.id} failed: ${job.failedReason}\n${worker.log()}`);
       const result = job.returnvalue as JobResult;
@@ -118,7 +84,7 @@ describe('santra worker', () => {
       { prompt: 'x', cwd: 'relative/dir', colour: 'red' },
       { attempts: 3 },
     );
-    const [done] = await finished(fleet, [job], 15_000);
+    const [done] = await finishedJobs(fleet, [job], 15_000);
     assert.match(done?.failedReason ?? '', /"cwd": must be an absolute path/);
     assert.match(done?.failedReason ?? '', /unknown field "colour"/);
     assert.equal(done?.attemptsMade, 1, 'a bad job is not retried');
@@ -143,7 +109,7 @@ describe('santra worker', () => {
         fleet.queue.add('santra', fleet.job(name, { sessionId: result.sessionId }), { attempts: 2 }),
       ),
     );
-    const done = await finished(fleet, added, 30_000);
+    const done = await finishedJobs(fleet, added, 30_000);
     for (const job of done) assert.equal((job.returnvalue as JobResult).sessionId, result.sessionId);
     const [two, three] = done;
     assert.ok((two?.finishedOn ?? Infinity) <= (three?.finishedOn ?? 0), 's2 ended before s3');
@@ -220,7 +186,7 @@ describe('santra worker under kill -9', () => {
       kills++;
       workers.push(await fleet.startWorker(lock));
     }
-    const done = await finished(fleet, jobs, 45_000);
+    const done = await finishedJobs(fleet, jobs, 45_000);
     const failed = done.filter((job) => job.failedReason !== undefined || job.returnvalue === null);
     assert.deepEqual(
       failed.map((job) => `${job.id}: ${job.failedReason}`),

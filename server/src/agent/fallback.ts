@@ -16,6 +16,7 @@
  * first failure, doubling with each failure after it up to 30 min, forgotten at its first success.
  */
 import type { ResolvedConfig } from '../config/config.ts';
+import { RETRYABLE_KINDS } from '../providers/resilience.ts';
 import type { ProviderFailure } from '../providers/stream.ts';
 import type { ModelSpec, ProviderEndpoint } from '../providers/types.ts';
 import { selectModel } from './model-selection.ts';
@@ -75,15 +76,7 @@ export class ModelCooldowns {
 export const PROCESS_COOLDOWNS = new ModelCooldowns();
 
 /** Failures of the model or its provider at the moment, which another model can answer instead. */
-const TRANSIENT = new Set<ProviderFailure['kind']>([
-  'rate_limit',
-  'overloaded',
-  'server',
-  'network',
-  'timeout',
-  'incomplete',
-  'stream_error',
-]);
+const TRANSIENT = RETRYABLE_KINDS;
 
 /** Failures of the account at one provider: a model of another provider can answer. */
 const PROVIDER_ACCOUNT = new Set<ProviderFailure['kind']>(['auth', 'permission', 'billing']);

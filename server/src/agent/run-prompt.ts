@@ -277,22 +277,8 @@ function promptBlocked(
   reason: string,
   emit: (event: AgentEvent) => void,
 ): PromptResult {
-  emit({
-    type: 'error',
-    message: `A UserPromptSubmit hook blocked this prompt: ${reason}`,
-    code: 'hook',
-    retryable: false,
-  });
-  emit({ type: 'complete', status: 'error', output: '' });
   return {
-    runId,
-    sessionId: session.id,
-    status: 'error',
-    output: '',
-    usage: EMPTY_USAGE,
-    costUsd: 0,
-    sessionUsage: session.usage,
-    sessionCostUsd: session.costUsd,
+    ...endedAtOnce(session, runId, `A UserPromptSubmit hook blocked this prompt: ${reason}`, 'hook', emit),
     permissionMode: session.approvals.mode,
   };
 }
@@ -304,7 +290,18 @@ function modelUnavailable(
   selection: { message: string; code: 'model_unavailable' | 'auth' },
   emit: (event: AgentEvent) => void,
 ): PromptResult {
-  emit({ type: 'error', message: selection.message, code: selection.code, retryable: false });
+  return endedAtOnce(session, runId, selection.message, selection.code, emit);
+}
+
+/** A run that ends before any model call: its error and complete phases, and its result. */
+function endedAtOnce(
+  session: Session,
+  runId: string,
+  message: string,
+  code: 'hook' | 'model_unavailable' | 'auth',
+  emit: (event: AgentEvent) => void,
+): PromptResult {
+  emit({ type: 'error', message, code, retryable: false });
   emit({ type: 'complete', status: 'error', output: '' });
   return {
     runId,

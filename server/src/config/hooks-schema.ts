@@ -5,20 +5,11 @@
  * hooks/ runs them.
  */
 import * as z from 'zod';
+import { HookEventName } from '#protocol';
 
-/** The events Santra runs hooks for: Claude Code's nine. */
-export const HOOK_EVENTS = [
-  'PreToolUse',
-  'PostToolUse',
-  'UserPromptSubmit',
-  'Stop',
-  'SubagentStop',
-  'SessionStart',
-  'SessionEnd',
-  'PreCompact',
-  'Notification',
-] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
+/** The events Santra runs hooks for: Claude Code's nine, as the protocol names them. */
+export const HOOK_EVENTS = HookEventName.options;
+export type HookEvent = HookEventName;
 
 /** Claude Code's limit when a hook says none: 60 s. */
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;

@@ -76,7 +76,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-const RETRYABLE_KINDS = new Set<ProviderFailure['kind']>([
+/** Failures of the model or its provider at the moment: worth another try (or another model). */
+export const RETRYABLE_KINDS: ReadonlySet<ProviderFailure['kind']> = new Set<ProviderFailure['kind']>([
   'rate_limit',
   'overloaded',
   'server',
