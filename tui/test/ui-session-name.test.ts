@@ -6,27 +6,22 @@
  * NAME` in the UI replays it.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { type FakeProvider, startFakeProvider } from '../../scripts/fake-provider-harness.ts';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+import { hasTmux, SANTRA, tmuxServer } from './helpers/tmux-ui.ts';
 
-const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-const socket = `santra-ui-name-test-${process.pid}`;
-const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+const { tmux, startUi, kill } = tmuxServer('santra-ui-name-test');
 const dirs: string[] = [];
 const fakes: FakeProvider[] = [];
 const KEY = 'sk-ant-fake-key-for-names';
 
 after(async () => {
-  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
+  kill();
   for (const fake of fakes) await fake.close();
   for (const dir of dirs) await removeTempDir(dir);
 });
@@ -54,76 +49,6 @@ async function santra(args: string[], cwd: string, vars: Record<string, string>)
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
-}
-
-function startUi(session: string, workspace: string, vars: Record<string, string>, log: string) {
-  const command = [
-    'env',
-    ...Object.entries({ ...vars, TERM: 'xterm-256color' }).map(([k, v]) => `${k}=${quote(v)}`),
-    quote(process.execPath),
-    quote(SANTRA),
-  ].join(' ');
-  tmux(
-    'new-session',
-    '-d',
-    '-s',
-    session,
-    '-x',
-    '140',
-    '-y',
-    '45',
-    '-c',
-    workspace,
-    `${command}; echo $? > ${quote(`${log}.code`)}`,
-  );
-  writeFileSync(log, '');
-  tmux('pipe-pane', '-t', session, `cat >> ${quote(log)}`);
-  const pane = () => tmux('capture-pane', '-p', '-t', session, '-S', '-300');
-  return {
-    pane,
-    type: (...keys: string[]) => tmux('send-keys', '-t', session, ...keys),
-    /** Sends a line as typed text, then Enter. */
-    line: (text: string) => {
-      tmux('send-keys', '-t', session, '-l', text);
-      tmux('send-keys', '-t', session, 'Enter');
-    },
-    waitFor: (pattern: RegExp) =>
-      onPaneOutput(
-        log,
-        () => pattern.test(pane()),
-        () => `waited for ${pattern}; pane:\n${pane()}`,
-      ),
-    exited: () =>
-      onPaneOutput(
-        log,
-        () => existsSync(`${log}.code`) && readFileSync(`${log}.code`, 'utf8').endsWith('\n'),
-        () => `santra did not exit; pane:\n${pane()}`,
-      ),
-  };
-}
-
-/** Waits until `done()` holds, looking at once, each time the pane prints and every 100 ms; fails after 20 s. */
-function onPaneOutput(log: string, done: () => boolean, describe: () => string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let over = false;
-    const watcher = watch(log);
-    const end = (error?: Error) => {
-      if (over) return;
-      over = true;
-      clearTimeout(deadline);
-      clearInterval(again);
-      watcher.close();
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const look = () => {
-      if (!over && done()) end();
-    };
-    const deadline = setTimeout(() => end(new Error(`timed out after 20000 ms; ${describe()}`)), 20_000);
-    const again = setInterval(look, 100);
-    watcher.on('change', look).on('error', (error) => end(error));
-    look();
-  });
 }
 
 /** The user messages of the fake's last request, as text. */
