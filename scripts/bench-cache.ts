@@ -114,6 +114,7 @@ async function record(): Promise<{ session: RecordedRequest[]; siblings: Recorde
       PATH: process.env.PATH,
       HOME: home,
       SANTRA_HOME: join(home, 'santra'),
+      SANTRA_MEMORY_AUTO_EXTRACT: '0',
       ANTHROPIC_API_KEY: 'sk-ant-bench',
       ANTHROPIC_BASE_URL: fake.url,
       SANTRA_MODEL: MODEL,

@@ -78,6 +78,7 @@ function childEnv(homeDir: string, baseUrl: string): NodeJS.ProcessEnv {
     PATH: process.env.PATH,
     HOME: homeDir,
     SANTRA_HOME: homeDir,
+    SANTRA_MEMORY_AUTO_EXTRACT: '0',
     OPENAI_API_KEY: 'sk-bench',
     OPENAI_BASE_URL: baseUrl,
     // A model whose maximum output can hold the 888,895-character answer: Santra stops a response

@@ -121,6 +121,7 @@ function santraEnv(name: string, url: string): NodeJS.ProcessEnv {
     PATH: process.env.PATH,
     HOME: home,
     SANTRA_HOME: home,
+    SANTRA_MEMORY_AUTO_EXTRACT: '0',
     OPENAI_API_KEY: 'sk-bench',
     OPENAI_BASE_URL: url,
     SANTRA_MODEL: 'openai/gpt-5',

@@ -100,6 +100,7 @@ export async function startFleet(options: { commandSeconds?: number } = {}): Pro
     ...process.env,
     HOME: home,
     SANTRA_HOME: join(home, 'santra'),
+    SANTRA_MEMORY_AUTO_EXTRACT: '0',
     XDG_CONFIG_HOME: join(home, '.config'),
     ...FAST_RESILIENCE,
     ANTHROPIC_API_KEY: CANARY_KEY,

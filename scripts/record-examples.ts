@@ -74,7 +74,11 @@ export async function initialize(
 async function record(scenario: Scenario): Promise<void> {
   const fake = await startFakeProvider('anthropic', scenario.turns);
   const { home, workspace } = prepare(scenario);
-  const client = new ExchangeClient([], recordingEnv(home, fake.url));
+  const client = new ExchangeClient([], {
+    ...recordingEnv(home, fake.url),
+    // Memory's extraction after a run is a model call of its own: off where runs are scripted.
+    ...(scenario.turns.length > 0 ? { SANTRA_MEMORY_AUTO_EXTRACT: '0' } : {}),
+  });
   try {
     await initialize(client, workspace, scenario.capabilities);
     client.startLog();

@@ -226,6 +226,18 @@ export const SessionRecord = named(
     }).describe(
       'The conversation went back to just before a prompt (`session/rewind`, §10.13); what came after stays in the file but is no longer sent to the model. Since 0.3.0.',
     ),
+    record('spend', {
+      runId,
+      purpose: z
+        .enum(['memory'])
+        .describe('What the call was for: `memory`, the extraction of facts after the run (§7.10).'),
+      model: z.string(),
+      usage: Usage,
+      costUsd: z.number().nonnegative(),
+      at,
+    }).describe(
+      "A model call outside the run's agents, made after the run `runId` ended; its tokens and cost count in the session's. Since 0.3.0.",
+    ),
     record('run_end', {
       runId,
       status: z.string(),

@@ -58,6 +58,28 @@ describe('configDir', () => {
 });
 
 describe('loadConfig', () => {
+  test("memory's extraction is on by default; the file turns it off; SANTRA_MEMORY_AUTO_EXTRACT overrides the file", async () => {
+    assert.equal((await loadConfig((await sandbox()).env)).memory.autoExtract, true);
+    const off = await withFile({ memory: { autoExtract: false } });
+    assert.equal((await loadConfig(off.env)).memory.autoExtract, false);
+    assert.equal(
+      (await loadConfig({ ...off.env, SANTRA_MEMORY_AUTO_EXTRACT: '1' })).memory.autoExtract,
+      true,
+    );
+    const on = await withFile({ memory: { autoExtract: true } });
+    assert.equal(
+      (await loadConfig({ ...on.env, SANTRA_MEMORY_AUTO_EXTRACT: 'off' })).memory.autoExtract,
+      false,
+    );
+    // Empty is unset: the file decides.
+    assert.equal(
+      (await loadConfig({ ...off.env, SANTRA_MEMORY_AUTO_EXTRACT: ' ' })).memory.autoExtract,
+      false,
+    );
+    const error = await configErrorOf(loadConfig({ ...on.env, SANTRA_MEMORY_AUTO_EXTRACT: 'maybe' }));
+    assert.match(error.message, /SANTRA_MEMORY_AUTO_EXTRACT is "maybe"; set it to 1 \(on\) or 0 \(off\)/);
+  });
+
   test('has defaults without a file', async () => {
     const { file, env } = await sandbox();
     const config = await loadConfig(env);

@@ -5,7 +5,7 @@
  * stored. What is stored reaches the next prompt after the cached prefix, and the user is told.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CANARY_KEY, suiteHarnesses, type Harness } from './helpers/run.ts';
@@ -57,7 +57,8 @@ describe('memory through the protocol', () => {
         },
         { text: 'Second answer.' },
       ],
-      {},
+      // The harness turns the extraction off by the environment; here the config decides.
+      { SANTRA_MEMORY_AUTO_EXTRACT: '' },
       { memory: { autoExtract: true } },
     );
     writeFileSync(join(h.workspace, 'NOTES.md'), HOSTILE);
@@ -107,6 +108,53 @@ describe('memory through the protocol', () => {
     assert.equal(project?.entries, 1);
     assert.equal(project?.path, memoryFile);
     assert.equal(shown.autoExtract, true);
+
+    // Saved with the session: a `spend` record, which a server reading the store counts again.
+    const [file] = readdirSync(join(h.santraHome, 'sessions'), { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith(`${String(sessionId)}.jsonl`))
+      .map((name) => join(h.santraHome, 'sessions', name));
+    const records = readFileSync(String(file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json);
+    const spend = records.find((record) => record.type === 'spend');
+    assert.equal(spend?.purpose, 'memory');
+    assert.equal(spend?.runId, r1.runId);
+    assert.equal(spend?.model, 'anthropic/claude-sonnet-4-5');
+    assert.ok(Number((spend?.usage as Json).outputTokens) > 0);
+  });
+
+  test('on by default: with no setting, facts are proposed after a run', async () => {
+    const h = await start(
+      'anthropic',
+      [{ text: 'Use pnpm here.' }, { text: '- The project builds with pnpm, as the user said' }],
+      { SANTRA_MEMORY_AUTO_EXTRACT: '' },
+    );
+    assert.equal((await request(h, 'memory/show', {})).autoExtract, true);
+    const done = await h.prompt({ text: 'Builds use pnpm. Which tool builds this project?' });
+    assert.equal((done.response.result as Json).status, 'completed');
+    const memoryFile = join(h.workspace, '.santra/memory.md');
+    await until(() => existsSync(memoryFile), 'the memory file');
+    assert.match(readFileSync(memoryFile, 'utf8'), /^- The project builds with pnpm, as the user said$/m);
+    assert.equal(h.fake.requests.length, 2);
+  });
+
+  test('not when it could take the session past its budget: no call is made', async () => {
+    const h = await start(
+      'anthropic',
+      [{ text: 'one', usage: { inputTokens: 20_000, outputTokens: 1_000 } }],
+      { SANTRA_MEMORY_AUTO_EXTRACT: '1' },
+      // The run costs $0.075 (Sonnet's prices); an extraction could cost up to about $0.014 more.
+      { agent: { maxOutputTokens: 4_096 }, budget: { perSessionUsd: 0.085 } },
+    );
+    const done = await h.prompt({ text: 'Builds use pnpm. Say one.' });
+    assert.equal((done.response.result as Json).status, 'completed');
+    // The shutdown waits for an extraction in flight: after it, none was made.
+    const id = h.nextId();
+    h.client.request(id, 'shutdown');
+    await h.client.response(id);
+    assert.equal(h.fake.requests.length, 1);
+    assert.equal(existsSync(join(h.workspace, '.santra/memory.md')), false);
   });
 
   test('memory/add redacts secrets; memory/show shows both files and where they are', async () => {
@@ -135,8 +183,15 @@ describe('memory through the protocol', () => {
     assert.equal(((await request(h, 'memory/show', {})).files as Json[]).length, 2);
   });
 
-  test('with memory.autoExtract off (the default) no call is made after a run; a pasted key is not sent', async () => {
-    const h = await start('anthropic', [{ text: 'one' }, { text: 'two' }]);
+  test('with memory.autoExtract off no call is made after a run; a pasted key is not sent', async () => {
+    const h = await start(
+      'anthropic',
+      [{ text: 'one' }, { text: 'two' }],
+      { SANTRA_MEMORY_AUTO_EXTRACT: '' },
+      {
+        memory: { autoExtract: false },
+      },
+    );
     // A file the user wrote by hand, with a key pasted in: the model gets the file, not the key.
     const file = join(h.workspace, '.santra/memory.md');
     mkdirSync(join(h.workspace, '.santra'), { recursive: true });

@@ -174,4 +174,43 @@ describe('skills through the protocol', () => {
     assert.match(JSON.stringify(h.fake.requests[1]?.body), /pre-approved every command/);
     assert.equal(phases.find((p) => p.type === 'tool_result' && p.toolCallId === 'c1')?.status, 'rejected');
   });
+
+  test('load_skill is a tool like the others: offered only while a skill exists', async () => {
+    const h = await start('anthropic', [{ text: 'none yet' }, { text: 'one now' }], {}, undefined, {
+      generalist: false,
+    });
+    mkdirSync(join(h.workspace, '.agents'), { recursive: true });
+    writeFileSync(join(h.workspace, '.agents/skilled.json'), JSON.stringify(SKILLED));
+    const toolsOf = (index: number) =>
+      ((h.fake.requests[index]?.body as Json).tools as Json[]).map((tool) => tool.name);
+    // No skill anywhere: the agent that names it is not offered it, and nothing warns.
+    const none = await h.prompt({ text: 'go', agent: 'skilled' });
+    assert.equal((none.response.result as Json).status, 'completed');
+    assert.ok(!toolsOf(0).includes('load_skill'));
+    assert.ok(toolsOf(0).includes('read_file'));
+    assert.ok(!none.phases.some((p) => p.type === 'status' && /load_skill/.test(String(p.text))));
+    // A skill added between prompts: offered from the next prompt on.
+    setUp(h.workspace);
+    await h.prompt({ text: 'go again', agent: 'skilled' });
+    assert.ok(toolsOf(1).includes('load_skill'));
+  });
+
+  test('tools.policy.load_skill is a known setting: "deny" withholds the tool, with no warning', async () => {
+    const h = await start(
+      'anthropic',
+      [{ text: 'fine' }],
+      {},
+      { tools: { policy: { load_skill: 'deny' } } },
+      {
+        generalist: false,
+      },
+    );
+    setUp(h.workspace);
+    const { response, phases } = await h.prompt({ text: 'go', agent: 'skilled' });
+    assert.equal((response.result as Json).status, 'completed');
+    const tools = ((h.fake.requests[0]?.body as Json).tools as Json[]).map((tool) => tool.name);
+    assert.ok(!tools.includes('load_skill'));
+    const warnings = phases.filter((p) => p.type === 'status' && /tools\.policy/.test(String(p.text)));
+    assert.deepEqual(warnings, []);
+  });
 });

@@ -16,7 +16,8 @@ export const SANTRA_MODEL = 'anthropic/claude-sonnet-5-5';
 
 /** The variables the profile adds to the core environment (§0.1): the server's own settings. */
 export function santraEnvironment(home: string): NodeJS.ProcessEnv {
-  return { SANTRA_HOME: join(home, 'santra'), SANTRA_MODEL };
+  // Memory's extraction after runs is a model call the scenarios do not script: off.
+  return { SANTRA_HOME: join(home, 'santra'), SANTRA_MODEL, SANTRA_MEMORY_AUTO_EXTRACT: '0' };
 }
 
 /** Santra's tools, as a server of the profile offers them to its model. */

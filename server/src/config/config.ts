@@ -261,8 +261,12 @@ export function resolveConfig(env: NodeJS.ProcessEnv, config: SantraConfig, file
     hooks: config.hooks ?? {},
     hooksFailClosed: config.hooksFailClosed ?? false,
     memory: {
-      // Off unless asked for: it is a model call after every run (docs/memory.md).
-      autoExtract: config.memory?.autoExtract ?? false,
+      // On unless turned off: a small, capped model call after a run (docs/memory.md).
+      // SANTRA_MEMORY_AUTO_EXTRACT overrides the file, for one process (CI, scripts, tests).
+      autoExtract:
+        envSwitch(get('SANTRA_MEMORY_AUTO_EXTRACT'), 'SANTRA_MEMORY_AUTO_EXTRACT', file) ??
+        config.memory?.autoExtract ??
+        true,
       ...(config.memory?.model === undefined ? {} : { model: config.memory.model }),
     },
     // Off unless asked for: an event is untrusted, and a turn it starts spends the user's money.
@@ -301,6 +305,19 @@ const BASE_URL_ENV: Record<string, string> = {
   anthropic: 'ANTHROPIC_BASE_URL',
   openai: 'OPENAI_BASE_URL',
 };
+
+/** An on/off environment variable: `1`, `true`, `on` or `0`, `false`, `off`; undefined when unset. */
+function envSwitch(value: string | undefined, name: string, file: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  const lower = value.toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(lower)) return true;
+  if (['0', 'false', 'off', 'no'].includes(lower)) return false;
+  throw new ConfigError(
+    file,
+    `The environment variable ${name} is ${JSON.stringify(value.slice(0, 20))}; set it to 1 (on) or 0 (off), or unset it to use the config file's setting.`,
+    name,
+  );
+}
 
 function envUrl(env: NodeJS.ProcessEnv, name: string, file: string): string | undefined {
   const value = envValue(env, name);

@@ -27,6 +27,16 @@ export const MAX_INPUT_CHARS = 3000;
 const MAX_EXISTING_CHARS = 2000;
 /** Tokens the model may answer with. */
 export const MAX_OUTPUT_TOKENS = 300;
+/**
+ * The most one extraction can use, for the budget check before it: its capped input (the prompt,
+ * the answer, the remembered facts and the instructions, at about 3 characters a token) and output.
+ */
+export const MOST_EXTRACTION_USAGE: Usage = {
+  inputTokens: Math.ceil((2 * MAX_INPUT_CHARS + MAX_EXISTING_CHARS + 1500) / 3),
+  outputTokens: MAX_OUTPUT_TOKENS,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+};
 /** Facts kept from one run at most. */
 export const MAX_FACTS_PER_RUN = 3;
 /** A run of this many characters shared with tool output marks a fact as copied from it. */

@@ -68,7 +68,7 @@ export interface AddOutcome {
 
 const HEADINGS: Record<MemoryScope, string> = {
   project:
-    '# Project memory\n\nWhat Santra remembers about this project, one fact a line ("- …"). Edit or delete lines freely; with memory.autoExtract on, Santra adds facts after runs (docs/memory.md).\n',
+    '# Project memory\n\nWhat Santra remembers about this project, one fact a line ("- …"). Edit or delete lines freely; Santra adds facts after runs unless memory.autoExtract is off (docs/memory.md).\n',
   user: '# Santra memory\n\nWhat Santra remembers about you across projects, one fact a line ("- …"). Edit or delete lines freely (docs/memory.md).\n',
 };
 

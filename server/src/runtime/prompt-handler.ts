@@ -51,11 +51,13 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
       // Too many schemas for the model's context: search_mcp_tools finds them on demand.
       const mcpTools = mcp?.offeredTools(contextWindowFor(config, params.model ?? state.defaultModel)) ?? [];
       const knowledge = await parts.knowledge?.forPrompt();
-      // load_skill joins the built-in tools when there is a skill to load (unless the config denies it).
-      const loadSkill = knowledge === undefined ? [] : [knowledge.loadSkill];
-      const offerSkills = knowledge?.hasSkills === true && config.tools.policy[LOAD_SKILL_TOOL] !== 'deny';
-      const offered = [...builtIn, ...(offerSkills ? loadSkill : []), ...mcpTools];
-      const every = [...everyBuiltIn, ...loadSkill, ...mcpTools];
+      // load_skill is offered only when there is a skill to load; custom agents may name it either way.
+      const offerSkills = knowledge?.hasSkills === true;
+      const offered = [
+        ...builtIn.filter((tool) => offerSkills || tool.name !== LOAD_SKILL_TOOL),
+        ...mcpTools,
+      ];
+      const every = [...everyBuiltIn, ...mcpTools];
       // `/mcp__<server>__<prompt> args` and `@server:uri` mentions (§7.7), done here so every client has them.
       const text =
         mcp === undefined

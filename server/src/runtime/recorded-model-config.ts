@@ -23,5 +23,11 @@ export function recordedModelConfig(config: ResolvedConfig, models: readonly str
     if (id !== '' && providers[id] === undefined)
       providers[id] = { id, name: id, api: 'openai', baseUrl: REPLAY_BASE_URL, needsKey: false };
   }
-  return { ...config, providers, model: models[0] ?? config.model };
+  // A replay calls no provider: memory's extraction after a run has nothing to answer it.
+  return {
+    ...config,
+    providers,
+    model: models[0] ?? config.model,
+    memory: { ...config.memory, autoExtract: false },
+  };
 }

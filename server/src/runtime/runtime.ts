@@ -40,6 +40,7 @@ import { RuntimeState, type Tooling } from './state.ts';
 import { contextWindowFor, mcpHandler } from './mcp-handler.ts';
 import { hooksHandler } from './hooks-handler.ts';
 import { SkillsAndMemory } from './skills-memory.ts';
+import type { SkillLibrary } from '../tools/load-skill.ts';
 import { LiveRelay, subscribeHandlers } from './subscribe-handler.ts';
 import { openLiveBus } from '../sessions/live-bus.ts';
 import { McpManager } from '../mcp/manager.ts';
@@ -182,7 +183,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         },
         // Built from the config in use at the time: after the file changed, built again.
         (current) =>
-          buildTooling(current, { workspace, files, client, params, options, sandbox, trust: () => trust }),
+          buildTooling(current, {
+            workspace,
+            files,
+            client,
+            params,
+            options,
+            sandbox,
+            trust: () => trust,
+            skills: knowledge.library(),
+          }),
       );
       // Loaded when first needed, or in the background shortly after `initialize` has been
       // answered (not before: evaluating it would hold up the response).
@@ -250,6 +260,7 @@ async function buildTooling(
     options: RuntimeOptions;
     sandbox: Promise<SandboxStatus>;
     trust: () => ProjectTrust | undefined;
+    skills: SkillLibrary;
   },
 ): Promise<Tooling> {
   const { allTools, toolContexts, toolPolicyProblems } = await loadTooling();
@@ -274,6 +285,7 @@ async function buildTooling(
       log: options.log,
       sandboxStatus: parts.sandbox,
       hooks,
+      skills: parts.skills,
     }),
     // Tools the config denies are not offered at all; custom agents may still name them.
     tools: every.filter((tool) => config.tools.policy[tool.name] !== 'deny'),

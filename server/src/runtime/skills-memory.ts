@@ -9,15 +9,15 @@ import { selectModel } from '../agent/model-selection.ts';
 import { configDir } from '../config/config.ts';
 import { Memory } from '../memory/memory.ts';
 import type { MemoryFile } from '../memory/memory-file.ts';
-import { costUsd } from '../providers/catalog.ts';
+import { MOST_EXTRACTION_USAGE } from '../memory/extract.ts';
+import { costUsd, formatUsd } from '../providers/catalog.ts';
 import { addUsage, type StreamFn } from '../providers/stream.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { skillLibrary } from '../skills/library.ts';
 import { skillListing } from '../skills/listing.ts';
 import { loadSkills, skillDirectories, type SkillCatalog } from '../skills/skills.ts';
 import type { Logger, Redactor } from '../support/log.ts';
-import { loadSkillTool } from '../tools/load-skill.ts';
-import type { Tool } from '../tools/types.ts';
+import type { SkillLibrary } from '../tools/load-skill.ts';
 import type { RequestHandlers } from './contract.ts';
 import { contextWindowFor } from './mcp-handler.ts';
 import type { RuntimeState } from './state.ts';
@@ -31,9 +31,7 @@ export interface SkillsMemoryParts {
 
 /** What one prompt gets of the skills and the memory. */
 export interface PromptKnowledge {
-  /** `load_skill`: offered when there is a skill to load; known either way (a custom agent may name it). */
-  loadSkill: Tool;
-  /** Whether any skill loads. */
+  /** Whether any skill loads: load_skill is offered only then. */
   hasSkills: boolean;
   /** The system prompt's section on skills for a model of that context, and the status lines to show. */
   skills(contextWindow: number): { listing: string | undefined; status: string[] };
@@ -62,6 +60,11 @@ export class SkillsAndMemory {
       this.#memories.set(workspaceRoot, memory);
     }
     return memory;
+  }
+
+  /** The skills as load_skill reads them: the catalog read again at each call, so a new skill loads. */
+  library(): SkillLibrary {
+    return skillLibrary(() => this.catalog(), this.#parts.state.ready().workspaceRoot);
   }
 
   async catalog(): Promise<SkillCatalog> {
@@ -113,9 +116,7 @@ export class SkillsAndMemory {
   /** What a prompt gets: read afresh each time, so a skill added between prompts is there. */
   async forPrompt(): Promise<PromptKnowledge> {
     const catalog = await this.catalog();
-    const { workspaceRoot } = this.#parts.state.ready();
     return {
-      loadSkill: loadSkillTool(skillLibrary(() => Promise.resolve(catalog), workspaceRoot)),
       hasSkills: catalog.skills.length > 0,
       skills: (contextWindow) => {
         const listing = skillListing(catalog, contextWindow);
@@ -152,6 +153,16 @@ export class SkillsAndMemory {
       this.#parts.log.warn(`memory: no extraction after the run: ${selection.message}`);
       return;
     }
+    const session = sessions.get(result.sessionId);
+    // The session's budget holds for it too: it is not made when it could take the session past it.
+    const limit = config.budget.perSessionUsd;
+    const most = costUsd(selection.model, MOST_EXTRACTION_USAGE);
+    if (limit !== undefined && (session?.costUsd ?? 0) + most > limit) {
+      this.#parts.log.info(
+        `memory: no extraction after run ${result.runId}: it could cost up to ${formatUsd(most)}, which would take the session past its budget (budget.perSessionUsd, ${formatUsd(limit)})`,
+      );
+      return;
+    }
     const records = await sessions.records(result.sessionId).catch(() => []);
     const toolOutputs = records.flatMap((record) =>
       record.type === 'phase' &&
@@ -162,7 +173,6 @@ export class SkillsAndMemory {
         : [],
     );
     // The conversation's own tool results too: a phase's output may be cut, the model's is whole.
-    const session = sessions.get(result.sessionId);
     for (const message of session?.messages ?? [])
       if (message.role === 'user')
         for (const block of message.content) if (block.type === 'tool_result') toolOutputs.push(block.output);
@@ -171,10 +181,21 @@ export class SkillsAndMemory {
       stream,
       endpoint: selection.endpoint,
       model: selection.model,
+      // Counted and saved like a run's spending, so the session's totals and budget see it.
       spent: (usage: Usage) => {
         if (session === undefined) return;
+        const cost = costUsd(selection.model, usage);
         session.usage = addUsage(session.usage, usage);
-        session.costUsd += costUsd(selection.model, usage);
+        session.costUsd += cost;
+        session.record({
+          type: 'spend',
+          runId: result.runId,
+          purpose: 'memory',
+          model: selection.ref,
+          usage,
+          costUsd: cost,
+          at: new Date().toISOString(),
+        });
       },
     });
   }

@@ -20,6 +20,7 @@ import type { SandboxStatus } from '../sandbox/probe.ts';
 import { CommandSandbox } from '../sandbox/sandbox.ts';
 import { scrubEnvironment } from '../tools/commands/env.ts';
 import { defaultToolPolicy } from '../tools/tool-policy.ts';
+import type { SkillLibrary } from '../tools/load-skill.ts';
 import type { Tool, ToolContext, ToolContextSource } from '../tools/types.ts';
 import type { FileTracker } from '../workspace/file-tracker.ts';
 import type { Workspace } from '../workspace/workspace.ts';
@@ -40,6 +41,8 @@ export interface ToolContextDeps {
   sandboxStatus?: Promise<SandboxStatus>;
   /** The user's hooks: Notification runs as an approval or a question is put to the user. */
   hooks?: Hooks;
+  /** The skills load_skill reads; absent: none. */
+  skills?: SkillLibrary;
 }
 
 export function toolContexts(deps: ToolContextDeps): ToolContextSource {
@@ -166,6 +169,7 @@ export function toolContexts(deps: ToolContextDeps): ToolContextSource {
       ...(agents === undefined ? {} : { agents }),
       ...(editor === undefined ? {} : { editor }),
       ...(sandbox === undefined ? {} : { sandbox }),
+      ...(deps.skills === undefined ? {} : { skills: deps.skills }),
     };
   };
 }

@@ -81,6 +81,7 @@ export function exportMarkdown(records: readonly SessionRecord[]): string {
       case 'file_change':
       case 'model':
       case 'name':
+      case 'spend':
       case 'run_end':
         break;
       default: {

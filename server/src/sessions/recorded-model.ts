@@ -137,6 +137,7 @@ export function recordingOf(records: readonly SessionRecord[]): Recording {
       case 'undo':
       case 'model':
       case 'name':
+      case 'spend':
       case 'run_end':
         break;
       default: {

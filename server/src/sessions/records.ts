@@ -152,6 +152,19 @@ export type SessionRecord =
       forkedFrom?: string;
       at: string;
     }
+  /**
+   * A model call outside the run's agents, after the run `runId` ended: memory's extraction
+   * (§7.10). Its tokens and cost count in the session's, like a run's.
+   */
+  | {
+      type: 'spend';
+      runId: string;
+      purpose: 'memory';
+      model: string;
+      usage: Usage;
+      costUsd: number;
+      at: string;
+    }
   /** A run ended. */
   | {
       type: 'run_end';
@@ -195,6 +208,7 @@ const TYPES: ReadonlySet<string> = new Set<RecordType>([
   'model',
   'name',
   'rewind',
+  'spend',
   'run_end',
 ]);
 
@@ -215,6 +229,7 @@ const REQUIRED: Record<RecordType, Record<string, 'string' | 'number' | 'object'
   // `name` is a string or null, which the type check cannot say: summary.ts reads either.
   name: { at: 'string' },
   rewind: { runId: 'string', messages: 'object', at: 'string' },
+  spend: { runId: 'string', usage: 'object', costUsd: 'number' },
   run_end: { runId: 'string', usage: 'object', costUsd: 'number' },
 };
 

@@ -104,6 +104,10 @@ export function foldSession(
         state.costUsd += record.costUsd;
         if (!importedRuns.has(record.runId)) state.model = record.model;
         break;
+      case 'spend':
+        state.usage = addUsage(state.usage, record.usage);
+        state.costUsd += record.costUsd;
+        break;
       case 'model':
         state.model = record.model;
         break;

@@ -4,8 +4,8 @@
  * needs it. What a project's skill says is the project's text, framed here as such: it approves
  * nothing, and its scripts run only through run_command like any command.
  *
- * The tool reads through `SkillLibrary`, which the runtime supplies (tools do not read the config
- * or know where skills live).
+ * The tool reads through the context's `SkillLibrary`, which the runtime supplies (tools do not
+ * read the config or know where skills live); it is offered only while there is a skill to load.
  */
 import * as z from 'zod';
 import { defineTool } from './types.ts';
@@ -35,7 +35,7 @@ export interface SkillLibrary {
   load(name: string): Promise<LoadedSkill | { message: string }>;
 }
 
-export function loadSkillTool(library: SkillLibrary) {
+export function loadSkillTool() {
   return defineTool({
     name: LOAD_SKILL_TOOL,
     kind: 'read',
@@ -44,8 +44,14 @@ export function loadSkillTool(library: SkillLibrary) {
     parameters: z.object({
       name: z.string().min(1).max(64).describe('The skill\'s name, as listed (e.g. "pdf-forms").'),
     }),
-    async execute(args) {
-      const skill = await library.load(args.name);
+    async execute(args, ctx) {
+      if (ctx.skills === undefined)
+        return {
+          output: `There is no skill "${args.name}": no skills are installed.`,
+          summary: 'no such skill',
+          isError: true,
+        };
+      const skill = await ctx.skills.load(args.name);
       if ('message' in skill) return { output: skill.message, summary: 'no such skill', isError: true };
       return { output: skillText(skill), summary: `${skill.name} (${skill.source})` };
     },

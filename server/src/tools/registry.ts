@@ -6,6 +6,7 @@ import { agentBackgroundTools } from './agent-background.ts';
 import { agentControlTools } from './agent-control.ts';
 import { askUserTool } from './ask-user.ts';
 import { exitPlanModeTool } from './exit-plan-mode.ts';
+import { loadSkillTool } from './load-skill.ts';
 import { commandTools } from './groups/commands.ts';
 import { fileTools } from './groups/files.ts';
 import { searchTools } from './groups/search.ts';
@@ -24,6 +25,7 @@ export function allTools(): Tool[] {
     askUserTool(),
     thinkTool(),
     todoWriteTool(),
+    loadSkillTool(),
     exitPlanModeTool(),
     taskCompletedTool(),
     ...agentControlTools(),

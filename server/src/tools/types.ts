@@ -10,6 +10,7 @@ import type { Workspace } from '../workspace/workspace.ts';
 import type { ApprovalGate, GateDecision, SessionApprovals } from '../approval/gate.ts';
 import type { CommandSandbox } from '../sandbox/sandbox.ts';
 import type { PermissionMode } from '../approval/permission-mode.ts';
+import type { SkillLibrary } from './load-skill.ts';
 
 /**
  * What a tool does, and so how it is treated: `read` and `search` only look at the workspace and
@@ -116,6 +117,8 @@ export interface ToolContext {
    * read-only sandbox; exit_plan_mode sets the mode the user approved. Absent: `default`, fixed.
    */
   permissionMode?: { get(): PermissionMode; set(mode: PermissionMode): void };
+  /** The skills load_skill reads (skills/library.ts); absent: there are none. */
+  skills?: SkillLibrary;
 }
 
 /**

@@ -62,6 +62,8 @@ export interface Harness {
   client: WireClient;
   fake: FakeProvider;
   workspace: string;
+  /** The server's config directory (SANTRA_HOME): config.json, sessions/. */
+  santraHome: string;
   nextId(): number;
   /** Sends a prompt; resolves with its response and the phases of its run, in order. */
   prompt(params: Json): Promise<{ response: Json; phases: Json[] }>;
@@ -130,6 +132,7 @@ export async function harness(
     client,
     fake,
     workspace,
+    santraHome,
     nextId: () => id++,
     async prompt(params) {
       const requestId = id++;
@@ -190,6 +193,8 @@ export function santraEnv(home: string, providerUrl?: string): NodeJS.ProcessEnv
     PATH: process.env.PATH,
     HOME: home,
     SANTRA_HOME: join(home, 'santra'),
+    // Memory's extraction after runs is a model call of its own: off, so the scripted turns are the runs'.
+    SANTRA_MEMORY_AUTO_EXTRACT: '0',
     ANTHROPIC_API_KEY: CANARY_KEY,
     ...(providerUrl === undefined
       ? {}

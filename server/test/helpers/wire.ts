@@ -44,6 +44,9 @@ export class WireClient {
         HOME: home,
         SANTRA_HOME: join(home, 'santra'),
         SANTRA_LOG_LEVEL: 'warn',
+        // Memory's extraction after runs is a model call of its own: off, so the scripted turns are
+        // the runs' (the memory tests turn it on).
+        SANTRA_MEMORY_AUTO_EXTRACT: '0',
         ...env,
       },
     });

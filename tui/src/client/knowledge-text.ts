@@ -52,8 +52,8 @@ export function memoryText(result: MemoryShowResult): string {
   }
   lines.push(
     result.autoExtract
-      ? 'Facts are proposed after each run (memory.autoExtract: true); secrets and text from files are never stored.'
-      : 'Facts are added only by you (memory.autoExtract is off): santra memory add "…", or edit the files.',
+      ? 'Facts are proposed after each run (memory.autoExtract is on; set it to false to stop); secrets and text from files are never stored.'
+      : 'Facts are added only by you (memory.autoExtract is off, or SANTRA_MEMORY_AUTO_EXTRACT=0): santra memory add "…", or edit the files.',
   );
   return `${lines.join('\n')}\n`;
 }

@@ -212,7 +212,8 @@ export function readRerunScript(path: string): RerunScript {
       case 'model_output':
       case 'model':
       case 'name':
-        // The model's side: the server's --replay answers from these.
+      case 'spend':
+        // The model's side: the server's --replay answers from these (a rerun's own run extracts anew).
         break;
       default: {
         const exhaustive: never = record;

@@ -102,6 +102,7 @@ export function readRecording(text: string): Recording {
       case 'model':
       case 'name':
       case 'rewind':
+      case 'spend':
         // What the viewer has no use for: it plays the phases back.
         break;
       default: {
