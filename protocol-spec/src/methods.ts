@@ -61,6 +61,8 @@ import {
   SessionRewindResult,
   SessionEventParams,
   SessionEventResult,
+  SessionCancelParams,
+  SessionCancelResult,
 } from './sessions.ts';
 
 export type Direction = 'client_to_server' | 'server_to_client' | 'both';
@@ -375,6 +377,16 @@ export const methods = {
     stability: 'experimental',
     summary:
       'Delivers an external event to a session: shown as an `event` phase, read by the model as untrusted data at its next turn.',
+  },
+  'session/cancel': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionCancelParams,
+    result: SessionCancelResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      'Stops the run a session is running in this server, whoever started it: a client’s `prompt` or a turn an event started.',
   },
   'session/rewind': {
     direction: 'client_to_server',

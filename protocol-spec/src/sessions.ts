@@ -330,6 +330,29 @@ export const SessionEventResult = named(
 );
 export type SessionEventResult = z.infer<typeof SessionEventResult>;
 
+/** §session/cancel */
+export const SessionCancelParams = named(
+  'SessionCancelParams',
+  'Params of `session/cancel` (§10.14): stop the run a session is running in this server, whoever started it (a `prompt` of any client, or a turn an event started). Since 0.3.0.',
+  z.object({
+    sessionId: z.string().min(1).describe('The session: its id, its name, or the start of its id (§10.12).'),
+  }),
+);
+
+export const SessionCancelResult = named(
+  'SessionCancelResult',
+  'Result of `session/cancel`. Since 0.3.0.',
+  z.object({
+    cancelled: z
+      .boolean()
+      .describe(
+        'true: the run was told to stop; it ends as a cancelled `prompt` does (its root `complete` phase says `cancelled`, and its `prompt`, if a client sent one, is answered `cancelled`). false: the session runs no prompt in this server (it is idle, or busy with a compaction, an undo or a rewind, which end on their own).',
+      ),
+    runId: z.string().optional().describe('The run told to stop, when `cancelled`.'),
+  }),
+);
+export type SessionCancelResult = z.infer<typeof SessionCancelResult>;
+
 /** §session/rewind */
 export const SessionRewindParams = named(
   'SessionRewindParams',

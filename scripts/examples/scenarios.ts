@@ -647,6 +647,10 @@ const rewinding: Scenario = {
       text: 'CI: build 41 failed in test/greet.test.js',
       source: 'ci',
     });
+    note(
+      '`session/cancel` (§10.14) stops the run a session is running in this server, whoever started it: a turn an event started has no `prompt` of the client to cancel with `$/cancelRequest`. The session is idle here, so there is nothing to stop.',
+    );
+    await call('session/cancel', { sessionId });
   },
 };
 

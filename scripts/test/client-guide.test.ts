@@ -97,6 +97,8 @@ async function runClient(
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {
         PATH: process.env.PATH,
+        // Memory's extraction after runs is a model call of its own: off, so the scripted turns are the runs'.
+        SANTRA_MEMORY_AUTO_EXTRACT: '0',
         HOME: home,
         TMPDIR: home,
         SANTRA_HOME: join(home, 'santra'),

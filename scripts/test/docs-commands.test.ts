@@ -230,6 +230,8 @@ describe('shell examples in the docs', () => {
       PATH: [bin, dirname(process.execPath), process.env.PATH ?? ''].join(':'),
       HOME: home,
       SANTRA_HOME: santraHome,
+      // Memory's extraction after runs is a model call of its own: off, so the fakes answer the runs.
+      SANTRA_MEMORY_AUTO_EXTRACT: '0',
       TMPDIR: tmp, // whatever the examples' programs leave in a temp folder goes with ours
       ANTHROPIC_BASE_URL: anthropic.url,
       OPENAI_BASE_URL: openai.url,

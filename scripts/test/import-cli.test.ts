@@ -46,7 +46,8 @@ async function santra(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [SANTRA, ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+    // Memory's extraction after runs is a model call of its own: off, so the scripted turn is the run's.
+    env: { PATH: process.env.PATH, NO_COLOR: '1', SANTRA_MEMORY_AUTO_EXTRACT: '0', ...env },
   });
   let stdout = '';
   let stderr = '';

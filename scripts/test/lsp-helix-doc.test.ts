@@ -274,6 +274,8 @@ test(
         HOME: home,
         TMPDIR: home,
         SANTRA_HOME: join(home, 'santra'),
+        // Memory's extraction after runs is a model call of its own: off, so the scripted turns are the runs'.
+        SANTRA_MEMORY_AUTO_EXTRACT: '0',
         ANTHROPIC_API_KEY: 'sk-ant-fake-key',
         ANTHROPIC_BASE_URL: fake.url,
       },

@@ -131,6 +131,35 @@ describe('session/event', () => {
     );
   });
 
+  test('a queued event outlives a server killed before its run read it: the next prompt reads it, once', async () => {
+    const at = await setup([
+      { toolCalls: [{ id: 'w1', name: 'write_file', args: { path: 'a.txt', content: 'a\n' } }] },
+      { text: 'Picked up where we were.' },
+    ]);
+    let sessionId = '';
+    let queued: (value: Json) => void = () => {};
+    const delivered = new Promise<Json>((resolve) => (queued = resolve));
+    // The event comes while the run waits for this approval, which is never answered: the server dies first.
+    const s = await server(at, async () => {
+      queued(await s.ok('session/event', { sessionId, text: 'Deploy 41 failed on main.', source: 'ci' }));
+      return new Promise(() => {});
+    });
+    sessionId = ((await s.ok('session/new', {})).session as Json).sessionId as string;
+    s.client.request(9001, 'prompt', { text: 'write a.txt', sessionId, agent: 'writer' });
+    assert.equal((await delivered).delivered, 'queued');
+    s.client.child.kill('SIGKILL');
+    await s.client.exited;
+
+    const again = await server(at, () => ({ decision: 'reject' }));
+    const resumed = await again.prompt({ text: 'go on', sessionId });
+    assert.equal(resumed.result.status, 'completed');
+    const text = sent(at.fake);
+    assert.match(text, /Deploy 41 failed on main/, 'the model of the next prompt read the event');
+    assert.equal(text.split('Deploy 41 failed on main').length, 2, 'once');
+    assert.ok(text.indexOf('Deploy 41') < text.indexOf('go on'), 'before the new prompt');
+    assert.match(text, /Interrupted: the process running this call stopped/);
+  });
+
   test('events.startTurns: an idle session starts a turn; what a hostile event asks for still needs approval', async () => {
     const at = await setup(
       [
@@ -169,6 +198,47 @@ describe('session/event', () => {
     assert.equal(bypass.result.status, 'completed');
     const quiet = await s.ok('session/event', { sessionId, text: 'another event' });
     assert.equal(quiet.delivered, 'saved');
+  });
+
+  test('session/cancel stops the turn an event started, which no prompt of this client can cancel', async () => {
+    const at = await setup(
+      [
+        { text: 'First.' },
+        { toolCalls: [{ id: 'e1', name: 'write_file', args: { path: 'fix.txt', content: 'x' } }] },
+      ],
+      { events: { startTurns: true } },
+    );
+    let approving: (params: Json) => void = () => {};
+    const asked = new Promise<Json>((resolve) => (approving = resolve));
+    const s = await server(at, (params) => {
+      approving(params);
+      return new Promise(() => {});
+    });
+    const sessionId = (await s.prompt({ text: 'hello' })).result.sessionId as string;
+    // Idle: nothing to stop.
+    assert.deepEqual(await s.ok('session/cancel', { sessionId }), { cancelled: false });
+    const sent = await s.ok('session/event', { sessionId, text: 'CI failed: fix it', source: 'ci' });
+    assert.equal(sent.delivered, 'started');
+    const request = await asked;
+    const cancelled = await s.ok('session/cancel', { sessionId });
+    assert.equal(cancelled.cancelled, true);
+    const complete = await s.client.next(
+      (m) =>
+        m.method === 'phase' &&
+        (m.params as Json).type === 'complete' &&
+        (m.params as Json).runId === request.runId &&
+        (m.params as Json).parentAgentId === undefined,
+    );
+    assert.equal((complete.params as Json).status, 'cancelled');
+    assert.equal(cancelled.runId, request.runId);
+    assert.equal(existsSync(join(at.workspace, 'fix.txt')), false);
+    // The session is free again: the user's next message runs, and nothing is left to stop.
+    assert.deepEqual(await s.ok('session/cancel', { sessionId }), { cancelled: false });
+    at.fake.push({ text: 'Back to you.' });
+    assert.equal((await s.prompt({ text: 'and now?', sessionId })).result.status, 'completed');
+    // A session that does not exist is named as unknown.
+    const unknown = await s.call('session/cancel', { sessionId: 'ses_00000000-0000-4000-8000-000000000000' });
+    assert.match(JSON.stringify(unknown.error), /Unknown session/);
   });
 
   test('a session another server runs gets it over the live channel; one nobody runs gets it saved', async () => {

@@ -37,6 +37,7 @@ async function santra(turns: FakeTurn[], args: string[]) {
       ANTHROPIC_API_KEY: CANARY_KEY,
       ANTHROPIC_BASE_URL: fake.url,
       SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+      SANTRA_MEMORY_AUTO_EXTRACT: '0',
       SANTRA_RETRY_BASE_MS: '10',
     },
   });

@@ -127,7 +127,11 @@ describe('memory through the protocol', () => {
   test('on by default: with no setting, facts are proposed after a run', async () => {
     const h = await start(
       'anthropic',
-      [{ text: 'Use pnpm here.' }, { text: '- The project builds with pnpm, as the user said' }],
+      [
+        { text: 'Use pnpm here.' },
+        { text: '- The project builds with pnpm, as the user said' },
+        { text: 'Four.' },
+      ],
       { SANTRA_MEMORY_AUTO_EXTRACT: '' },
     );
     assert.equal((await request(h, 'memory/show', {})).autoExtract, true);
@@ -137,6 +141,13 @@ describe('memory through the protocol', () => {
     await until(() => existsSync(memoryFile), 'the memory file');
     assert.match(readFileSync(memoryFile, 'utf8'), /^- The project builds with pnpm, as the user said$/m);
     assert.equal(h.fake.requests.length, 2);
+    // A client that asks for a plain answer gets one model call, and no extraction after it.
+    const plain = await h.prompt({ text: 'Builds use make. 2+2?', mode: 'simple_chat' });
+    assert.equal((plain.response.result as Json).status, 'completed');
+    const id = h.nextId();
+    h.client.request(id, 'shutdown');
+    await h.client.response(id);
+    assert.equal(h.fake.requests.length, 3);
   });
 
   test('not when it could take the session past its budget: no call is made', async () => {

@@ -28,6 +28,7 @@ describe('tool kinds', () => {
       'git_status',
       'grep_search',
       'list_dir',
+      'load_skill',
       'read_file',
       'shell_read',
     ]);

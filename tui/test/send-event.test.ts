@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { type FakeProvider, startFakeProvider } from '../../scripts/fake-provider-harness.ts';
@@ -32,6 +32,8 @@ function env(home: string, url: string): Record<string, string> {
     ANTHROPIC_API_KEY: KEY,
     ANTHROPIC_BASE_URL: url,
     SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+    // Memory's extraction after runs is a model call of its own: off, so the scripted turns are the runs'.
+    SANTRA_MEMORY_AUTO_EXTRACT: '0',
   };
 }
 
@@ -123,6 +125,58 @@ describe('santra send', () => {
     assert.match(lastSent(fake), /Nightly run failed/);
     for (const output of [idle, busy, saved, next])
       assert.ok(!output.stdout.includes(KEY) && !output.stderr.includes(KEY));
+  });
+
+  test('with events.startTurns, a turn an event starts is shown as a run; a message waits for it; Esc stops it', async () => {
+    const fake = await startFakeProvider('anthropic', [
+      { text: 'First answer.' },
+      // The event's turn takes a while to start answering: the user types meanwhile.
+      { text: 'Looked at build 52: a flaky test.', firstByteDelayMs: 1500 },
+      { text: 'Your question, after the event.' },
+      { text: ['Checking ', 'the deploy '], fault: { kind: 'stall', afterEvents: 5 } },
+      { text: 'Still here.' },
+    ]);
+    fakes.push(fake);
+    const { home, workspace, vars } = setupDirs(fake);
+    writeFileSync(join(home, 'santra', 'config.json'), JSON.stringify({ events: { startTurns: true } }));
+    tmux('new-session', '-d', '-s', 'keeper2');
+    tmux('set-option', '-g', 'remain-on-exit', 'on');
+
+    const ui = startUi('ui2', workspace, vars, join(home, 'pane'));
+    await ui.waitFor(/claude-sonnet-4-5/);
+    ui.line('hello there');
+    await ui.waitFor(/First answer\./);
+    await ui.waitFor(/── done/);
+
+    const sent = await santra(['send', '--source', 'ci', 'Build 52 failed: test_retry'], workspace, vars);
+    assert.equal(sent.code, 0, sent.stderr);
+    await ui.waitFor(/✉ event from ci/);
+    // The turn it started: routed by what the event says, and running (a message waits for it).
+    await ui.waitFor(/an event from ci/);
+    ui.line('and the flaky test?');
+    await ui.waitFor(/⏳ queued: and the flaky test\?/);
+    await ui.waitFor(/Looked at build 52: a flaky test\./);
+    // Its own done line, then the message that waited runs, after the event's answer.
+    await ui.waitFor(/Your question, after the event\./);
+    const screen = ui.pane();
+    assert.ok(
+      screen.indexOf('Looked at build 52') < screen.indexOf('Your question, after the event'),
+      'the message ran after the event’s turn',
+    );
+    assert.ok((screen.match(/── done/g) ?? []).length >= 3, screen);
+    assert.doesNotMatch(screen, /SessionBusy|already running a prompt/);
+    assert.match(lastSent(fake), /Build 52 failed[\s\S]*and the flaky test\?/);
+
+    // A second event's turn stalls; Esc stops it though no prompt of the UI's runs it.
+    const second = await santra(['send', '--source', 'deploy', 'Deploy 8 is slow'], workspace, vars);
+    assert.equal(second.code, 0, second.stderr);
+    await ui.waitFor(/Checking the deploy/);
+    ui.type('Escape');
+    await ui.waitFor(/── cancelled/);
+    ui.line('still there?');
+    await ui.waitFor(/Still here\./);
+    ui.line('/exit');
+    await ui.exited();
   });
 
   test('usage errors say how to write it; an unknown session is refused', async () => {

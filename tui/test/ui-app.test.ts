@@ -63,6 +63,32 @@ describe('the interactive UI', () => {
     );
   });
 
+  test('while a fallback model answers, the bar names it, and the configured model again after the run', async () => {
+    const ui = await start();
+    await ui.type('hi');
+    await ui.type('\r');
+    const usage = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const phase = {
+      type: 'usage',
+      usage,
+      costUsd: 0.001,
+      runUsage: usage,
+      runCostUsd: 0.001,
+      sessionCostUsd: 0.001,
+    };
+    ui.server.phase({ ...phase, model: 'openai/gpt-5' });
+    await ui.shows(/project · openai\/gpt-5 \(fallback for anthropic\/claude-sonnet-4-5\) · /);
+    // A call of the run's own model again (the usage phase names no model): the configured one.
+    ui.server.phase(phase);
+    await ui.shows(/project · anthropic\/claude-sonnet-4-5 · /);
+    ui.server.phase({ ...phase, model: 'openai/gpt-5' });
+    await ui.shows(/fallback for/);
+    ui.server.end();
+    await ui.settled();
+    assert.match(ui.frame(), /project · anthropic\/claude-sonnet-4-5 · /);
+    assert.doesNotMatch(ui.frame(), /fallback for/);
+  });
+
   test('slash commands are suggested as you type; Tab completes; Enter runs the chosen one', async () => {
     const ui = await start();
     await ui.type('/mo');

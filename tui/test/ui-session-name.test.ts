@@ -33,6 +33,8 @@ function env(home: string, url: string): Record<string, string> {
     ANTHROPIC_API_KEY: KEY,
     ANTHROPIC_BASE_URL: url,
     SANTRA_MODEL: 'anthropic/claude-sonnet-4-5',
+    // Memory's extraction after runs is a model call of its own: off, so the scripted turns are the runs'.
+    SANTRA_MEMORY_AUTO_EXTRACT: '0',
   };
 }
 

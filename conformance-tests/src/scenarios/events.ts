@@ -7,8 +7,10 @@ import {
   describeResponse,
   prompt,
   responseTo,
+  PROMPT_TIMEOUT_MS,
   sentToModel,
   serverRequest,
+  stallingTurn,
   startPrompt,
   str,
   until,
@@ -126,4 +128,41 @@ const refused: Scenario = {
   },
 };
 
-export const EVENTS: Scenario[] = [idle, busy, refused];
+const cancel: Scenario = {
+  name: 'session/cancel: stops the run a session is running, answers false for an idle one and refuses an unknown one',
+  covers: ['SANTRA-SESSION-046'],
+  async run(ctx) {
+    const server = await ctx.open();
+    await ctx.script({ text: 'Hello.' }, stallingTurn());
+    const first = await prompt(server, { text: 'hi', mode: 'simple_chat' });
+    const sessionId = first.result.sessionId;
+    const idleAnswer = await server.request('session/cancel', { sessionId });
+    const promptId = startPrompt(server, { text: 'Take your time', mode: 'simple_chat', sessionId });
+    // The run streams, then its model stalls: it is certainly running.
+    await server.waitFor(
+      (m) =>
+        m.method === 'phase' &&
+        (m.params as Json).type === 'text' &&
+        (m.params as Json).runId !== first.result.runId,
+      PROMPT_TIMEOUT_MS,
+      'a text phase of the second run',
+    );
+    const stopped = await server.request('session/cancel', { sessionId });
+    const ended = await responseTo(server, promptId);
+    const unknown = await server.request('session/cancel', {
+      sessionId: 'ses_00000000-0000-4000-8000-000000000000',
+    });
+    const result = resultOf(stopped);
+    ctx.check(
+      'SANTRA-SESSION-046',
+      resultOf(idleAnswer).cancelled === false &&
+        result.cancelled === true &&
+        result.runId === resultOf(ended).runId &&
+        resultOf(ended).status === 'cancelled' &&
+        codeOf(unknown) === SantraErrorCodes.UnknownSession,
+      `idle: ${describeResponse(idleAnswer)}; running: ${describeResponse(stopped)}; the prompt: ${describeResponse(ended)}; unknown session: ${describeResponse(unknown)}`,
+    );
+  },
+};
+
+export const EVENTS: Scenario[] = [idle, busy, refused, cancel];

@@ -22,7 +22,7 @@ import { hold, openIdleSession } from '../sessions/occupancy.ts';
 import { COMPACTION_AGENT } from '../sessions/records.ts';
 import type { Session, SessionStore } from '../sessions/store.ts';
 import { titleOf } from '../sessions/summary.ts';
-import { settleEvents, takeEvents } from '../sessions/events.ts';
+import { eventBody, settleEvents, takeEvents } from '../sessions/events.ts';
 import type { AgentEvent } from './events.ts';
 import { compactIfNeeded, reportedInput } from './auto-compaction.ts';
 import { ASSISTANT_AGENT, BUILTIN_AGENTS } from './builtin-agents.ts';
@@ -108,7 +108,7 @@ export async function runPrompt(
   session.approvals.permissionMode =
     params.permissionMode ?? session.approvals.permissionMode ?? deps.config.permissionMode;
   const runId = `run_${randomUUID().slice(0, 8)}`;
-  const held = hold(session, signal);
+  const held = hold(session, signal, undefined, runId);
   const events = new RunEvents({
     session,
     runId,
@@ -427,6 +427,14 @@ function rootPrefix(
   };
 }
 
+/** The route of a prompt's text; a turn an event started goes by what the event says, not its frame. */
+function classifyText(text: string): Classification {
+  const event = eventBody(text);
+  if (event === undefined) return classifyPrompt(text);
+  const { route, reason } = classifyPrompt(event.body);
+  return { route, reason: `an event from ${event.source}: ${reason}` };
+}
+
 /** How the prompt is routed, the agents it may use, and the one it starts with. */
 async function chooseAgents(
   deps: PromptDeps,
@@ -438,7 +446,7 @@ async function chooseAgents(
     params.agent !== undefined
       ? { route: 'agent_task', reason: `the client asked for the agent ${params.agent}` }
       : params.mode === undefined || params.mode === 'auto'
-        ? classifyPrompt(params.text)
+        ? classifyText(params.text)
         : { route: params.mode, reason: 'chosen by the client' };
   const custom = route.route === 'agent_task' ? await deps.loadAgents() : { agents: [], problems: [] };
   const agents = [...BUILTIN_AGENTS, ...custom.agents];

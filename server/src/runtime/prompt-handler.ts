@@ -124,7 +124,7 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
       // Memory's extraction after the run: in the background, never holding the answer (§7.10).
       if (parts.knowledge !== undefined) {
         const after = run
-          .then((result) => parts.knowledge?.afterRun(result, params.text, sessions, stream))
+          .then((result) => parts.knowledge?.afterRun(result, params, sessions, stream))
           .catch(() => {});
         runs.add(after);
         void after.finally(() => runs.delete(after));

@@ -1,10 +1,11 @@
 /**
- * The `session/*` requests: list, resume (with the phases a reconnecting client missed), export
- * and delete, served from the session store.
+ * The `session/*` requests: list, resume (with the phases a reconnecting client missed), export,
+ * delete and cancel (the run a session is running, whoever started it), served from the session store.
  */
 import type { SessionInfo } from '#protocol';
 import { exportJson, exportMarkdown } from '../sessions/export.ts';
 import { renameSession, sessionIdOf } from '../sessions/names.ts';
+import { cancelRun } from '../sessions/occupancy.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { ClientChannel, RequestHandlers } from './contract.ts';
@@ -14,7 +15,13 @@ const DEFAULT_PAGE = 50;
 type SessionHandlers = Required<
   Pick<
     RequestHandlers,
-    'session/new' | 'session/list' | 'session/resume' | 'session/rename' | 'session/export' | 'session/delete'
+    | 'session/new'
+    | 'session/list'
+    | 'session/resume'
+    | 'session/rename'
+    | 'session/export'
+    | 'session/delete'
+    | 'session/cancel'
   >
 >;
 
@@ -85,6 +92,19 @@ export function sessionHandlers(
       const { sessions } = ready();
       await sessions.delete(params.sessionId);
       return { deleted: true };
+    },
+    /** Whoever started the run: a client that did not (an event's turn, another client's prompt) stops it. */
+    async 'session/cancel'(params) {
+      const { sessions } = ready();
+      const id = await sessionIdOf(sessions, params.sessionId, 'params.sessionId');
+      const session = sessions.get(id);
+      if (session === undefined) {
+        // Not open here: saved (idle), or not a session at all (UnknownSession).
+        await sessions.open(id);
+        return { cancelled: false };
+      }
+      const runId = cancelRun(session);
+      return runId === undefined ? { cancelled: false } : { cancelled: true, runId };
     },
   };
 }

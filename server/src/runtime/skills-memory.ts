@@ -4,7 +4,7 @@
  * system prompt, the memory note for its message, and the extraction after the run (when the user
  * turned it on), counted into the session's usage and cost.
  */
-import type { PromptResult, Usage } from '#protocol';
+import type { PromptParams, PromptResult, Usage } from '#protocol';
 import { selectModel } from '../agent/model-selection.ts';
 import { configDir } from '../config/config.ts';
 import { Memory } from '../memory/memory.ts';
@@ -139,12 +139,14 @@ export class SkillsAndMemory {
    */
   async afterRun(
     result: PromptResult,
-    prompt: string,
+    prompt: Pick<PromptParams, 'text' | 'mode'>,
     sessions: SessionStore,
     stream: StreamFn,
   ): Promise<void> {
     const { config } = this.#parts.state.ready();
     if (!config.memory.autoExtract || result.status !== 'completed' || result.output.trim() === '') return;
+    // A client that asked for one plain model call (a quick question from an editor) gets just that.
+    if (prompt.mode === 'simple_chat' || prompt.mode === 'direct_answer') return;
     const selection = selectModel(
       config,
       config.memory.model ?? this.#parts.state.defaultModel ?? config.model,
@@ -177,7 +179,7 @@ export class SkillsAndMemory {
       if (message.role === 'user')
         for (const block of message.content) if (block.type === 'tool_result') toolOutputs.push(block.output);
     await this.memory().extract({
-      run: { prompt, answer: result.output, toolOutputs },
+      run: { prompt: prompt.text, answer: result.output, toolOutputs },
       stream,
       endpoint: selection.endpoint,
       model: selection.model,

@@ -35,8 +35,11 @@ export async function openIdleSession(
   return session;
 }
 
-/** Holds an idle session for work cancelled by `signal`; refuses a held one (SessionBusy). */
-export function hold(session: Session, signal: AbortSignal, then?: string): SessionHold {
+/**
+ * Holds an idle session for work cancelled by `signal`; refuses a held one (SessionBusy). `runId`:
+ * the work is that prompt's run, which session/cancel may stop.
+ */
+export function hold(session: Session, signal: AbortSignal, then?: string, runId?: string): SessionHold {
   assertIdle(session, then);
   const controller = new AbortController();
   const abort = () => controller.abort(signal.reason);
@@ -44,11 +47,26 @@ export function hold(session: Session, signal: AbortSignal, then?: string): Sess
   // A listener added to an aborted signal never fires.
   if (signal.aborted) abort();
   session.running = controller;
+  if (runId === undefined) delete session.runningRunId;
+  else session.runningRunId = runId;
   return {
     signal: controller.signal,
     release: () => {
       signal.removeEventListener('abort', abort);
-      if (session.running === controller) session.running = undefined;
+      if (session.running !== controller) return;
+      session.running = undefined;
+      delete session.runningRunId;
     },
   };
+}
+
+/**
+ * Stops the prompt's run that holds the session (session/cancel), as a cancelled request would:
+ * the run's id, or undefined when no run holds it (idle, or a compaction, undo or rewind).
+ */
+export function cancelRun(session: Session): string | undefined {
+  const runId = session.runningRunId;
+  if (session.running === undefined || runId === undefined) return undefined;
+  session.running.abort(new Error('cancelled with session/cancel'));
+  return runId;
 }

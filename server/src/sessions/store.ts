@@ -29,6 +29,8 @@ export interface Session {
   model?: string;
   /** The abort controller of the run in progress. */
   running?: AbortController;
+  /** The run of a prompt that holds the session (occupancy.ts); absent for other work, or idle. */
+  runningRunId?: string;
   usage: Usage;
   costUsd: number;
   /** Approval state: allow_all answered in this server. A loaded session starts without it. */

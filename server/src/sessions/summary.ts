@@ -8,6 +8,7 @@ import type { ChatMessage } from '../providers/messages.ts';
 import { addUsage, EMPTY_USAGE } from '../providers/stream.ts';
 import type { SessionRecord } from './records.ts';
 import { pairInterruptedCalls } from './interrupted-calls.ts';
+import { eventMessage, type SessionEvent } from './events.ts';
 
 export type FileChangeRecord = Extract<SessionRecord, { type: 'file_change' }>;
 
@@ -64,6 +65,8 @@ export function foldSession(
   };
   // An imported run's model and usage are the other agent's (session/import): not the session's.
   const importedRuns = new Set<string>();
+  // Events queued for a running prompt (their card is saved) that no message has carried yet.
+  const queued = new Map<string, SessionEvent>();
   for (const record of records) {
     if ('at' in record && typeof record.at === 'string' && record.at > state.updatedAt)
       state.updatedAt = record.at;
@@ -84,6 +87,9 @@ export function foldSession(
         break;
       case 'message':
         state.messages.push(record.message);
+        if (queued.size > 0)
+          for (const eventId of queued.keys())
+            if (carriesEvent(record.message, eventId)) queued.delete(eventId);
         break;
       case 'messages_replaced':
         state.messages = [...record.messages];
@@ -96,9 +102,18 @@ export function foldSession(
         state.usage = addUsage(state.usage, record.usage);
         state.costUsd += record.costUsd;
         break;
-      case 'phase':
-        if (record.phase.seq > state.lastSeq) state.lastSeq = record.phase.seq;
+      case 'phase': {
+        const { phase } = record;
+        if (phase.seq > state.lastSeq) state.lastSeq = phase.seq;
+        if (phase.type === 'event' && phase.delivery === 'queued')
+          queued.set(phase.eventId, {
+            eventId: phase.eventId,
+            source: phase.source,
+            text: phase.text,
+            at: state.updatedAt,
+          });
         break;
+      }
       case 'run_end':
         state.usage = addUsage(state.usage, record.usage);
         state.costUsd += record.costUsd;
@@ -136,6 +151,8 @@ export function foldSession(
   }
   // A run killed mid-call left calls without results: they are said to be interrupted, never run again.
   state.messages = pairInterruptedCalls(state.messages);
+  // Events queued for a run that was killed before its model read them: the next prompt reads them.
+  for (const event of queued.values()) state.messages.push(eventMessage(event));
   if (fallbackTime !== undefined && fallbackTime > state.updatedAt) state.updatedAt = fallbackTime;
   if (state.title === '') state.title = '(no prompt yet)';
   return state;
@@ -156,4 +173,12 @@ export function sessionInfo(state: SessionState): SessionInfo {
     lastSeq: state.lastSeq,
     ...(state.imported === undefined ? {} : { imported: state.imported }),
   };
+}
+
+/** Whether a message is the one that carried the event `eventId` to the model (events.ts frames it). */
+function carriesEvent(message: ChatMessage, eventId: string): boolean {
+  return (
+    message.role === 'user' &&
+    message.content.some((block) => block.type === 'text' && block.text.includes(`id="${eventId}"`))
+  );
 }

@@ -88,6 +88,8 @@ export class Controller {
       interactions,
       connect: options.connect,
       onReady: () => this.#inputs.sendQueued(),
+      onRunEnd: () => this.#inputs.sendQueued(),
+      now,
     });
     const commands = new CommandRunner({
       store,

@@ -71,7 +71,14 @@ export class InputQueue {
   /** Esc: stops the running run. The server cancels it and answers the prompt with status cancelled. */
   abort(): boolean {
     if (!this.#store.state.transcript.running) return false;
-    this.#options.link.backend?.cancelPrompt();
+    const { link } = this.#options;
+    const external = link.externalRun;
+    // A turn an event started has no prompt of ours: the server stops it by its session.
+    if (external !== undefined)
+      void link.backend
+        ?.request('session/cancel', { sessionId: external.sessionId })
+        .catch((error: unknown) => this.#feed.note(messageOf(error), 'error'));
+    else link.backend?.cancelPrompt();
     this.#options.interactions.withdrawAll();
     this.#store.set({ cancelling: true, queued: [] });
     return true;

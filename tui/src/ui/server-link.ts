@@ -2,6 +2,11 @@
  * The interactive UI's link to santra-server: starting it (and, when no model can be used, the
  * first-run setup, which the server saves), and the phases it streams, which go to the transcript.
  * While /resume replays a saved session, each run's phases are headed by the user's text of it.
+ *
+ * A run this client did not start — a turn an event started (`events.startTurns`, §10.14) — is
+ * shown as a run of its own: its event card, then the spinner from its first phase to its root
+ * agent's `complete`, and its done line. While it runs, what the user types waits for it as for any
+ * run, and Esc stops it with `session/cancel` (it has no `prompt` of ours to cancel).
  */
 import type { Phase } from '#protocol';
 import type { Backend } from './backend.ts';
@@ -25,6 +30,9 @@ export interface ServerLinkOptions {
   connect: Connect;
   /** The server is ready for what was typed meanwhile. */
   onReady: () => void;
+  /** A run this client did not start has ended: what was typed meanwhile may go. */
+  onRunEnd: () => void;
+  now: () => number;
 }
 
 export class ServerLink {
@@ -33,9 +41,14 @@ export class ServerLink {
   readonly #interactions: Interactions;
   readonly #connect: Connect;
   readonly #onReady: () => void;
+  readonly #options: ServerLinkOptions;
   #backend: Backend | undefined;
   /** While /resume replays a session: the user's text of each run, and the run shown last. */
   #replaying: { prompts: ReadonlyMap<string, string>; runId: string | undefined } | undefined;
+  /** An event's card said it starts a turn: the next run seen is that turn. */
+  #eventTurnComing = false;
+  /** The run an event started, while it runs. */
+  #externalRun: { runId: string; sessionId: string } | undefined;
 
   constructor(options: ServerLinkOptions) {
     this.#store = options.store;
@@ -43,6 +56,12 @@ export class ServerLink {
     this.#interactions = options.interactions;
     this.#connect = options.connect;
     this.#onReady = options.onReady;
+    this.#options = options;
+  }
+
+  /** The run an event started that is running now (what Esc stops with session/cancel). */
+  get externalRun(): { runId: string; sessionId: string } | undefined {
+    return this.#externalRun;
   }
 
   /** The server, once it has started. */
@@ -142,6 +161,51 @@ export class ServerLink {
     }
     if (this.#store.state.sessionId === undefined && phase.sessionId !== '')
       this.#store.set({ sessionId: phase.sessionId });
+    const live = replay === undefined && phase.replayed !== true;
+    if (live) this.#beforePhase(phase);
     this.#feed.dispatch({ type: 'phase', phase });
+    if (live) this.#afterPhase(phase);
+  }
+
+  /** A turn an event started begins with its first phase after the card: shown as a run. */
+  #beforePhase(phase: Phase): void {
+    if (phase.type === 'event') {
+      this.#eventTurnComing = phase.delivery === 'started';
+      return;
+    }
+    if (!this.#eventTurnComing || this.#externalRun !== undefined || this.#store.state.transcript.running)
+      return;
+    this.#eventTurnComing = false;
+    this.#externalRun = { runId: phase.runId, sessionId: phase.sessionId };
+    this.#feed.dispatch({ type: 'run_start', at: this.#options.now() });
+  }
+
+  /** Its root agent's `complete` ends it: the done line, the totals, and what waited may go. */
+  #afterPhase(phase: Phase): void {
+    const external = this.#externalRun;
+    if (
+      external === undefined ||
+      phase.type !== 'complete' ||
+      phase.runId !== external.runId ||
+      phase.parentAgentId !== undefined
+    )
+      return;
+    this.#externalRun = undefined;
+    this.#feed.dispatch({
+      type: 'run_end',
+      at: this.#options.now(),
+      status: phase.status,
+      ...(phase.stopReason === undefined ? {} : { stopReason: phase.stopReason }),
+      ...(phase.usage === undefined ? {} : { usage: phase.usage }),
+      ...(phase.costUsd === undefined ? {} : { costUsd: phase.costUsd }),
+    });
+    this.#feed.flush();
+    this.#store.set({
+      cancelling: false,
+      ...(phase.usage === undefined || phase.costUsd === undefined
+        ? {}
+        : { lastRun: { usage: phase.usage, costUsd: phase.costUsd } }),
+    });
+    this.#options.onRunEnd();
   }
 }

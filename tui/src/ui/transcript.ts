@@ -139,6 +139,8 @@ export interface LiveSpend {
   sessionCostUsd: number;
   cacheHitRatio?: number;
   budget?: BudgetStatus;
+  /** The model of the latest call, when not the run's: a fallback model answers (§8.4). */
+  model?: string;
 }
 
 /**
@@ -452,6 +454,7 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
           sessionCostUsd: phase.sessionCostUsd,
           ...(phase.cacheHitRatio === undefined ? {} : { cacheHitRatio: phase.cacheHitRatio }),
           ...(phase.budget === undefined ? {} : { budget: phase.budget }),
+          ...(phase.model === undefined ? {} : { model: phase.model }),
         },
       };
     case 'status': {

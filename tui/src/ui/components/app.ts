@@ -74,6 +74,7 @@ export function App({ controller, size, guardMs }: AppProps): ReactNode {
     key: 'chrome',
     project: state.project,
     model: state.model,
+    ...(spend?.model === undefined ? {} : { answeringModel: spend.model }),
     sessionId: state.sessionId,
     usage: state.sessionUsage,
     costUsd: spend?.sessionCostUsd ?? state.sessionCostUsd,

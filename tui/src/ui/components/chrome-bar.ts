@@ -12,6 +12,8 @@ import { keyOf } from '../keybindings.ts';
 export interface ChromeBarProps {
   project: string;
   model: string | undefined;
+  /** While a run goes on: the model answering, when not `model` (a fallback model, §8.4). */
+  answeringModel?: string;
   sessionId: string | undefined;
   usage: Usage | undefined;
   costUsd: number;
@@ -34,7 +36,9 @@ export const ChromeBar = memo(function ChromeBar(props: ChromeBarProps): ReactNo
       ? 'starting the server…'
       : props.connection === 'failed'
         ? 'server stopped'
-        : (props.model ?? 'no model'),
+        : props.answeringModel !== undefined
+          ? `${props.answeringModel} (fallback for ${props.model ?? 'the model'})`
+          : (props.model ?? 'no model'),
     props.sessionId === undefined
       ? 'new session'
       : `session ${props.sessionId.replace(/^ses_/, '').slice(0, 8)}`,
