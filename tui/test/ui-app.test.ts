@@ -89,6 +89,61 @@ describe('the interactive UI', () => {
     assert.doesNotMatch(ui.frame(), /fallback for/);
   });
 
+  test('a turn an event started: a run of its own with its done line and the totals; Esc stops it with session/cancel', async () => {
+    const server = scripted({ answers: { 'session/cancel': () => ({ cancelled: true, runId: 'run-1' }) } });
+    const ui = await start(server);
+    const event = {
+      type: 'event',
+      eventId: 'evt_1',
+      source: 'ci',
+      text: 'Build 9 failed',
+      delivery: 'started',
+    };
+    const usage = { inputTokens: 500, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    ui.server.phase(event, 'event');
+    ui.server.phase({ type: 'text', text: 'Looking at build 9.' });
+    await ui.shows(/Esc stops the run/);
+    // What the user types meanwhile waits for it.
+    await ui.type('and now?\r');
+    await ui.shows(/⏳ queued: and now\?/);
+    assert.equal(server.prompts.length, 0);
+    ui.server.phase({
+      type: 'usage',
+      usage,
+      costUsd: 0.002,
+      runUsage: usage,
+      runCostUsd: 0.002,
+      sessionCostUsd: 0.0125,
+    });
+    ui.server.phase({
+      type: 'complete',
+      status: 'completed',
+      output: 'Looking at build 9.',
+      usage,
+      costUsd: 0.002,
+    });
+    await ui.shows(/── done · .*500 in, 20 out · \$0\.0020/);
+    // The bar has the session's totals, and the message that waited is sent.
+    await ui.shows(/session 12345678 · 500 in \/ 20 out · \$0\.0125/);
+    await ui.until(() => server.prompts.length === 1, 'the queued message to be sent');
+    assert.equal(server.prompts[0]?.text, 'and now?');
+    server.end();
+    await ui.settled();
+
+    // A second one, stopped with Esc: no prompt of the UI's to cancel, so session/cancel.
+    ui.server.phase(event, 'event');
+    ui.server.phase({ type: 'text', text: 'Checking.' });
+    await ui.shows(/Esc stops the run/);
+    await ui.type('\u001b');
+    await ui.until(() => server.requests.some((r) => r.method === 'session/cancel'), 'session/cancel');
+    assert.deepEqual(server.requests.find((r) => r.method === 'session/cancel')?.params, {
+      sessionId: 'ses_12345678abc',
+    });
+    assert.equal(server.cancelled(), 0, 'no prompt of the UI was cancelled');
+    ui.server.phase({ type: 'complete', status: 'cancelled', output: '' });
+    await ui.shows(/── cancelled/);
+  });
+
   test('slash commands are suggested as you type; Tab completes; Enter runs the chosen one', async () => {
     const ui = await start();
     await ui.type('/mo');
@@ -563,6 +618,11 @@ describe('the interactive UI', () => {
     await ui.type('where is the parser?');
     await ui.type('\r');
     ui.server.phase({ type: 'status', text: 'Route: agent_task (may refer to your project ("the parser"))' });
+    // What memory kept from the last run: printed too, not left to the spinner's next status.
+    ui.server.phase({
+      type: 'status',
+      text: 'Memory: remembered in /w/.santra/memory.md: "The project builds with pnpm"',
+    });
     ui.server.phase({
       type: 'tool_call',
       toolCallId: 'c1',
@@ -574,6 +634,7 @@ describe('the interactive UI', () => {
     const frame = ui.frame();
     assert.equal(frame.match(/Route: agent_task/g)?.length, 1);
     assert.match(frame, /› where is the parser\?\nRoute: agent_task/);
+    assert.match(frame, /^Memory: remembered in \/w\/\.santra\/memory\.md: "The project builds with pnpm"$/m);
     assert.match(frame, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Working…/);
   });
 

@@ -17,13 +17,14 @@
  * a later attempt on this worker finds the files the earlier one changed; the commit it was made at
  * is kept in the progress too, so an attempt elsewhere checks out that commit, not a moved branch.
  */
-import type { Phase, PromptResult, SessionRecord, Usage } from '#protocol';
+import type { Phase, PromptResult, SessionRecord } from '#protocol';
 import { findWorkplace } from '../client/project-root.ts';
 import { isDirectory, serverArgs, serverPathFor, startServer } from '../client/server-process.ts';
 import { PrintError, ServerSession } from '../client/session.ts';
 import { Approvals, describeAction } from '../print/approvals.ts';
 import { WaitForAttach } from '../attach/wait-for-attach.ts';
 import { type JobData, type JobProgress, type JobResult, redactUrl } from './job.ts';
+import { addUsage, ZERO_USAGE } from '../client/usage.ts';
 import { prepareCheckout, RepoProblem } from './repo-workspace.ts';
 import { diffSince, snapshotTree } from './workspace-diff.ts';
 
@@ -167,7 +168,7 @@ export async function runJob(attempt: Attempt): Promise<JobResult> {
       runId: final.runId,
       output: result?.output ?? answerOf(records, final.runId),
       ...(final.end?.stopReason === undefined ? {} : { stopReason: final.end.stopReason }),
-      usage: jobRuns.reduce((sum, run) => addUsage(sum, run.end?.usage), ZERO),
+      usage: jobRuns.reduce((sum, run) => addUsage(sum, run.end?.usage), ZERO_USAGE),
       costUsd: jobRuns.reduce((sum, run) => sum + (run.end?.costUsd ?? 0), 0),
       diff: await diffSince(place.root, progress.baseTree),
       attempts,
@@ -266,20 +267,4 @@ function refusedRequests(records: readonly SessionRecord[], runs: readonly Sessi
       ? [describeAction(record.request)]
       : [],
   );
-}
-
-const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-function addUsage(sum: Usage, more: Usage | undefined): Usage {
-  if (more === undefined) return sum;
-  return {
-    inputTokens: sum.inputTokens + more.inputTokens,
-    outputTokens: sum.outputTokens + more.outputTokens,
-    cacheReadTokens: sum.cacheReadTokens + more.cacheReadTokens,
-    cacheWriteTokens: sum.cacheWriteTokens + more.cacheWriteTokens,
-    ...(sum.reasoningTokens === undefined && more.reasoningTokens === undefined
-      ? {}
-      : { reasoningTokens: (sum.reasoningTokens ?? 0) + (more.reasoningTokens ?? 0) }),
-    ...(sum.estimated === true || more.estimated === true ? { estimated: true } : {}),
-  };
 }

@@ -4,8 +4,8 @@
  * text command-text.ts's; this is the wiring to the UI's state. Also `--continue` / `--resume`,
  * which go on with a saved session as /resume does.
  */
+import { addUsage } from '../client/usage.ts';
 import { sandboxStatusText } from './sandbox-text.ts';
-import type { Usage } from '#protocol';
 import {
   agentsText,
   costText,
@@ -339,15 +339,4 @@ export class CommandRunner {
       `Resumed "${session.title}" (${session.messageCount} messages). The model has its whole history.`,
     );
   }
-}
-
-function addUsage(usage: Usage | undefined, more: Usage): Usage {
-  if (usage === undefined) return more;
-  return {
-    inputTokens: usage.inputTokens + more.inputTokens,
-    outputTokens: usage.outputTokens + more.outputTokens,
-    cacheReadTokens: usage.cacheReadTokens + more.cacheReadTokens,
-    cacheWriteTokens: usage.cacheWriteTokens + more.cacheWriteTokens,
-    ...(usage.estimated === true || more.estimated === true ? { estimated: true } : {}),
-  };
 }

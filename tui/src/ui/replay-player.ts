@@ -4,6 +4,7 @@
  * chosen speed; each tick applies every step that is due, in one update (at most one a frame), and
  * sleeps until the next one is due — nothing runs while paused or at the end.
  */
+import { addUsage } from '../client/usage.ts';
 import type { Usage } from '#protocol';
 import { type UiState, withPrinted } from './ui-state.ts';
 import type { Recording } from './replay-recording.ts';
@@ -198,14 +199,4 @@ export class ReplayPlayer {
       done: end >= this.#state.total,
     });
   }
-}
-
-function addUsage(total: Usage | undefined, more: Usage): Usage {
-  if (total === undefined) return more;
-  return {
-    inputTokens: total.inputTokens + more.inputTokens,
-    outputTokens: total.outputTokens + more.outputTokens,
-    cacheReadTokens: total.cacheReadTokens + more.cacheReadTokens,
-    cacheWriteTokens: total.cacheWriteTokens + more.cacheWriteTokens,
-  };
 }

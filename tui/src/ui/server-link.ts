@@ -10,6 +10,7 @@
  */
 import type { Phase } from '#protocol';
 import type { Backend } from './backend.ts';
+import { addUsage } from '../client/usage.ts';
 import { messageOf, providersOf } from './command-text.ts';
 import type { SetupChoice } from './components/setup-flow.ts';
 import type { Interactions } from './interactions.ts';
@@ -200,11 +201,18 @@ export class ServerLink {
       ...(phase.costUsd === undefined ? {} : { costUsd: phase.costUsd }),
     });
     this.#feed.flush();
+    // The session's totals on the bar: its usage phases said the cost; the run's tokens add up.
+    const { sessionUsage, sessionCostUsd, transcript } = this.#store.state;
+    const spent = transcript.spend?.sessionCostUsd;
     this.#store.set({
       cancelling: false,
       ...(phase.usage === undefined || phase.costUsd === undefined
         ? {}
-        : { lastRun: { usage: phase.usage, costUsd: phase.costUsd } }),
+        : {
+            lastRun: { usage: phase.usage, costUsd: phase.costUsd },
+            sessionUsage: addUsage(sessionUsage, phase.usage),
+            sessionCostUsd: spent ?? sessionCostUsd + phase.costUsd,
+          }),
     });
     this.#options.onRunEnd();
   }

@@ -466,9 +466,9 @@ function applyPhase(state: Transcript, phase: Phase, out: Emitter): Transcript {
         out.emit({ kind: 'status', depth: agentOf(state, phase).depth, text: phase.text });
         return { ...state, warned: new Set(state.warned).add(phase.text) };
       }
-      // Where the router sent the prompt, and why: said once, under the prompt, not kept beside
-      // the spinner for the whole run.
-      if (phase.parentAgentId === undefined && ROUTE_STATUS.test(phase.text)) {
+      // Where the router sent the prompt, and why, and what memory kept from the last run: said
+      // once, under the prompt, not kept beside the spinner (where the next status would hide it).
+      if (phase.parentAgentId === undefined && SAID_ONCE.some((pattern) => pattern.test(phase.text))) {
         out.emit({ kind: 'note', text: phase.text, tone: 'info' });
         return state;
       }
@@ -500,7 +500,7 @@ const EVENT_DELIVERY: Record<'queued' | 'started' | 'saved', string> = {
   saved: 'the model reads it with your next message, as untrusted data',
 };
 
-const ROUTE_STATUS = /^Route: [a-z_]+ \(/;
+const SAID_ONCE = [/^Route: [a-z_]+ \(/, /^Memory: remembered in /];
 
 /** The note the server ends an answer cut for the wire with (server: agent/wire-text.ts). */
 const CUT_FOR_WIRE = /\n\n\[… \d+ more characters not sent \(\d+ in all\); [^\]]*\]$/;
