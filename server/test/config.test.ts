@@ -58,6 +58,17 @@ describe('configDir', () => {
 });
 
 describe('loadConfig', () => {
+  test('the live token: from the file or SANTRA_LIVE_TOKEN (which wins); a short one is refused, naming where', async () => {
+    const file = await withFile({ sessions: { liveToken: 'token-from-the-file-123' } });
+    assert.equal((await loadConfig(file.env)).sessions.liveToken, 'token-from-the-file-123');
+    const env = { ...file.env, SANTRA_LIVE_TOKEN: 'token-from-the-environment' };
+    assert.equal((await loadConfig(env)).sessions.liveToken, 'token-from-the-environment');
+    const short = await configErrorOf(loadConfig({ ...file.env, SANTRA_LIVE_TOKEN: 'short' }));
+    assert.match(short.message, /SANTRA_LIVE_TOKEN is shorter than 16 characters/);
+    const inFile = await configErrorOf(loadConfig((await withFile({ sessions: { liveToken: 'x' } })).env));
+    assert.match(inFile.message, /sessions\.liveToken.*at least 16 characters/);
+  });
+
   test("memory's extraction is on by default; the file turns it off; SANTRA_MEMORY_AUTO_EXTRACT overrides the file", async () => {
     assert.equal((await loadConfig((await sandbox()).env)).memory.autoExtract, true);
     const off = await withFile({ memory: { autoExtract: false } });

@@ -35,7 +35,7 @@ const TURNS: FakeTurn[] = [
   { text: 'written' },
 ];
 
-async function setup(store: string | undefined) {
+async function setup(store: string | undefined, liveToken?: string) {
   const fake = await startFakeProvider('anthropic', TURNS);
   const workspace = tempDir('santra-ws-');
   mkdirSync(join(workspace, '.agents'));
@@ -48,7 +48,10 @@ async function setup(store: string | undefined) {
   for (const home of homes) {
     mkdirSync(join(home, 'santra'), { recursive: true, mode: 0o700 });
     if (store !== undefined)
-      writeFileSync(join(home, 'santra', 'config.json'), JSON.stringify({ sessions: { store } }));
+      writeFileSync(
+        join(home, 'santra', 'config.json'),
+        JSON.stringify({ sessions: { store, ...(liveToken === undefined ? {} : { liveToken }) } }),
+      );
   }
   cleanup.push(async () => {
     await fake.close();
@@ -85,6 +88,7 @@ function storeKinds(): Array<{
   kind: string;
   absent: string | false;
   url: () => Promise<string | undefined>;
+  liveToken?: string;
 }> {
   let redis: RunningStore | undefined;
   before(async () => {
@@ -101,16 +105,26 @@ function storeKinds(): Array<{
         return redis.newDatabase();
       },
     },
+    {
+      // Every message sealed with the token both servers hold (sessions/live-seal.ts).
+      kind: 'redis with a live token',
+      absent: missing('redis') ?? false,
+      liveToken: 'subscribe-test-live-token-77c1',
+      url: async () => {
+        assert.ok(redis !== undefined);
+        return redis.newDatabase();
+      },
+    },
   ];
 }
 
 describe('session/subscribe between two servers', () => {
-  for (const { kind, absent, url } of storeKinds()) {
+  for (const { kind, absent, url, liveToken } of storeKinds()) {
     test(
       `${kind}: joined mid-run with afterSeq, every later phase once and in order; the subscriber's answer is the one acted on`,
       { skip: absent },
       async () => {
-        const { host, subscriber, workspace, hostHome } = await setup(await url());
+        const { host, subscriber, workspace, hostHome } = await setup(await url(), liveToken);
         const first = await host.prompt({ text: 'one', agent: 'tester' });
         const sessionId = first.result.sessionId as string;
         const afterSeq = Math.max(...seqs(first.phases)) - 1;

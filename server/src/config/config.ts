@@ -71,7 +71,8 @@ export interface ResolvedConfig {
   stream: { coalesceMs: number };
   workspace: { allowedDirs: string[] };
   /** `store`: the shared session store's URL (it may hold a password); absent: files. */
-  sessions: { store?: string };
+  /** `liveToken`: seals live-channel messages over a shared store (sessions/live-seal.ts). */
+  sessions: { store?: string; liveToken?: string };
   tools: ToolsConfig;
   /** The mode a new session starts in; default `default` (approval/permission-mode.ts). */
   permissionMode: PermissionMode;
@@ -256,7 +257,11 @@ export function resolveConfig(env: NodeJS.ProcessEnv, config: SantraConfig, file
     stream: { ...DEFAULTS.stream, ...config.stream },
     workspace: { allowedDirs: config.workspace?.allowedDirs ?? [] },
     // SANTRA_SESSION_STORE: how `santra worker` gives the servers it starts the fleet's shared store.
-    sessions: sessionStore(get('SANTRA_SESSION_STORE') ?? config.sessions?.store),
+    sessions: sessionStore(
+      get('SANTRA_SESSION_STORE') ?? config.sessions?.store,
+      get('SANTRA_LIVE_TOKEN') ?? config.sessions?.liveToken,
+      file,
+    ),
     permissionMode: config.permissionMode ?? 'default',
     hooks: config.hooks ?? {},
     hooksFailClosed: config.hooksFailClosed ?? false,
@@ -457,7 +462,18 @@ function redactKey(key: string): string {
   return key.length >= 12 ? `…${key.slice(-4)}` : '…';
 }
 
-/** `sessions` of the resolved config: a shared store's URL, or files. */
-function sessionStore(store: string | undefined): { store?: string } {
-  return store === undefined ? {} : { store };
+/** `sessions` of the resolved config: a shared store's URL, or files; the live token. */
+function sessionStore(
+  store: string | undefined,
+  liveToken: string | undefined,
+  file: string,
+): ResolvedConfig['sessions'] {
+  // The file's value is checked by its schema; the environment's here, by the same rule.
+  if (liveToken !== undefined && liveToken.length < 16)
+    throw new ConfigError(
+      file,
+      'The environment variable SANTRA_LIVE_TOKEN is shorter than 16 characters; use a long random secret, such as the output of `openssl rand -hex 32`.',
+      'SANTRA_LIVE_TOKEN',
+    );
+  return { ...(store === undefined ? {} : { store }), ...(liveToken === undefined ? {} : { liveToken }) };
 }

@@ -129,6 +129,16 @@ export const ConfigSchema = z
       .strictObject({
         /** Where sessions are kept: a Redis or PostgreSQL URL shared by a team. Absent: files. */
         store: storeUrl,
+        /**
+         * Seals the live channel's messages over a Redis store (sessions/live-seal.ts): only servers
+         * holding the same token answer approvals or send events. SANTRA_LIVE_TOKEN takes its place.
+         */
+        liveToken: z
+          .string()
+          .min(
+            16,
+            'expected a secret of at least 16 characters, such as the output of `openssl rand -hex 32`',
+          ),
       })
       .partial()
       .optional(),

@@ -166,7 +166,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ownClient = connection;
       live = new LiveRelay(
         connection,
-        openLiveBus({ store: config.sessions.store, liveDir: join(configDir(env), 'live'), log }),
+        openLiveBus({
+          store: config.sessions.store,
+          liveDir: join(configDir(env), 'live'),
+          log,
+          ...(config.sessions.liveToken === undefined ? {} : { token: config.sessions.liveToken }),
+        }),
         log,
       );
       live.onEvent = (sessionId, message) => events.receive(sessionId, message);

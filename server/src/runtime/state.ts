@@ -115,6 +115,7 @@ export class RuntimeState {
     const { redactor, replay } = this.#options;
     for (const endpoint of Object.values(loaded.providers)) redactor.add(endpoint.apiKey);
     if (loaded.sessions.store !== undefined) redactor.add(storePassword(loaded.sessions.store));
+    if (loaded.sessions.liveToken !== undefined) redactor.add(loaded.sessions.liveToken);
     if (loaded.tools.webSearch !== undefined && 'apiKey' in loaded.tools.webSearch)
       redactor.add(loaded.tools.webSearch.apiKey);
     return replay === undefined ? loaded : recordedModelConfig(loaded, replay.models);

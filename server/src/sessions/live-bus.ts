@@ -7,7 +7,8 @@
  *
  *   files (one machine)  a Unix socket per running session in `<config dir>/live/`, a folder
  *                        only its owner may enter (0700; the socket itself 0600): live-socket.ts
- *   Redis                two pub/sub channels per session on the store's server: live-redis.ts
+ *   Redis                two pub/sub channels per session on the store's server: live-redis.ts,
+ *                        each message sealed with the user's live token when set (live-seal.ts)
  *   PostgreSQL           none yet; subscribing says so
  *
  * Neither is the record of the session: what a subscriber missed comes from the store, which has
@@ -101,6 +102,8 @@ export interface LiveBusOptions {
   store: string | undefined;
   /** Where the sockets of sessions kept in files go: `<config dir>/live`. */
   liveDir: string;
+  /** `sessions.liveToken`: seals the messages of a channel others can reach (Redis; live-seal.ts). */
+  token?: string;
   log: Logger;
 }
 
@@ -108,7 +111,8 @@ export interface LiveBusOptions {
 export function openLiveBus(options: LiveBusOptions): LiveBus | undefined {
   if (options.store === undefined) return new SocketLiveBus(options.liveDir, options.log);
   const scheme = new URL(options.store).protocol;
-  if (scheme === 'redis:' || scheme === 'rediss:') return new RedisLiveBus(options.store, options.log);
+  if (scheme === 'redis:' || scheme === 'rediss:')
+    return new RedisLiveBus(options.store, options.log, options.token);
   return undefined;
 }
 

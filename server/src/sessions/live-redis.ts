@@ -5,7 +5,9 @@
  * name: two stores on one server stay apart.
  *
  * Who may subscribe is whoever may use the store: Redis's own access control (a password, ACL
- * users, TLS with `rediss://`) is the boundary, as it is for the sessions themselves.
+ * users, TLS with `rediss://`) is the boundary, as it is for the sessions themselves. With a live
+ * token (`sessions.liveToken`), every message is sealed with it (live-seal.ts), and one that is not
+ * is dropped: only the user's own servers, which hold the token, can answer approvals or send events.
  *
  * One connection publishes, so what the host sends arrives in order; a second one subscribes, as
  * Redis requires. Both are opened on first use.
@@ -13,6 +15,7 @@
 import type { Logger } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import { describeStore } from './keyv-connection.ts';
+import { Opener, seal } from './live-seal.ts';
 import {
   type DownMessage,
   DownMessage as DownSchema,
@@ -37,12 +40,31 @@ export class RedisLiveBus implements LiveBus {
   readonly #url: string;
   readonly #log: Logger;
   readonly #db: string;
+  readonly #token: string | undefined;
+  readonly #opener: Opener;
   #connecting: Promise<PubSub> | undefined;
+  #warnedOpen = false;
 
-  constructor(url: string, log: Logger) {
+  constructor(url: string, log: Logger, token?: string) {
     this.#url = url;
     this.#log = log;
     this.#db = new URL(url).pathname.replace(/^\//, '') || '0';
+    this.#token = token;
+    this.#opener = new Opener(token);
+  }
+
+  /** `message` as published on `channel`: sealed when there is a live token. */
+  #wrap(channel: string, message: UpMessage | DownMessage): string {
+    const body = JSON.stringify(message);
+    return this.#token === undefined ? body : seal(this.#token, channel, body);
+  }
+
+  /** The message's JSON text, or undefined (logged) when the live token refuses it. */
+  #unwrap(channel: string, text: string, from: string): string | undefined {
+    const opened = this.#opener.open(channel, text);
+    if ('body' in opened) return opened.body;
+    this.#log.warn(`live channel ${channel}: a message from ${from} was dropped: ${opened.refused}`);
+    return undefined;
   }
 
   async host(sessionId: string, receive: (message: UpMessage) => void): Promise<HostChannel> {
@@ -51,9 +73,17 @@ export class RedisLiveBus implements LiveBus {
     try {
       pubsub = await this.#connect();
       await pubsub.subscribe(up, (text) => {
-        const message = parseMessage(UpSchema, text, this.#log, 'a subscriber');
+        const body = this.#unwrap(up, text, 'a subscriber');
+        const message =
+          body === undefined ? undefined : parseMessage(UpSchema, body, this.#log, 'a subscriber');
         if (message !== undefined) receive(message);
       });
+      if (this.#token === undefined && !this.#warnedOpen) {
+        this.#warnedOpen = true;
+        this.#log.warn(
+          `live channel: sessions in ${describeStore(this.#url)} take answers and events from anyone who may use the store; set SANTRA_LIVE_TOKEN (or sessions.liveToken), the same on each of your machines, to take them only from yours`,
+        );
+      }
     } catch (error) {
       this.#log.warn(
         `session ${sessionId}: no live channel (${describe(error)}); subscribers will not see this run live.`,
@@ -63,7 +93,7 @@ export class RedisLiveBus implements LiveBus {
     const down = this.#channel(sessionId, 'down');
     return {
       send: (message: DownMessage) => {
-        pubsub.publish(down, JSON.stringify(message)).catch((error: unknown) => {
+        pubsub.publish(down, this.#wrap(down, message)).catch((error: unknown) => {
           this.#log.warn(`session ${sessionId}: a live message was not sent: ${describe(error)}`);
         });
       },
@@ -79,7 +109,9 @@ export class RedisLiveBus implements LiveBus {
     try {
       pubsub = await this.#connect();
       await pubsub.subscribe(down, (text) => {
-        const message = parseMessage(DownSchema, text, this.#log, 'the session');
+        const body = this.#unwrap(down, text, 'the session');
+        const message =
+          body === undefined ? undefined : parseMessage(DownSchema, body, this.#log, 'the session');
         if (message !== undefined) receive(message);
       });
     } catch (error) {
@@ -90,7 +122,7 @@ export class RedisLiveBus implements LiveBus {
     }
     const up = this.#channel(sessionId, 'up');
     const send = (message: UpMessage) => {
-      pubsub.publish(up, JSON.stringify(message)).catch((error: unknown) => {
+      pubsub.publish(up, this.#wrap(up, message)).catch((error: unknown) => {
         this.#log.warn(`session ${sessionId}: an answer was not sent: ${describe(error)}`);
       });
     };
@@ -102,7 +134,8 @@ export class RedisLiveBus implements LiveBus {
   async deliver(sessionId: string, message: UpMessage): Promise<boolean> {
     try {
       const pubsub = await this.#connect();
-      const receivers = await pubsub.publish(this.#channel(sessionId, 'up'), JSON.stringify(message));
+      const up = this.#channel(sessionId, 'up');
+      const receivers = await pubsub.publish(up, this.#wrap(up, message));
       return typeof receivers === 'number' && receivers > 0;
     } catch (error) {
       this.#log.warn(`session ${sessionId}: the live channel could not be used: ${describe(error)}`);
