@@ -21,7 +21,8 @@ import type { Tool } from '../tools/types.ts';
 import { type Client, connectServer } from './connect.ts';
 import { expandDefinition, type McpServerEntry, readDefinitions, transportOf } from './definitions.ts';
 import type { McpCallResult } from './result.ts';
-import { mcpTool, mcpToolName, type McpToolSpec, validToolName } from './tools.ts';
+import { allPages, offeredTools, readCatalog } from './catalog.ts';
+import { mcpToolName } from './tools.ts';
 import { LoadedTools, searchNeeded, withToolSearch } from './tool-search.ts';
 import {
   attachedResource,
@@ -40,8 +41,6 @@ const DEFAULT_TOOL_SECONDS = 600;
 const MAX_BACKOFF_MS = 60_000;
 /** The config's default (config.ts): a tenth of the context for MCP tool schemas at most. */
 const DEFAULT_SEARCH_SHARE = 0.1;
-/** Pages of tools, prompts or resources read from one server at most: a hostile server could page forever. */
-const MAX_PAGES = 50;
 
 export interface McpManagerOptions {
   userServers: Record<string, McpServerDefinition>;
@@ -199,15 +198,11 @@ export class McpManager {
     const state = this.#servers.get(server);
     if (state?.client === undefined || !state.resources)
       throw new Error(`the MCP server "${server}" is not connected or offers no resources; /mcp lists them`);
-    const found: Array<{ uri: string; name: string; description?: string; mimeType?: string }> = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const listed = await state.client.listResources(cursor === undefined ? {} : { cursor }, { signal });
-      found.push(...listed.resources);
-      cursor = listed.nextCursor;
-      if (cursor === undefined) break;
-    }
-    return found;
+    const client = state.client;
+    return allPages(async (cursor) => {
+      const listed = await client.listResources(cursor === undefined ? {} : { cursor }, { signal });
+      return { items: listed.resources, nextCursor: listed.nextCursor };
+    });
   }
 
   /** The connected servers that offer resources, for read_mcp_resource. */
@@ -548,55 +543,26 @@ export class McpManager {
   /** Lists the server's tools (and counts its prompts and resources) and builds the tools. */
   async #load(state: ServerState, client: Client, signal: AbortSignal): Promise<void> {
     const { entry } = state;
-    const specs: McpToolSpec[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { signal });
-      specs.push(...(listed.tools as McpToolSpec[]));
-      cursor = listed.nextCursor;
-      if (cursor === undefined) break;
+    const catalog = await readCatalog(entry.name, client, signal);
+    if (catalog.prompts !== undefined) {
+      state.prompts = catalog.prompts;
+      state.info.prompts = catalog.prompts.map((prompt) => `/${mcpToolName(entry.name, prompt.name)}`);
     }
-    const capabilities = client.getServerCapabilities();
-    if (capabilities?.prompts !== undefined) {
-      const prompts = await client.listPrompts({}, { signal }).catch(() => ({ prompts: [] }));
-      state.prompts = (prompts.prompts as McpPromptSpec[]).filter((prompt) =>
-        validToolName(mcpToolName(entry.name, prompt.name)),
-      );
-      state.info.prompts = state.prompts.map((prompt) => `/${mcpToolName(entry.name, prompt.name)}`);
-    }
-    if (capabilities?.resources !== undefined) {
-      const resources = await client.listResources({}, { signal }).catch(() => ({ resources: [] }));
+    if (catalog.resources !== undefined) {
       state.resources = true;
-      state.info.resources = resources.resources.length;
+      state.info.resources = catalog.resources;
     }
-    const policy = (tool: string) => entry.definition.tools?.[tool] ?? entry.definition.policy ?? 'ask';
     const toolTimeoutMs = (entry.definition.toolTimeoutSeconds ?? DEFAULT_TOOL_SECONDS) * 1000;
-    const host = {
-      server: entry.name,
-      trusted: entry.scope === 'user',
-      policy,
-      call: (tool: string, args: Record<string, unknown>, callSignal: AbortSignal) =>
-        this.#call(state, tool, args, callSignal, toolTimeoutMs),
-    };
-    const skipped: string[] = [];
     // Built aside, then swapped in: a prompt starting meanwhile sees the old list or the new one.
-    const tools: Tool[] = [];
-    const infos: McpServerInfo['tools'] = [];
-    for (const spec of specs) {
-      const name = mcpToolName(entry.name, spec.name);
-      if (!validToolName(name)) {
-        skipped.push(spec.name);
-        continue;
-      }
-      const decision = policy(spec.name);
-      infos.push({
-        name,
-        ...(spec.description === undefined ? {} : { description: spec.description.slice(0, 500) }),
-        ...(spec.annotations?.readOnlyHint === undefined ? {} : { readOnly: spec.annotations.readOnlyHint }),
-        policy: decision,
-      });
-      if (decision !== 'deny') tools.push(mcpTool(host, spec));
-    }
+    const { tools, infos, skipped } = offeredTools(
+      {
+        server: entry.name,
+        trusted: entry.scope === 'user',
+        policy: (tool) => entry.definition.tools?.[tool] ?? entry.definition.policy ?? 'ask',
+        call: (tool, args, callSignal) => this.#call(state, tool, args, callSignal, toolTimeoutMs),
+      },
+      catalog.tools,
+    );
     state.tools = tools;
     state.info.tools = infos;
     if (skipped.length > 0)
