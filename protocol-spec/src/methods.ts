@@ -63,6 +63,8 @@ import {
   SessionEventResult,
   SessionCancelParams,
   SessionCancelResult,
+  SessionSetModeParams,
+  SessionSetModeResult,
 } from './sessions.ts';
 
 export type Direction = 'client_to_server' | 'server_to_client' | 'both';
@@ -377,6 +379,16 @@ export const methods = {
     stability: 'experimental',
     summary:
       'Delivers an external event to a session: shown as an `event` phase, read by the model as untrusted data at its next turn.',
+  },
+  'session/setMode': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionSetModeParams,
+    result: SessionSetModeResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      "Changes a session's permission mode now: a run going on gates its later tool calls in the new mode (Shift+Tab mid-run).",
   },
   'session/cancel': {
     direction: 'client_to_server',

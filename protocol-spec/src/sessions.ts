@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Usage } from './common.ts';
+import { PermissionMode } from './prompt.ts';
 import { named } from './registry.ts';
 import { ImportFormat, SessionRecord } from './records.ts';
 
@@ -352,6 +353,29 @@ export const SessionCancelResult = named(
   }),
 );
 export type SessionCancelResult = z.infer<typeof SessionCancelResult>;
+
+/** §session/setMode */
+export const SessionSetModeParams = named(
+  'SessionSetModeParams',
+  "Params of `session/setMode` (§7.8): the session's permission mode, changed now. Since 0.3.0.",
+  z.object({
+    sessionId: z.string().min(1).describe('The session: its id, its name, or the start of its id (§10.12).'),
+    permissionMode: PermissionMode,
+  }),
+);
+
+export const SessionSetModeResult = named(
+  'SessionSetModeResult',
+  'Result of `session/setMode`. Since 0.3.0.',
+  z.object({
+    permissionMode: PermissionMode.describe("The session's mode now."),
+    running: z
+      .boolean()
+      .describe(
+        'true: a run of the session is going here, and every tool call of it from now on is gated in the new mode; false: the session is idle, and its next prompt runs in it (unless that prompt names another).',
+      ),
+  }),
+);
 
 /** §session/rewind */
 export const SessionRewindParams = named(

@@ -651,6 +651,10 @@ const rewinding: Scenario = {
       '`session/cancel` (§10.14) stops the run a session is running in this server, whoever started it: a turn an event started has no `prompt` of the client to cancel with `$/cancelRequest`. The session is idle here, so there is nothing to stop.',
     );
     await call('session/cancel', { sessionId });
+    note(
+      '`session/setMode` (§7.8) changes the permission mode at once: a run going on gates its later tool calls in it (Shift+Tab in the middle of a run); for an idle session, its next prompt runs in it.',
+    );
+    await call('session/setMode', { sessionId, permissionMode: 'acceptEdits' });
   },
 };
 

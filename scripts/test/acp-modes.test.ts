@@ -68,4 +68,32 @@ describe('santra acp: permission modes', () => {
 
     await assert.rejects(set('yolo'), /unknown permission mode "yolo"/);
   });
+
+  test('the mode changed while a prompt runs applies to its later tool calls at once', async () => {
+    const context = await setup([
+      { toolCalls: [{ id: 't1', name: 'write_file', args: { path: 'first.txt', content: 'one\n' } }] },
+      { toolCalls: [{ id: 't2', name: 'write_file', args: { path: 'second.txt', content: 'two\n' } }] },
+      { text: 'Both written.' },
+    ]);
+    let sessionId = '';
+    // At the first permission request the user picks acceptEdits in the editor's selector, then allows.
+    const editor = await connect(context, async (request) => {
+      if (editor.permissions.length === 1)
+        await editor.agent.request(acp.methods.agent.session.setConfigOption, {
+          sessionId,
+          configId: 'permission_mode',
+          value: 'acceptEdits',
+        });
+      const allow = request.options.find((option) => option.kind === 'allow_once');
+      return { outcome: { outcome: 'selected', optionId: allow?.optionId ?? 'allow' } };
+    });
+    sessionId = await testerSession(editor, context.workspace);
+    const done = await editor.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'write both files' }],
+    });
+    assert.equal(done.stopReason, 'end_turn');
+    assert.equal(readFileSync(join(context.workspace, 'second.txt'), 'utf8'), 'two\n');
+    assert.equal(editor.permissions.length, 1, 'the second write was not asked');
+  });
 });

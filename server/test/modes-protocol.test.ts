@@ -67,6 +67,72 @@ describe('permission modes through the protocol', () => {
     assert.equal((response.result as Json).permissionMode, 'acceptEdits');
   });
 
+  for (const { mode, second } of [
+    { mode: 'acceptEdits', second: 'ok' },
+    { mode: 'plan', second: 'error' },
+  ] as const) {
+    test(`session/setMode to ${mode} mid-run: the run's later calls are gated in it at once`, async () => {
+      const { h } = await withClient([
+        write('w1', 'a.txt', 'one\n'),
+        write('w2', 'b.txt', 'two\n'),
+        { text: 'done' },
+      ]);
+      const asked: Json[] = [];
+      const switched: Json[] = [];
+      // At the first approval, the user switches the mode (Shift+Tab), then allows it.
+      h.client.handle('approve', async (params) => {
+        asked.push(params);
+        if (asked.length === 1) {
+          const id = h.nextId();
+          h.client.request(id, 'session/setMode', { sessionId: params.sessionId, permissionMode: mode });
+          switched.push((await h.client.response(id)).result as Json);
+        }
+        return { decision: 'allow' };
+      });
+      const { response, phases } = await h.prompt({ text: 'go', permissionMode: 'default' });
+      assert.deepEqual(switched, [{ permissionMode: mode, running: true }]);
+      assert.deepEqual(
+        asked.map((a) => a.path),
+        ['a.txt'],
+        'the second change was not put to the user',
+      );
+      assert.equal(resultOf(phases, 'w2')?.status, second);
+      assert.equal(existsSync(join(h.workspace, 'b.txt')), mode === 'acceptEdits');
+      if (mode === 'plan') assert.match(String(resultOf(phases, 'w2')?.output), /plan mode/);
+      assert.equal((response.result as Json).permissionMode, mode);
+    });
+  }
+
+  test('session/setMode on an idle session: its next prompt runs in it; a bad mode or session is refused', async () => {
+    const { h, approvals } = await withClient([
+      { text: 'hi' },
+      write('w1', 'c.txt', 'x\n'),
+      { text: 'done' },
+    ]);
+    const first = await h.prompt({ text: 'hello' });
+    const sessionId = (first.response.result as Json).sessionId;
+    const set = async (params: Json) => {
+      const id = h.nextId();
+      h.client.request(id, 'session/setMode', params);
+      return h.client.response(id);
+    };
+    assert.deepEqual((await set({ sessionId, permissionMode: 'acceptEdits' })).result, {
+      permissionMode: 'acceptEdits',
+      running: false,
+    });
+    const next = await h.prompt({ text: 'write c', sessionId });
+    assert.equal((next.response.result as Json).permissionMode, 'acceptEdits');
+    assert.equal(approvals.length, 0);
+    assert.equal(readFileSync(join(h.workspace, 'c.txt'), 'utf8'), 'x\n');
+    assert.match(JSON.stringify((await set({ sessionId, permissionMode: 'yolo' })).error), /permissionMode/);
+    assert.match(
+      JSON.stringify(
+        (await set({ sessionId: 'ses_00000000-0000-4000-8000-000000000000', permissionMode: 'plan' })).error,
+      ),
+      /Unknown session/,
+    );
+  });
+
   test('acceptEdits and bypassPermissions: a protected location is still asked', async () => {
     for (const mode of ['acceptEdits', 'bypassPermissions']) {
       const { h, approvals } = await withClient([write('p1', '.santra/notes.md', 'x\n'), { text: 'done' }], {

@@ -56,6 +56,30 @@ describe('permission modes in the UI', () => {
     assert.match(ui.frame(), /plan mode on/);
   });
 
+  test('Shift+Tab while a run goes on changes its mode at once (session/setMode); between runs it waits for the message', async () => {
+    const server = scripted({
+      methods: ['prompt', 'session/setMode'],
+      answers: { 'session/setMode': (params) => ({ ...(params as object), running: true }) },
+    });
+    const ui = await start(server);
+    await ui.type(SHIFT_TAB);
+    await ui.shows(/accept edits on/);
+    assert.deepEqual(server.requests, [], 'idle: nothing is sent until the message');
+    await ui.type('go\r');
+    await ui.settled();
+    ui.server.phase({ type: 'text', text: 'Working.' });
+    await ui.type(SHIFT_TAB);
+    await ui.shows(/plan mode on/);
+    await ui.until(() => server.requests.length === 1, 'session/setMode');
+    assert.deepEqual(server.requests[0], {
+      method: 'session/setMode',
+      params: { sessionId: 'ses_12345678abc', permissionMode: 'plan' },
+    });
+    server.end();
+    await ui.settled();
+    assert.equal(server.prompts[0]?.permissionMode, 'acceptEdits');
+  });
+
   test('Tab still completes a slash command; Shift+Tab does not', async () => {
     const ui = await start();
     await ui.type('/mo');

@@ -9,6 +9,9 @@ import {
   fileIn,
   prompt,
   requestsOf,
+  responseTo,
+  serverRequest,
+  startPrompt,
   str,
   toolResults,
 } from './helpers.ts';
@@ -140,4 +143,37 @@ const presented: Scenario = {
   },
 };
 
-export const MODES: Scenario[] = [plan, acceptEdits, bypass, presented];
+const midRun: Scenario = {
+  name: 'modes: session/setMode while a run waits for an approval gates its later changes in the new mode',
+  profile: 'santra',
+  covers: ['SANTRA-MODE-007'],
+  async run(ctx) {
+    const { santra } = ctx;
+    const server = await ctx.open();
+    await ctx.script(
+      santra.writeFile({ path: 'before-switch.txt', content: 'asked\n' }),
+      santra.writeFile({ path: 'after-switch.txt', content: 'not asked\n' }),
+      { text: 'Both written.' },
+    );
+    const made = await server.request('session/new', {});
+    const sessionId = (((made.result ?? {}) as Json).session as Json | undefined)?.sessionId;
+    const promptId = startPrompt(server, { ...santra.executor('Write two files'), sessionId });
+    const first = await serverRequest(server, 'approve', 0, promptId);
+    const switched = await server.request('session/setMode', { sessionId, permissionMode: 'acceptEdits' });
+    server.send({ jsonrpc: '2.0', id: first.id, result: { decision: 'allow' } });
+    const ended = await responseTo(server, promptId);
+    const approvals = requestsOf(server, 'approve');
+    const result = (switched.result ?? {}) as Json;
+    ctx.check(
+      'SANTRA-MODE-007',
+      result.running === true &&
+        result.permissionMode === 'acceptEdits' &&
+        approvals.length === 1 &&
+        fileIn(ctx, 'after-switch.txt') === 'not asked\n' &&
+        ((ended.result ?? {}) as Json).permissionMode === 'acceptEdits',
+      `session/setMode: ${describeResponse(switched)}; ${approvals.length} approve request(s); ${describeFile(ctx, 'after-switch.txt')}; the prompt: ${describeResponse(ended)}`,
+    );
+  },
+};
+
+export const MODES: Scenario[] = [plan, acceptEdits, bypass, presented, midRun];

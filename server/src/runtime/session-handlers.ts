@@ -22,6 +22,7 @@ type SessionHandlers = Required<
     | 'session/export'
     | 'session/delete'
     | 'session/cancel'
+    | 'session/setMode'
   >
 >;
 
@@ -92,6 +93,17 @@ export function sessionHandlers(
       const { sessions } = ready();
       await sessions.delete(params.sessionId);
       return { deleted: true };
+    },
+    /**
+     * The mode, now: the gate reads the session's mode at each tool call (approval/gate.ts), so a
+     * run going on gates its later calls in it; an idle session's next prompt runs in it.
+     */
+    async 'session/setMode'(params) {
+      const { sessions } = ready();
+      const id = await sessionIdOf(sessions, params.sessionId, 'params.sessionId');
+      const session = sessions.get(id) ?? (await sessions.open(id)).session;
+      session.approvals.permissionMode = params.permissionMode;
+      return { permissionMode: params.permissionMode, running: session.runningRunId !== undefined };
     },
     /** Whoever started the run: a client that did not (an event's turn, another client's prompt) stops it. */
     async 'session/cancel'(params) {

@@ -17,7 +17,7 @@ import { PERMISSION_MODES } from '../print/args.ts';
 import type { PickerState, UiState } from './ui-state.ts';
 import { approvalEvent, printedInteraction } from './approval-events.ts';
 import { CommandRunner } from './command-runner.ts';
-import { outputEntries } from './command-text.ts';
+import { messageOf, outputEntries } from './command-text.ts';
 import type { SetupChoice } from './components/setup-flow.ts';
 import type { FrameDrawer } from './frames.ts';
 import { InputQueue } from './input-queue.ts';
@@ -164,12 +164,21 @@ export class Controller {
 
   /**
    * Shift+Tab: the next permission mode, as Claude Code cycles them. It goes with the next message
-   * (the server enforces it); a run already going keeps the mode it started with.
+   * (the server enforces it); a run going on takes it at once (session/setMode): its later tool
+   * calls are gated in it.
    */
   cycleMode(): void {
     const modes: readonly PermissionMode[] = PERMISSION_MODES;
     const at = modes.indexOf(this.#store.state.permissionMode);
-    this.#store.set({ permissionMode: modes[(at + 1) % modes.length] ?? 'default' });
+    const mode = modes[(at + 1) % modes.length] ?? 'default';
+    this.#store.set({ permissionMode: mode });
+    const { transcript, sessionId } = this.#store.state;
+    const backend = this.#link.backend;
+    if (!transcript.running || sessionId === undefined || backend?.methods?.has('session/setMode') !== true)
+      return;
+    backend
+      .request('session/setMode', { sessionId, permissionMode: mode })
+      .catch((error: unknown) => this.#feed.note(messageOf(error), 'error'));
   }
 
   /** Esc: stops the running run. The server cancels it and answers the prompt with status cancelled. */

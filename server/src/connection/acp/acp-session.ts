@@ -157,8 +157,9 @@ export class AcpSession {
   }
 
   /**
-   * Switches the model (Santra's model/set) or the permission mode from the next prompt on;
-   * returns every option as it now is.
+   * Switches the model (Santra's model/set) from the next prompt on, or the permission mode at
+   * once (a prompt going on gates its later tool calls in it: session/setMode); returns every
+   * option as it now is.
    */
   async setModel(configId: string, value: string): Promise<SessionConfigOption[] | string> {
     if (configId === PERMISSION_OPTION) {
@@ -166,6 +167,8 @@ export class AcpSession {
       if (mode === undefined)
         return `unknown permission mode "${value}"; use one of ${PERMISSION_CHOICES.map((c) => c.value).join(', ')}`;
       this.#permissionMode = mode;
+      if (this.#running !== undefined)
+        await this.#client.request('session/setMode', { sessionId: this.id, permissionMode: mode });
       return this.#configOptions();
     }
     if (configId !== MODEL_OPTION || this.#models === undefined)
