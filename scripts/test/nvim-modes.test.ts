@@ -4,7 +4,7 @@
  * server refuses it, the file is never written, and the statusline and the result say `plan`.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -22,10 +22,13 @@ interface Report {
   statusline: string;
   result_mode: string;
   transcript: string[];
+  notices: string[];
+  approvals_after_switch: number;
+  second_mode: string;
   server_exited: boolean;
 }
 
-test(':SantraMode plan: the next prompt runs in plan mode, the write is refused, the statusline says so', async () => {
+test(':SantraMode plan: the next prompt runs in plan mode, the write is refused, the statusline says so; changed during a prompt, it applies at once', async () => {
   const { report, workspace } = await runNvimFlow<Report>({
     plugin: PLUGIN,
     server: SERVER,
@@ -33,6 +36,9 @@ test(':SantraMode plan: the next prompt runs in plan mode, the write is refused,
     turns: [
       { toolCalls: [{ id: 't1', name: 'write_file', args: { path: 'planned.txt', content: 'no\n' } }] },
       { text: 'I would write planned.txt.' },
+      { toolCalls: [{ id: 't2', name: 'write_file', args: { path: 'first.txt', content: 'one\n' } }] },
+      { toolCalls: [{ id: 't3', name: 'write_file', args: { path: 'second.txt', content: 'two\n' } }] },
+      { text: 'Wrote both.' },
     ],
     prepare: (dir) => writeTesterAgent(dir, ['write_file', 'task_completed'], 'Neovim :SantraMode'),
     env: {},
@@ -42,5 +48,10 @@ test(':SantraMode plan: the next prompt runs in plan mode, the write is refused,
   assert.match(report.statusline, /plan/);
   assert.equal(report.result_mode, 'plan');
   assert.equal(existsSync(join(workspace, 'planned.txt')), false);
+  // :SantraMode during a prompt applies to it at once: the second write was not asked.
+  assert.ok(report.notices.some((notice) => /acceptEdits \(now, for the running prompt too\)/.test(notice)));
+  assert.equal(readFileSync(join(workspace, 'second.txt'), 'utf8'), 'two\n');
+  assert.equal(report.approvals_after_switch, 0);
+  assert.equal(report.second_mode, 'acceptEdits');
   assert.ok(report.server_exited);
 });

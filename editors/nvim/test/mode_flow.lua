@@ -15,6 +15,20 @@ flow.run(report, function()
   flow.wait_run_end()
   report.result_mode = santra.status().last_result.permissionMode
   report.transcript = flow.transcript()
+
+  -- Back to default; during the next prompt, at its first approval, acceptEdits: the prompt's
+  -- second write is not asked.
+  vim.cmd('SantraMode default')
+  local approval = require('santra.approval')
+  vim.cmd('Santra write first.txt and second.txt')
+  flow.wait('no approval appeared', function()
+    return approval.current() ~= nil
+  end)
+  vim.cmd('SantraMode acceptEdits')
+  flow.press_in_approval('y')
+  flow.wait_run_end()
+  report.approvals_after_switch = approval.current() == nil and 0 or 1
+  report.second_mode = santra.status().last_result.permissionMode
   local client = santra.status().client
   santra.stop()
   report.server_exited = client:wait_exit(10000)

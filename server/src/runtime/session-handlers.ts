@@ -100,8 +100,11 @@ export function sessionHandlers(
      */
     async 'session/setMode'(params) {
       const { sessions } = ready();
-      const id = await sessionIdOf(sessions, params.sessionId, 'params.sessionId');
-      const session = sessions.get(id) ?? (await sessions.open(id)).session;
+      // A session open here by its id is changed before anything is awaited: an approval answered
+      // right after this request (Shift+Tab, then y) is then gated in the new mode.
+      const session =
+        sessions.get(params.sessionId) ??
+        (await sessions.open(await sessionIdOf(sessions, params.sessionId, 'params.sessionId'))).session;
       session.approvals.permissionMode = params.permissionMode;
       return { permissionMode: params.permissionMode, running: session.runningRunId !== undefined };
     },

@@ -69,8 +69,9 @@ local function prompt_params(session, text, ctx)
   return { text = text, sessionId = session.id, agent = M.config.agent, context = ctx, permissionMode = mode }
 end
 
---- `:SantraMode [mode]`: the current session's permission mode from its next prompt on (§7.8); no
---- argument: the next one in MODES. The server enforces it; the statusline shows it.
+--- `:SantraMode [mode]`: the current session's permission mode (§7.8); no argument: the next one
+--- in MODES. A prompt running takes it at once (session/setMode: its later tool calls are gated in
+--- it); otherwise it goes with the next prompt. The server enforces it; the statusline shows it.
 function M.mode(mode)
   local session = sessions.current(true)
   local current = session.permission_mode or M.config.permission_mode or 'default'
@@ -89,7 +90,18 @@ function M.mode(mode)
   end
   session.permission_mode = mode
   require('santra.status').changed()
-  notify('permission mode: ' .. mode .. ' (from the next prompt on)')
+  local client = server.state().client
+  local running = session.prompt_id ~= nil and session.prompt_id ~= 'starting' and session.id ~= nil
+  if running and client ~= nil and server.has('session/setMode') then
+    client:request('session/setMode', { sessionId = session.id, permissionMode = mode }, function(err)
+      if err then
+        notify('permission mode: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      end
+    end)
+    notify('permission mode: ' .. mode .. ' (now, for the running prompt too)')
+  else
+    notify('permission mode: ' .. mode .. ' (from the next prompt on)')
+  end
   return mode
 end
 
