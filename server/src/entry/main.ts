@@ -4,7 +4,7 @@
  */
 import { Console } from 'node:console';
 import { EXIT_USAGE, type ServerSettings } from './cli.ts';
-import { type AdapterMode, loadAdapter } from '../connection/adapters/adapter.ts';
+import { type AdapterMode, type LinkExtras, loadAdapter } from '../connection/adapters/adapter.ts';
 import { linkInProcess } from '../connection/adapters/in-process.ts';
 import { type ConnectionLimits, serve } from '../connection/connection.ts';
 import { DEFAULT_FRAMING_LIMITS } from '../connection/framing.ts';
@@ -97,15 +97,16 @@ function limitsOf(settings: ServerSettings): ConnectionLimits {
  */
 async function prepareServer(
   settings: ServerSettings,
-): Promise<{ log: Logger; newRuntime: () => Runtime } | undefined> {
+): Promise<{ log: Logger; newRuntime: (extras?: LinkExtras) => Runtime } | undefined> {
   const { log, redactor } = prepareProcess(settings);
   const replay = await loadReplay(settings, log);
   if (typeof replay === 'number') {
     process.exitCode = replay;
     return undefined;
   }
-  const newRuntime = () =>
+  const newRuntime = (extras: LinkExtras = {}) =>
     createRuntime({
+      ...(extras.mcpServers === undefined ? {} : { editorMcpServers: extras.mcpServers }),
       ...(replay === undefined ? {} : { replay }),
       autoApprove: settings.autoApprove,
       allowedDirs: settings.allowDirs,
@@ -145,7 +146,7 @@ export async function runAdapterServer(settings: ServerSettings, mode: AdapterMo
   const code = await adapter({
     input: process.stdin,
     output: process.stdout,
-    openLink: () => linkInProcess({ runtime: newRuntime(), log, limits: limitsOf(settings) }),
+    openLink: (extras) => linkInProcess({ runtime: newRuntime(extras), log, limits: limitsOf(settings) }),
     log,
     serverVersion: SANTRA_VERSION,
   });

@@ -19,6 +19,9 @@ import { errorCode, errorMessage } from '../support/errno.ts';
 /** The project file Claude Code reads, and so does Santra. */
 export const PROJECT_FILE = '.mcp.json';
 
+/** Where the editor's servers come from, as `mcp/list` shows it. */
+export const EDITOR_SOURCE = 'the editor (ACP session/new)';
+
 export type McpScope = 'user' | 'project';
 
 /** A server as defined, before expansion. */
@@ -39,6 +42,8 @@ export interface McpDefinitions {
 /** The user's servers and the project's, user first; a project server shadowed by a user one is left out. */
 export async function readDefinitions(options: {
   userServers: Record<string, McpServerDefinition>;
+  /** The editor's servers (ACP session/new): the person's own too; one the config names is left out. */
+  editorServers?: Record<string, McpServerDefinition>;
   configFile: string;
   workspaceRoot: string;
   readProject: boolean;
@@ -50,6 +55,15 @@ export async function readDefinitions(options: {
     definition,
   }));
   const problems: string[] = [];
+  for (const [name, definition] of Object.entries(options.editorServers ?? {})) {
+    if (servers.some((server) => server.name === name)) {
+      problems.push(
+        `The editor's MCP server "${name}" was not started: ${options.configFile} defines a server of that name, which is used instead.`,
+      );
+      continue;
+    }
+    servers.push({ name, scope: 'user', source: EDITOR_SOURCE, definition });
+  }
   if (options.readProject) {
     const project = await readProjectFile(join(options.workspaceRoot, PROJECT_FILE));
     if (project.problem !== undefined) problems.push(project.problem);

@@ -44,6 +44,8 @@ const DEFAULT_SEARCH_SHARE = 0.1;
 
 export interface McpManagerOptions {
   userServers: Record<string, McpServerDefinition>;
+  /** The editor's servers for this session (ACP): the person's own, as trusted as the config's. */
+  editorServers?: Record<string, McpServerDefinition>;
   configFile: string;
   readProject: boolean;
   workspaceRoot: string;
@@ -261,6 +263,7 @@ export class McpManager {
   async #startAll(): Promise<void> {
     const { servers, problems } = await readDefinitions({
       userServers: this.#options.userServers,
+      ...(this.#options.editorServers === undefined ? {} : { editorServers: this.#options.editorServers }),
       configFile: this.#options.configFile,
       workspaceRoot: this.#options.workspaceRoot,
       readProject: this.#options.readProject,

@@ -44,6 +44,7 @@ import type { SkillLibrary } from '../tools/load-skill.ts';
 import { LiveRelay, subscribeHandlers } from './subscribe-handler.ts';
 import { openLiveBus } from '../sessions/live-bus.ts';
 import { McpManager } from '../mcp/manager.ts';
+import type { McpServerDefinition } from '../config/mcp-schema.ts';
 import { ProjectTrust } from '../approval/project-trust.ts';
 import { Hooks } from '../hooks/hooks.ts';
 import { endSessions } from '../hooks/session-hooks.ts';
@@ -60,6 +61,8 @@ export interface RuntimeOptions {
   allowedDirs?: readonly string[];
   /** --replay: every model call is answered from this recording; no provider is ever called. */
   replay?: Recording;
+  /** MCP servers an editor passes for its session (ACP), besides the config's. */
+  editorMcpServers?: Record<string, McpServerDefinition>;
 }
 
 /** Every phase type this server sends: all the protocol defines. */
@@ -210,6 +213,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       });
       mcp = new McpManager({
         userServers: config.mcpServers,
+        ...(options.editorMcpServers === undefined ? {} : { editorServers: options.editorMcpServers }),
         configFile: config.file,
         readProject: config.mcp.projectServers,
         workspaceRoot: workspace.root,

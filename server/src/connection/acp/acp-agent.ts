@@ -15,6 +15,8 @@
  * records every change. Params the SDK's schemas reject are answered InvalidParams by the SDK
  * itself.
  */
+import type { McpServerDefinition } from '../../config/mcp-schema.ts';
+import { editorMcpServers } from './editor-mcp.ts';
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
@@ -40,11 +42,15 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
   let capabilities: acp.ClientCapabilities = {};
 
   /** A Santra link on `cwd`, lending it `lent` of the editor's (a session's link: what the editor offers). */
-  const openClient = async (cwd: string, lent: LentCapabilities = {}) => {
+  const openClient = async (
+    cwd: string,
+    lent: LentCapabilities = {},
+    mcpServers: Record<string, McpServerDefinition> = {},
+  ) => {
     checkCwd(cwd);
     try {
       return await SantraClient.open({
-        link: options.openLink(),
+        link: options.openLink(Object.keys(mcpServers).length === 0 ? undefined : { mcpServers }),
         log,
         workspaceRoot: cwd,
         clientName: CLIENT_NAME,
@@ -61,10 +67,15 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
    * A session on a link of its own: the saved Santra session `id`, or with none a new one (Santra's
    * session/new), whose id the editor then uses, so the thread loads again after a restart.
    */
-  const openSession = async (id: string | undefined, cwd: string, note?: string) => {
+  const openSession = async (
+    id: string | undefined,
+    cwd: string,
+    mcpServers: readonly acp.McpServer[] | undefined,
+  ) => {
     if (editor === undefined) throw acp.RequestError.internalError(undefined, 'the connection is not open');
     const lent = lentCapabilities(capabilities);
-    const client = await openClient(cwd, lent);
+    // The editor's MCP servers run in the session's runtime, as the person's own (editor-mcp.ts).
+    const client = await openClient(cwd, lent, editorMcpServers(mcpServers));
     let sessionId = id;
     if (sessionId === undefined) {
       try {
@@ -82,7 +93,6 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
       forms: capabilities.elicitation?.form != null,
       lent,
       log,
-      ...(note === undefined ? {} : { note }),
     });
     return session;
   };
@@ -99,13 +109,18 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
   };
 
   /** session/load and session/resume: continue a saved Santra session, replaying it or not. */
-  const continueSession = async (sessionId: string, cwd: string, replay: boolean) => {
+  const continueSession = async (
+    sessionId: string,
+    cwd: string,
+    replay: boolean,
+    mcpServers: readonly acp.McpServer[] | undefined,
+  ) => {
     const open = sessions.get(sessionId);
     if (open !== undefined) {
       if (replay) await run(() => open.load(replay));
       return open.describe();
     }
-    const session = await openSession(sessionId, cwd);
+    const session = await openSession(sessionId, cwd, mcpServers);
     try {
       await run(() => session.load(replay));
       const described = await session.describe();
@@ -131,7 +146,8 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
+          // The editor's MCP servers are connected (editor-mcp.ts), over every transport Santra speaks.
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
       };
@@ -143,9 +159,7 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
       );
     })
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
-      const note = mcpNote(params.mcpServers);
-      if (note !== undefined) log.warn(`acp: ${note}`);
-      const session = await openSession(undefined, params.cwd, note);
+      const session = await openSession(undefined, params.cwd, params.mcpServers);
       try {
         const described = await run(() => session.describe());
         sessions.set(session.id, session);
@@ -156,10 +170,10 @@ export function createSantraAgent(options: Omit<AdapterOptions, 'input' | 'outpu
       }
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
-      return continueSession(params.sessionId, params.cwd, true);
+      return continueSession(params.sessionId, params.cwd, true, params.mcpServers);
     })
     .onRequest(acp.methods.agent.session.resume, async ({ params }) => {
-      return continueSession(params.sessionId, params.cwd, false);
+      return continueSession(params.sessionId, params.cwd, false, params.mcpServers);
     })
     .onRequest(acp.methods.agent.session.list, async ({ params }) => {
       const cwd = params.cwd ?? process.cwd();
@@ -246,12 +260,6 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function mcpNote(servers: readonly acp.McpServer[]): string | undefined {
-  if (servers.length === 0) return undefined;
-  const names = servers.map((server) => server.name).join(', ');
-  return `Santra does not connect to the MCP servers the editor passed (${names}); its own tools do the work.`;
 }
 
 /** Runs a step of a request, turning Santra's refusals and the adapter's own into ACP errors. */

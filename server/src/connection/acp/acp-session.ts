@@ -75,8 +75,6 @@ export interface SessionOptions {
   /** What the client lends and `client`'s link declared: served through the client's ACP methods. */
   lent: LentCapabilities;
   log: Logger;
-  /** A note for the user, said at the start of the first turn (e.g. MCP servers not used). */
-  note?: string;
 }
 
 export class AcpSession {
@@ -87,7 +85,6 @@ export class AcpSession {
   readonly #log: Logger;
   readonly #forms: boolean;
   readonly #view: RunView;
-  #note: string | undefined;
   #mode = AUTO_MODE;
   #modes: SessionModeState | undefined;
   #models: SessionConfigOption | undefined;
@@ -105,7 +102,6 @@ export class AcpSession {
     this.#context = options.context;
     this.#log = options.log;
     this.#forms = options.forms;
-    this.#note = options.note;
     this.#view = new RunView({ root: options.cwd });
     this.#client.setHandlers({
       onPhase: (phase) => this.#phase(phase),
@@ -186,8 +182,6 @@ export class AcpSession {
     const running = new AbortController();
     this.#running = running;
     try {
-      if (this.#note !== undefined) this.#send(message(`> ${this.#note}\n\n`));
-      this.#note = undefined;
       if (!this.#titled) this.#send({ sessionUpdate: 'session_info_update', title: promptTitle(text) });
       this.#titled = true;
       const params: ParamsOf<'prompt'> = {
@@ -401,8 +395,4 @@ function savedRecords(content: string): SavedRecord[] {
     }
   }
   return records;
-}
-
-function message(text: string): SessionUpdate {
-  return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } };
 }

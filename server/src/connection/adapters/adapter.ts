@@ -3,8 +3,14 @@
  * editor's protocol on `input`/`output` and drives Santra through in-process links; it loads only
  * when its mode is asked for, so the stdio server never pays for LSP or ACP code.
  */
+import type { McpServerDefinition } from '../../config/mcp-schema.ts';
 import type { Logger } from '../../support/log.ts';
 import type { InProcessLink } from './in-process.ts';
+
+/** What an editor adds to the runtime behind a link. */
+export interface LinkExtras {
+  mcpServers?: Record<string, McpServerDefinition>;
+}
 
 /** The editor protocols the server can speak instead of its own. */
 export type AdapterMode = 'lsp' | 'acp';
@@ -15,9 +21,10 @@ export interface AdapterOptions {
   output: NodeJS.WritableStream;
   /**
    * A fresh Santra server (its own runtime) behind a new in-process link, not yet initialized:
-   * one per workspace the editor opens. Close each when done.
+   * one per workspace the editor opens. Close each when done. `extras.mcpServers`: MCP servers the
+   * editor passes for the session (ACP), besides those of Santra's config.
    */
-  openLink: () => InProcessLink;
+  openLink: (extras?: LinkExtras) => InProcessLink;
   log: Logger;
   /** Santra's version, for the editor's initialize result. */
   serverVersion: string;
