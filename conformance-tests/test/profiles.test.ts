@@ -92,6 +92,24 @@ test('--profile core runs only the core scenarios and reports the profile as not
   assert.deepEqual(ran, ['core', 'profile']);
 });
 
+test('--only: a requirement checked on every message is checked in the scenarios the others select, or alone in all', async () => {
+  const ran: string[] = [];
+  const run = (only: string[]) =>
+    runSuite({
+      command: ['unused'],
+      requirements,
+      scenarios: pair(ran),
+      profile: 'santra',
+      only: new Set(only),
+    });
+  // SANTRA-PHASE-005 is named by no scenario: watched on every message.
+  await run(['SANTRA-PHASE-005', 'SANTRA-PROMPT-003']);
+  assert.deepEqual(ran, ['core'], 'with a named id: only the scenarios it selects');
+  ran.length = 0;
+  await run(['SANTRA-PHASE-005']);
+  assert.deepEqual(ran, ['core', 'profile'], 'alone: every scenario');
+});
+
 test("a core scenario cannot use Santra's agents or tools", async () => {
   const scenario: Scenario = {
     name: 'a core scenario that writes',

@@ -171,8 +171,9 @@ export async function runSuite(options: RunOptions): Promise<RunResult> {
   if (mismatches.length > 0) throw new Error(mismatches.join('\n'));
   const validator = new MessageValidator();
   // An id no scenario names is one watched on every message (run/invariants.ts): any scenario may
-  // be the one that decides it, so selecting one runs them all. In the core profile, one of the
-  // Santra profile selects nothing: it is not checked there.
+  // decide it. Named with ids some scenarios cover, it is checked in those scenarios; named alone
+  // (only such ids), in all of them. In the core profile, one of the Santra profile selects
+  // nothing: it is not checked there.
   const only = new Set(
     [...options.only].filter((id) => {
       const requirement = byId.get(id);
@@ -180,7 +181,7 @@ export async function runSuite(options: RunOptions): Promise<RunResult> {
     }),
   );
   const named = new Set(options.scenarios.flatMap((s) => s.covers));
-  const everywhere = [...only].some((id) => !named.has(id));
+  const everywhere = only.size > 0 && [...only].every((id) => !named.has(id));
   const wanted = options.scenarios.filter(
     (s) =>
       (options.profile === 'santra' || profileOf(s) === 'core') &&

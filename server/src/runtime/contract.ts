@@ -19,6 +19,13 @@ import type {
   TerminalRunParams,
   TerminalRunResult,
 } from '#protocol';
+import type { McpServerDefinition } from '../config/mcp-schema.ts';
+
+/**
+ * An MCP server as Santra defines one (Claude Code's `.mcp.json` shape): what an editor adapter
+ * hands the runtime for the servers its editor passes (ACP session/new).
+ */
+export type { McpServerDefinition };
 
 /**
  * What the runtime may send to the client. The connection implements it; the runtime never sees

@@ -15,7 +15,7 @@
  * records every change. Params the SDK's schemas reject are answered InvalidParams by the SDK
  * itself.
  */
-import type { McpServerDefinition } from '../../config/mcp-schema.ts';
+import type { McpServerDefinition } from '../../runtime/contract.ts';
 import { editorMcpServers } from './editor-mcp.ts';
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';

@@ -7,7 +7,7 @@
  * (`my server` → `my_server`); a name the person's Santra config already uses keeps the config's.
  */
 import type * as acp from '@agentclientprotocol/sdk';
-import type { McpServerDefinition } from '../../config/mcp-schema.ts';
+import type { McpServerDefinition } from '../../runtime/contract.ts';
 
 /** Santra's definitions of the editor's servers, by name. */
 export function editorMcpServers(

@@ -3,7 +3,7 @@
  * editor's protocol on `input`/`output` and drives Santra through in-process links; it loads only
  * when its mode is asked for, so the stdio server never pays for LSP or ACP code.
  */
-import type { McpServerDefinition } from '../../config/mcp-schema.ts';
+import type { McpServerDefinition } from '../../runtime/contract.ts';
 import type { Logger } from '../../support/log.ts';
 import type { InProcessLink } from './in-process.ts';
 
