@@ -4,7 +4,7 @@
  * also checks what was not asked, so a mode that silently asks (or silently allows) fails.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { suiteHarnesses, TESTER } from './helpers/run.ts';
@@ -52,7 +52,8 @@ describe('permission modes through the protocol', () => {
   test('acceptEdits: a file change in the workspace is applied unasked, a command is still asked', async () => {
     const { h, approvals } = await withClient([
       write('w1', 'src/a.txt', 'one\n'),
-      run('c1', 'touch made-by-command'),
+      // Not one that only makes, copies or moves files (those acceptEdits runs too).
+      run('c1', 'git init -q made-by-command'),
       { text: 'done' },
     ]);
     const { response, phases } = await h.prompt({ text: 'go', permissionMode: 'acceptEdits' });
@@ -131,6 +132,46 @@ describe('permission modes through the protocol', () => {
       ),
       /Unknown session/,
     );
+  });
+
+  test('acceptEdits: making, copying and moving files in the workspace run unasked; anything that leaves it is asked', async () => {
+    const unasked = [
+      'mkdir -p src/util && touch src/util/a.ts',
+      'cp src/util/a.ts src/util/b.ts',
+      'mv src/util/b.ts src/c.ts',
+    ];
+    const asked = [
+      'touch ../escaped.txt',
+      'cp /etc/hostname copied.txt',
+      'touch out/through-link.txt',
+      'rm src/c.ts',
+      'mkdir .git/hooks/x',
+      'mv src/c.ts moved-by-rule.ts',
+    ];
+    const { h, approvals } = await withClient(
+      [...[...unasked, ...asked].map((command, index) => run(`c${index}`, command)), { text: 'done' }],
+      { approve: { decision: 'reject' } },
+      // The user's own rule still asks.
+      { config: { tools: { askCommands: ['mv * moved-by-rule.ts'] } } },
+    );
+    mkdirSync(join(h.workspace, '.git/hooks'), { recursive: true });
+    const outside = join(h.workspace, '..', `outside-${process.pid}`);
+    mkdirSync(outside, { recursive: true });
+    symlinkSync(outside, join(h.workspace, 'out'));
+    try {
+      const { phases } = await h.prompt({ text: 'go', permissionMode: 'acceptEdits' });
+      assert.deepEqual(
+        approvals.map((a) => a.command),
+        asked,
+        'exactly the commands that leave the workspace, are not file commands, are protected or a rule asks about',
+      );
+      for (const index of unasked.keys()) assert.equal(resultOf(phases, `c${index}`)?.status, 'ok');
+      assert.ok(existsSync(join(h.workspace, 'src/util/a.ts')));
+      assert.ok(existsSync(join(h.workspace, 'src/c.ts')) && !existsSync(join(h.workspace, 'src/util/b.ts')));
+      assert.equal(existsSync(join(outside, 'through-link.txt')), false);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   test('acceptEdits and bypassPermissions: a protected location is still asked', async () => {

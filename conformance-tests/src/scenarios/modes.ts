@@ -66,7 +66,8 @@ const acceptEdits: Scenario = {
     answering(server, 'reject');
     await ctx.script(
       santra.writeFile({ path: 'accepted.txt', content: 'yes\n' }),
-      santra.runCommand({ command: 'touch asked-first' }),
+      // Not a command that only makes, copies or moves files, which acceptEdits may run unasked.
+      santra.runCommand({ command: 'git init -q asked-first' }),
       { text: 'Done.' },
     );
     await prompt(server, santra.executor('Write and run', { permissionMode: 'acceptEdits' }));

@@ -124,6 +124,27 @@ export function splitCommand(command: string): string[][] | undefined {
   return parseCommandLine(command)?.map((words) => words.map((word) => word.value));
 }
 
+/** What acceptEdits lets run unasked besides file changes: making, copying and moving files. */
+const FILE_COMMANDS: ReadonlySet<string> = new Set(['mkdir', 'touch', 'cp', 'mv']);
+
+/**
+ * True when every simple command of the line only makes, copies or moves files (`mkdir -p src/x
+ * && touch src/x/a.ts`), by its bare program name, with no variable assignment before it and no
+ * argument that names a place outside the workspace (an absolute path, `..`, `~`): what
+ * acceptEdits lets run unasked, as Claude Code's does, once command-site.ts found that every
+ * argument, globs and symlinks resolved, stays in the workspace. It fails closed: a line the
+ * parser cannot read with certainty (a redirection, an expansion) is not one.
+ */
+export function onlyEditsFiles(command: string): boolean {
+  const commands = parseCommandLine(command);
+  if (commands === undefined || commands.length === 0) return false;
+  return commands.every((words) => {
+    const [program, ...args] = words;
+    if (program === undefined || !FILE_COMMANDS.has(program.value)) return false;
+    return words.every((word) => !word.assignment) && args.every((word) => !leavesWorkspace(word.value));
+  });
+}
+
 // Programs that only print, for the protected-location check: whatever their arguments, they
 // write no file (a redirection is judged apart).
 const PRINTING = [

@@ -6,6 +6,7 @@
  * made visible. The decision is bound to that payload: the file tools write only over the content
  * the diff was computed from, and run_command runs the string that was shown.
  */
+import { onlyEditsFiles } from './command-allowlist.ts';
 import { isAbsolute } from 'node:path';
 import type { ApproveParams, ApproveResult, SandboxProfile } from '#protocol';
 import type { ResolvedPath } from '../workspace/workspace.ts';
@@ -353,6 +354,17 @@ export function createGate(options: GateOptions): ApprovalGate {
           : inspected !== undefined && request.inspectedProtection === true
             ? inspected.protection
             : (inspected?.protection ?? options.isProtectedCommand?.(request.command));
+      // acceptEdits lets by what only makes, copies or moves files inside the workspace, as an
+      // inspection of exactly this string found (every argument resolved inside it), unless the
+      // user's own rule asks about it.
+      const mode = options.session.mode;
+      const modeAllows =
+        mode === 'bypassPermissions' ||
+        (mode === 'acceptEdits' &&
+          verdict.askedByRule !== true &&
+          inspected !== undefined &&
+          inspected.findings.length === 0 &&
+          onlyEditsFiles(request.command));
       return decide(
         verdict,
         protection,
@@ -365,7 +377,7 @@ export function createGate(options: GateOptions): ApprovalGate {
             cwd: request.cwd,
             ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
           }),
-        undefined,
+        modeAllows,
         { file: false, command: true },
       );
     },

@@ -15,6 +15,8 @@ export interface PolicyVerdict {
   decision: PolicyDecision;
   /** Why, for the model, when denied. */
   reason: string;
+  /** The user's own rule asks about it (`tools.askCommands`): no permission mode lets it by. */
+  askedByRule?: true;
 }
 
 export interface PolicySettings {
@@ -85,7 +87,7 @@ export function createPolicy(settings: PolicySettings): ToolPolicy {
         return { decision: 'deny', reason: `the configuration denies this command (tools.denyCommands).` };
       const tool = forTool('run_command');
       if (tool.decision === 'deny') return tool;
-      if (parts.some(asked)) return { decision: 'ask', reason: '' };
+      if (parts.some(asked)) return { decision: 'ask', reason: '', askedByRule: true };
       if (tool.decision === 'allow') return tool;
       // The exact string that will run, never a trimmed one: `ls\r` is not `ls`.
       if (isAllowlisted(command, settings.readOnlyCommands)) {
