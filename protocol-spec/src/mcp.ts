@@ -76,3 +76,18 @@ export const McpListResult = named(
   }),
 );
 export type McpListResult = z.infer<typeof McpListResult>;
+
+export const McpLogoutParams = named(
+  'McpLogoutParams',
+  'Params of `mcp/logout` (§7.7): the remote server whose sign-in to forget. Since 0.3.0.',
+  z.object({ server: z.string().min(1).describe('Its name, as `mcp/list` shows it.') }),
+);
+
+export const McpLogoutResult = named(
+  'McpLogoutResult',
+  'Result of `mcp/logout`: the sign-in kept for the server (its tokens and the client registered for it) is gone, here and on disk, and its connection closed; the server is `needs_auth` until a person signs in again. Since 0.3.0.',
+  z.object({
+    server: McpServerInfo,
+    signedOut: z.boolean().describe('false: it held no tokens (it was not signed in).'),
+  }),
+);

@@ -27,7 +27,7 @@ import {
   ModelSetParams,
   ModelSetResult,
 } from './models.ts';
-import { McpListParams, McpListResult } from './mcp.ts';
+import { McpListParams, McpListResult, McpLogoutParams, McpLogoutResult } from './mcp.ts';
 import { HooksListParams, HooksListResult } from './hooks.ts';
 import { SkillsListParams, SkillsListResult } from './skills.ts';
 import { MemoryAddParams, MemoryAddResult, MemoryShowParams, MemoryShowResult } from './memory.ts';
@@ -207,6 +207,15 @@ export const methods = {
     since: '0.3.0',
     stability: 'experimental',
     summary: 'Lists the MCP servers with their state, tools and errors (§7.7).',
+  },
+  'mcp/logout': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: McpLogoutParams,
+    result: McpLogoutResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary: "Forgets a remote MCP server's OAuth sign-in and disconnects it, until a person signs in again.",
   },
   'hooks/list': {
     direction: 'client_to_server',

@@ -561,6 +561,10 @@ const mcp: Scenario = {
       'MCP servers (§7.7). The workspace\'s `.mcp.json` defines a server. This client declared no `capabilities.approve`, so no person can trust that definition: the server is not started and `mcp/list` says why (`untrusted`). A client that can approve gets an `approve` of `kind: "trust"` once it has sent `initialized`, always `protected`, showing the definition as the file has it (`${TICKETS_TOKEN}` not expanded, so no secret is shown); once allowed, the server starts in the background and its tools (`mcp__tickets__get_ticket`) join the next prompt, each call asked with `kind: "mcp_tool"`.',
     );
     await call('mcp/list', {});
+    note(
+      "`mcp/logout` forgets a remote server's OAuth sign-in and disconnects it until a person signs in again. A local server keeps no sign-in: the request says so.",
+    );
+    await call('mcp/logout', { server: 'tickets' });
   },
 };
 

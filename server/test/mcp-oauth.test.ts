@@ -13,7 +13,7 @@
  * and no token in protocol output or the log.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -235,6 +235,50 @@ describe('a remote MCP server behind OAuth', () => {
     assert.equal(oauth.stats.registrations, registrations);
     assert.equal(oauth.stats.authorizations, authorizations);
     assertNoTokens(second, oauth);
+  });
+});
+
+describe('mcp/logout', () => {
+  test('forgets the sign-in: the file goes, the server asks for a new one with a URL, and signing in again connects it', async () => {
+    const oauth = await oauthServer();
+    const home = santraHome({ type: 'http', url: oauth.url });
+    const h = await santra(home, [call('c1', 'after the new sign-in'), { text: 'done' }]);
+    await signIn(String((await until(h, 'needs_auth')).authUrl));
+    await until(h, 'connected');
+    const dir = join(home, 'mcp-oauth');
+    assert.equal(readdirSync(dir).length, 1);
+    const logout = async (server: string) => {
+      const id = h.nextId();
+      h.client.request(id, 'mcp/logout', { server });
+      return h.client.response(id);
+    };
+    const out = (await logout('remote')).result as Json;
+    assert.equal(out.signedOut, true);
+    assert.equal((out.server as Json).state, 'needs_auth');
+    assert.match(String((out.server as Json).authUrl), /^http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
+    assert.match(String((out.server as Json).error), /santra mcp login remote/);
+    // The tokens are gone from disk (the new sign-in under way may have registered a client again).
+    for (const file of readdirSync(dir))
+      assert.equal((JSON.parse(readFileSync(join(dir, file), 'utf8')) as Json).tokens, undefined);
+    // Signed out twice: nothing was kept the second time.
+    assert.equal(((await logout('remote')).result as Json).signedOut, false);
+    // Signing in again connects it, and its tools work.
+    const { status } = await signIn(String((await until(h, 'needs_auth')).authUrl));
+    assert.equal(status, 200);
+    await until(h, 'connected');
+    assert.equal((await echo(h, 'c1')).status, 'ok');
+    // A name that is not a server, and a server that keeps no sign-in, are refused with why.
+    assert.match(String(((await logout('nope')).error as Json).message), /there is no MCP server "nope"/);
+    assertNoTokens(h, oauth);
+  });
+
+  test('a local server has no sign-in to forget', async () => {
+    const home = santraHome({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] });
+    const h = await santra(home, [{ text: 'unused' }]);
+    const id = h.nextId();
+    h.client.request(id, 'mcp/logout', { server: 'remote' });
+    const response = await h.client.response(id);
+    assert.match(JSON.stringify(response.error), /local server \(stdio\): it has no sign-in to forget/);
   });
 });
 

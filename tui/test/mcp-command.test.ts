@@ -96,6 +96,25 @@ describe('santra mcp list', () => {
     assert.match(run.stdout, /"santra-no-such-mcp-server" was not found: install it, or give its full path/);
   });
 
+  test('santra mcp logout: a local server, or a name that is no server, is an error saying why', async () => {
+    const { home, workspace } = setUp({ glossary });
+    const local = await santra(['mcp', 'logout', 'glossary'], home, workspace);
+    assert.equal(local.code, 1, local.stdout + local.stderr);
+    assert.match(local.stderr, /"glossary" is a local server \(stdio\): it has no sign-in to forget/);
+    const unknown = await santra(['mcp', 'logout', 'docs'], home, workspace);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /there is no MCP server "docs"; the servers are glossary/);
+    assert.deepEqual(parseMcpArgs(['logout', 'docs'], '/w'), { logout: 'docs', cwd: '/w', cwdGiven: false });
+    assert.match(
+      (parseMcpArgs(['logout'], '/w') as { error: string }).error,
+      /needs the name of the server to sign out of/,
+    );
+    assert.match(
+      (parseMcpArgs(['logout', 'a', '--json'], '/w') as { error: string }).error,
+      /only the server name/,
+    );
+  });
+
   test('bad usage is exit 2 with what was wrong', async () => {
     const { home, workspace } = setUp({});
     const run = await santra(['mcp', 'show'], home, workspace);

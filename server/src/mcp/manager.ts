@@ -574,6 +574,43 @@ export class McpManager {
       );
   }
 
+  /**
+   * `mcp/logout`: forgets the OAuth sign-in of the remote server `name` (its tokens and registered
+   * client, here and on disk) and closes its connection; it needs a sign-in again. Rejects, saying
+   * why, for a server that is not there or keeps no sign-in (a local one, or one that sends its own
+   * Authorization header).
+   */
+  async logout(name: string): Promise<{ server: McpServerInfo; signedOut: boolean }> {
+    const state = this.#servers.get(name);
+    if (state === undefined)
+      throw new Error(
+        `there is no MCP server "${name}"; the servers are ${[...this.#servers.keys()].join(', ') || 'none'} (mcp/list)`,
+      );
+    const expanded = expandDefinition(state.entry.definition, this.#options.env).definition;
+    if ('command' in expanded)
+      throw new Error(`"${name}" is a local server (stdio): it has no sign-in to forget`);
+    const oauth = state.oauth ?? (await this.#oauth(state, expanded));
+    if (oauth === undefined)
+      throw new Error(
+        `"${name}" sends its own Authorization header (its definition's headers): Santra keeps no sign-in for it`,
+      );
+    const signedOut = await oauth.signOut();
+    const client = state.client;
+    state.client = undefined;
+    await client?.close().catch(() => {});
+    // Connected again at once, without a sign-in: the server asks for one, and `mcp/list` shows
+    // its URL (what `santra mcp login` prints).
+    oauth.stopWatching();
+    state.info.state = 'connecting';
+    delete state.info.error;
+    delete state.info.authUrl;
+    state.restarting = this.#connect(state).finally(() => {
+      state.restarting = undefined;
+    });
+    await state.restarting;
+    return { server: state.info, signedOut };
+  }
+
   /** The connection ended without Santra closing it: the server crashed or the stream dropped. */
   #lost(state: ServerState): void {
     if (this.#closing.signal.aborted) return;

@@ -15,6 +15,7 @@
  *   warning; `santra mcp login` prints it) and listening on the loopback redirect
  *   (oauth-callback.ts). Nothing is opened automatically.
  */
+import { rm } from 'node:fs/promises';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { type FSWatcher, mkdirSync, watch } from 'node:fs';
@@ -285,6 +286,18 @@ export class McpOAuth implements OAuthClientProvider {
   stopWatching(): void {
     this.#watcher?.close();
     this.#watcher = undefined;
+  }
+
+  /**
+   * Forgets the sign-in: the tokens and the client registered for this server, here and in its
+   * file (removed). Resolves with whether it was signed in (held tokens).
+   */
+  async signOut(): Promise<boolean> {
+    const had = this.#stored.tokens !== undefined;
+    this.#stored = { serverUrl: this.#options.serverUrl };
+    this.#verifier = undefined;
+    await rm(this.#file, { force: true });
+    return had;
   }
 
   /** Stops listening for a redirect (the server is closing). */

@@ -6,6 +6,8 @@
 import { selectModel } from '../agent/model-selection.ts';
 import type { ResolvedConfig } from '../config/config.ts';
 import type { McpManager } from '../mcp/manager.ts';
+import { errorMessage } from '../support/errno.ts';
+import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { RequestHandlers } from './contract.ts';
 
 /** The context a model of unknown size is taken to have, for the MCP tools' share of it. */
@@ -23,8 +25,23 @@ export function contextWindowFor(config: ResolvedConfig, ref: string | undefined
 export function mcpHandler(
   manager: () => McpManager | undefined,
   toolSearch: () => boolean,
-): Required<Pick<RequestHandlers, 'mcp/list'>> {
+): Required<Pick<RequestHandlers, 'mcp/list' | 'mcp/logout'>> {
   return {
+    async 'mcp/logout'(params) {
+      const mcp = manager();
+      await mcp?.definitionsRead();
+      if (mcp === undefined)
+        throw new ProtocolFault(
+          'InvalidParams',
+          `Invalid params for mcp/logout: params.server: there is no MCP server "${params.server}".`,
+        );
+      return mcp.logout(params.server).catch((error: unknown) => {
+        throw new ProtocolFault(
+          'InvalidParams',
+          `Invalid params for mcp/logout: params.server: ${errorMessage(error)}.`,
+        );
+      });
+    },
     async 'mcp/list'() {
       const mcp = manager();
       if (mcp === undefined) return { servers: [], problems: [], toolSearch: false };

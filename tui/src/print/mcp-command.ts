@@ -11,6 +11,10 @@
  * and ends once the server is connected, the tokens kept in Santra's config directory for every
  * later Santra. Nothing is opened automatically.
  *
+ * `santra mcp logout SERVER [--cwd DIR]`: forgets a remote server's sign-in (`mcp/logout`): its
+ * tokens and registered client are removed from Santra's config directory, so every later Santra
+ * asks for a sign-in again.
+ *
  * This client has no person to ask, so a project's server it has not seen trusted is shown "not
  * trusted": trusting is done in the terminal UI, where a person answers the question.
  */
@@ -47,14 +51,21 @@ export interface McpLoginOptions {
   cwdGiven: boolean;
 }
 
+/** `santra mcp logout SERVER`. */
+export interface McpLogoutOptions {
+  logout: string;
+  cwd: string;
+  cwdGiven: boolean;
+}
+
 export const MCP_USAGE =
-  'santra mcp list [--json] [--wait SECONDS] [--cwd DIR] | santra mcp login SERVER [--wait SECONDS] [--cwd DIR]';
+  'santra mcp list [--json] [--wait SECONDS] [--cwd DIR] | santra mcp login SERVER [--wait SECONDS] [--cwd DIR] | santra mcp logout SERVER [--cwd DIR]';
 
 /** The options of `santra mcp …`, or what is wrong with them. */
 export function parseMcpArgs(
   args: readonly string[],
   cwd: string,
-): McpCommandOptions | McpLoginOptions | { error: string } {
+): McpCommandOptions | McpLoginOptions | McpLogoutOptions | { error: string } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -70,20 +81,22 @@ export function parseMcpArgs(
     return { error: `${error instanceof Error ? error.message : String(error)}; usage: ${MCP_USAGE}` };
   }
   const [sub, ...more] = parsed.positionals;
-  if (sub !== 'list' && sub !== 'login')
+  if (sub !== 'list' && sub !== 'login' && sub !== 'logout')
     return {
       error:
         sub === undefined
           ? `santra mcp needs a command; usage: ${MCP_USAGE}`
           : `santra mcp has no command "${sub}"; usage: ${MCP_USAGE}`,
     };
-  if (sub === 'login' && more.length !== 1)
+  if ((sub === 'login' || sub === 'logout') && more.length !== 1)
     return {
       error:
         more.length === 0
-          ? 'santra mcp login needs the name of the server to sign in to (santra mcp list shows them)'
-          : `santra mcp login takes one server name, got ${more.length}`,
+          ? `santra mcp ${sub} needs the name of the server to sign ${sub === 'login' ? 'in to' : 'out of'} (santra mcp list shows them)`
+          : `santra mcp ${sub} takes one server name, got ${more.length}`,
     };
+  if (sub === 'logout' && (parsed.values.json !== undefined || parsed.values.wait !== undefined))
+    return { error: 'santra mcp logout takes only the server name and --cwd' };
   if (sub === 'list' && more.length > 0)
     return { error: `santra mcp list takes no arguments, got "${more[0]}"` };
   if (sub === 'login' && parsed.values.json !== undefined) return { error: 'santra mcp login has no --json' };
@@ -94,6 +107,7 @@ export function parseMcpArgs(
   if (parsed.values.cwd === '') return { error: '--cwd needs a directory' };
   const place = { cwd: resolve(cwd, parsed.values.cwd ?? '.'), cwdGiven: parsed.values.cwd !== undefined };
   if (sub === 'login') return { login: more[0] as string, waitSeconds: wait, ...place };
+  if (sub === 'logout') return { logout: more[0] as string, ...place };
   return {
     json: parsed.values.json ?? false,
     waitSeconds: wait,
@@ -104,7 +118,7 @@ export function parseMcpArgs(
 
 /** Exit 0, or 1 when a server failed or a definition file has a problem (so scripts can check). */
 export async function runMcp(
-  options: McpCommandOptions | McpLoginOptions,
+  options: McpCommandOptions | McpLoginOptions | McpLogoutOptions,
   environment: ListEnvironment,
 ): Promise<number> {
   const { stdout, stderr } = process;
@@ -117,6 +131,15 @@ export async function runMcp(
   if (session === undefined) return EXIT.failure;
   try {
     await session.initialize();
+    if ('logout' in options) {
+      const { signedOut } = await session.request('mcp/logout', { server: options.logout });
+      stdout.write(
+        signedOut
+          ? `Signed out of ${options.logout}: its sign-in is removed from Santra's config directory. santra mcp login ${options.logout} signs in again.\n`
+          : `${options.logout} was not signed in; nothing was removed.\n`,
+      );
+      return EXIT.ok;
+    }
     if ('login' in options)
       return await login(
         options.login,
