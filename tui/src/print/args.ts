@@ -152,6 +152,7 @@ Usage: santra [options]                   the interactive UI (on a terminal)
        santra mcp list [--json]            the MCP servers: state, tools, errors (docs/mcp.md)
        santra mcp login SERVER             sign in to a remote MCP server that wants OAuth: prints
                                            the URL to open, waits for the sign-in, keeps the tokens
+       santra mcp logout SERVER            forget that sign-in (its tokens), here and on disk
        santra skills [--json]              the skills the model can load, and SKILL.md files skipped
                                            with what to fix (docs/skills.md)
        santra memory [show|path|edit|add TEXT] [--user]
