@@ -13,7 +13,7 @@ import { type FakeTurn, startFakeProvider } from '../../conformance-tests/src/fa
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { TESTER } from './helpers/run.ts';
 import { sessionServers } from './helpers/sessions.ts';
-import { missing, type RunningStore, startRedis } from './helpers/stores.ts';
+import { missing, type RunningStore, startPostgres, startRedis } from './helpers/stores.ts';
 import type { Json, WireClient } from './helpers/wire.ts';
 
 const servers = sessionServers();
@@ -91,10 +91,15 @@ function storeKinds(): Array<{
   liveToken?: string;
 }> {
   let redis: RunningStore | undefined;
+  let postgres: RunningStore | undefined;
   before(async () => {
     if (missing('redis') === undefined) redis = await startRedis();
+    if (missing('postgres') === undefined) postgres = await startPostgres();
   });
-  after(async () => redis?.stop());
+  after(async () => {
+    await redis?.stop();
+    await postgres?.stop();
+  });
   return [
     { kind: 'files', absent: false, url: () => Promise.resolve(undefined) },
     {
@@ -103,6 +108,16 @@ function storeKinds(): Array<{
       url: async () => {
         assert.ok(redis !== undefined);
         return redis.newDatabase();
+      },
+    },
+    {
+      // LISTEN/NOTIFY, with long messages through the table (sessions/live-postgres.ts), sealed.
+      kind: 'postgres with a live token',
+      absent: missing('postgres') ?? false,
+      liveToken: 'subscribe-test-live-token-pg-5a2e',
+      url: async () => {
+        assert.ok(postgres !== undefined);
+        return postgres.newDatabase();
       },
     },
     {

@@ -130,7 +130,7 @@ export const ConfigSchema = z
         /** Where sessions are kept: a Redis or PostgreSQL URL shared by a team. Absent: files. */
         store: storeUrl,
         /**
-         * Seals the live channel's messages over a Redis store (sessions/live-seal.ts): only servers
+         * Seals the live channel's messages over a shared store (sessions/live-seal.ts): only servers
          * holding the same token answer approvals or send events. SANTRA_LIVE_TOKEN takes its place.
          */
         liveToken: z

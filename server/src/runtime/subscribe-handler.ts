@@ -190,7 +190,7 @@ export function subscribeHandlers(parts: SubscribeParts): SubscribeHandlers {
       if (bus === undefined)
         throw new ProtocolFault(
           'RequestFailed',
-          `Session ${sessionId} cannot be subscribed to: live sessions need the sessions kept in files or in Redis, and this server keeps them in PostgreSQL (sessions.store).`,
+          `Session ${sessionId} cannot be subscribed to: this server has no live channel for its session store (sessions.store); files, Redis and PostgreSQL have one.`,
         );
       if (subscriptions.has(sessionId))
         throw new ProtocolFault(

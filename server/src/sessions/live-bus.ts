@@ -9,7 +9,8 @@
  *                        only its owner may enter (0700; the socket itself 0600): live-socket.ts
  *   Redis                two pub/sub channels per session on the store's server: live-redis.ts,
  *                        each message sealed with the user's live token when set (live-seal.ts)
- *   PostgreSQL           none yet; subscribing says so
+ *   PostgreSQL           LISTEN/NOTIFY on the store's database, two channels per session:
+ *                        live-postgres.ts, sealed the same way
  *
  * Neither is the record of the session: what a subscriber missed comes from the store, which has
  * every phase (live-subscriber.ts). The channel only has to be fast, and ordered per sender.
@@ -17,6 +18,7 @@
 import * as z from 'zod';
 import { ApproveParams, ApproveResult, AskParams, AskResult, Phase } from '#protocol';
 import type { Logger } from '../support/log.ts';
+import { PostgresLiveBus } from './live-postgres.ts';
 import { RedisLiveBus } from './live-redis.ts';
 import { SocketLiveBus } from './live-socket.ts';
 
@@ -107,12 +109,14 @@ export interface LiveBusOptions {
   log: Logger;
 }
 
-/** The channel for the store sessions are kept in, or undefined when that store has none (PostgreSQL). */
+/** The channel for the store sessions are kept in, or undefined when that store has none. */
 export function openLiveBus(options: LiveBusOptions): LiveBus | undefined {
   if (options.store === undefined) return new SocketLiveBus(options.liveDir, options.log);
   const scheme = new URL(options.store).protocol;
   if (scheme === 'redis:' || scheme === 'rediss:')
     return new RedisLiveBus(options.store, options.log, options.token);
+  if (scheme === 'postgres:' || scheme === 'postgresql:')
+    return new PostgresLiveBus(options.store, options.log, options.token);
   return undefined;
 }
 
