@@ -188,9 +188,23 @@ function M.prompt(text, opts)
 end
 
 --- Cancels the current session's running prompt (§6.1); it still ends with its `complete` phase.
+--- A run this plugin did not start (a turn an event started) is stopped by its session
+--- (`session/cancel`, §10.14).
 function M.cancel()
   local session = sessions.current(false)
   local client = server.state().client
+  if session ~= nil and session.prompt_id == nil and session.id ~= nil and client ~= nil and server.has('session/cancel') then
+    client:request('session/cancel', { sessionId = session.id }, function(err, result)
+      if err then
+        notify('cancel: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      elseif result and result.cancelled then
+        notify('stopped the run ' .. tostring(result.runId))
+      else
+        notify('no prompt is running')
+      end
+    end)
+    return
+  end
   if session == nil or session.prompt_id == nil then
     return notify('no prompt is running')
   end
