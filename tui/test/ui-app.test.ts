@@ -144,6 +144,34 @@ describe('the interactive UI', () => {
     await ui.shows(/── cancelled/);
   });
 
+  test('/mcp logout NAME forgets that server’s sign-in and shows the URL to sign in again', async () => {
+    const server = scripted({
+      methods: ['prompt', 'mcp/list', 'mcp/logout'],
+      answers: {
+        'mcp/logout': () => ({
+          signedOut: true,
+          server: {
+            name: 'docs',
+            scope: 'user',
+            source: '/c.json',
+            transport: 'http',
+            state: 'needs_auth',
+            authUrl: 'http://127.0.0.1:9/authorize?x=1',
+            tools: [],
+            prompts: [],
+            resources: 0,
+          },
+        }),
+      },
+    });
+    const ui = await start(server);
+    ui.controller.submit('/mcp logout docs');
+    await ui.shows(/Signed out of docs: its sign-in is removed\. To sign in again, open:/);
+    assert.deepEqual(server.requests.at(-1), { method: 'mcp/logout', params: { server: 'docs' } });
+    ui.controller.submit('/mcp frobnicate');
+    await ui.shows(/\/mcp takes nothing, or "logout NAME" \(got "frobnicate"\)/);
+  });
+
   test('slash commands are suggested as you type; Tab completes; Enter runs the chosen one', async () => {
     const ui = await start();
     await ui.type('/mo');

@@ -171,9 +171,26 @@ export class CommandRunner {
       case 'sessions':
         feed.note(sessionsText((await server().sessions(20)).sessions));
         return;
-      case 'mcp':
+      case 'mcp': {
+        // `/mcp logout NAME`: forget that server's sign-in (mcp/logout); otherwise the list.
+        const logout = /^logout\s+(\S+)$/.exec(arg.trim());
+        if (logout !== null) {
+          const name = logout[1] as string;
+          const { signedOut, server: info } = await server().request('mcp/logout', { server: name });
+          feed.note(
+            signedOut
+              ? `Signed out of ${name}: its sign-in is removed.${info.authUrl === undefined ? '' : ` To sign in again, open:\n  ${info.authUrl}`}`
+              : `${name} was not signed in; nothing was removed.`,
+          );
+          return;
+        }
+        if (arg.trim() !== '') {
+          feed.note(`/mcp takes nothing, or "logout NAME" (got "${arg.trim()}").`, 'warning');
+          return;
+        }
         feed.note(mcpText(await server().request('mcp/list', {}), { maxTools: 12 }).trimEnd());
         return;
+      }
       case 'skills':
         feed.note(skillsText(await server().request('skills/list', {})).trimEnd());
         return;

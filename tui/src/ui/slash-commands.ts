@@ -60,7 +60,13 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'cost', aliases: [], args: '', does: 'tokens and cost of this session', local: true },
   { name: 'agents', aliases: [], args: '', does: 'the agents of this project' },
   { name: 'sessions', aliases: [], args: '', does: 'the saved sessions of this project' },
-  { name: 'mcp', aliases: [], args: '', does: 'the MCP servers: state, tools, errors', needs: 'mcp/list' },
+  {
+    name: 'mcp',
+    aliases: [],
+    args: '[logout NAME]',
+    does: "the MCP servers: state, tools, errors; logout NAME forgets a server's sign-in",
+    needs: 'mcp/list',
+  },
   {
     name: 'skills',
     aliases: [],
