@@ -96,11 +96,10 @@ export async function startFleet(options: { commandSeconds?: number } = {}): Pro
   const events = new QueueEvents('santra', { connection });
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
   const workers: FleetWorker[] = [];
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,
     SANTRA_HOME: join(home, 'santra'),
-    SANTRA_MEMORY_AUTO_EXTRACT: '0',
     XDG_CONFIG_HOME: join(home, '.config'),
     ...FAST_RESILIENCE,
     ANTHROPIC_API_KEY: CANARY_KEY,
@@ -109,6 +108,9 @@ export async function startFleet(options: { commandSeconds?: number } = {}): Pro
     SANTRA_SERVER: SERVER,
     NO_COLOR: '1',
   };
+  // Not set by the tests: the worker turns memory's extraction off for its jobs itself (worker.ts),
+  // which every fleet test's scripted turns then depend on.
+  delete env.SANTRA_MEMORY_AUTO_EXTRACT;
   return {
     redisUrl,
     queue,

@@ -113,6 +113,9 @@ export async function runWorker(options: WorkerOptions, environment: WorkerEnvir
   const say = (line: string) => void process.stderr.write(`santra worker: ${line}\n`);
   // Every server this worker starts saves its sessions in the shared store.
   process.env.SANTRA_SESSION_STORE = options.sessionStore;
+  // Jobs run unattended, often in checkouts thrown away after: memory's extraction would only add
+  // .santra/memory.md to the job's diff. Off unless the worker's own environment turns it on.
+  process.env.SANTRA_MEMORY_AUTO_EXTRACT ??= '0';
   const connection = bullConnection(options.redis);
   let redis;
   try {
