@@ -6,25 +6,22 @@
  * `attachTimeoutSeconds`. Waits are on the queue's events and on what the pane prints.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Job } from 'bullmq';
 import { type Fleet, SANTRA, startFleet } from '../../scripts/fleet-harness.ts';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import type { JobResult } from '../src/fleet/job.ts';
+import { hasTmux, onPaneOutput, quote, tmuxServer } from './helpers/tmux-ui.ts';
 
 const SERVER = SANTRA.replace(/santra\.js$/, 'santra-server.js');
-const socket = `santra-attach-test-${process.pid}`;
-const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+const { tmux, kill } = tmuxServer('santra-attach-test');
 const EXITED = '--- santra exited ---';
 const dirs: string[] = [];
 
 after(async () => {
-  spawnSync('tmux', ['-L', socket, 'kill-server']);
+  kill();
   await Promise.all(dirs.map((dir) => removeTempDir(dir)));
 });
 
@@ -68,10 +65,11 @@ function attachInTerminal(store: string, cwd: string, args: string[]) {
   tmux('pipe-pane', '-t', name, `cat >> ${quote(files.pane)}`);
   const pane = () => tmux('capture-pane', '-p', '-t', name, '-S', '-200');
   const waitForPane = (pattern: RegExp) =>
-    onChange(
+    onPaneOutput(
       files.pane,
       () => pattern.test(pane()),
       () => `waited for ${pattern}; pane:\n${pane()}`,
+      30_000,
     );
   return {
     pane,
@@ -85,25 +83,6 @@ function attachInTerminal(store: string, cwd: string, args: string[]) {
       };
     },
   };
-}
-
-/** Resolves when `done()` holds, looking now and whenever `file` changes; fails after `ms`. */
-function onChange(file: string, done: () => boolean, describe: () => string, ms = 30_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const watcher = watch(file);
-    const end = (error?: Error) => {
-      clearTimeout(deadline);
-      watcher.close();
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const deadline = setTimeout(() => end(new Error(`timed out after ${ms} ms; ${describe()}`)), ms);
-    const look = () => {
-      if (done()) end();
-    };
-    watcher.on('change', look).on('error', (error) => end(error));
-    look();
-  });
 }
 
 /** The session of `job`, from the progress the worker saves as soon as it exists. */
@@ -139,7 +118,7 @@ describe('approvalPolicy "attach": santra worker and santra attach', () => {
   });
 
   test('tmux is installed (.ci/run installs it)', () => {
-    assert.equal(spawnSync('tmux', ['-V']).status, 0, 'install tmux');
+    assert.ok(hasTmux, 'install tmux');
   });
 
   test('the job waits; santra attach shows the run and asks, and the key typed there is acted on', async () => {

@@ -4,25 +4,20 @@
  * terminal (tmux) for the UI. No model is called: the provider's URL is a closed port.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
 import { parseKnowledgeArgs } from '../src/print/knowledge-command.ts';
+import { hasTmux, onPaneOutput, quote, SANTRA, tmuxServer } from './helpers/tmux-ui.ts';
 
-const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-const socket = `santra-skills-memory-test-${process.pid}`;
-const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+const { tmux, kill } = tmuxServer('santra-skills-memory-test');
 const dirs: string[] = [];
 
 after(async () => {
-  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
+  kill();
   for (const dir of dirs) await removeTempDir(dir);
 });
 
@@ -176,38 +171,6 @@ function startUi(home: string, workspace: string) {
         () => `santra did not exit; pane:\n${pane()}`,
       ),
   };
-}
-
-/** Waits until `done()` holds, looking at once, each time the pane prints and every 100 ms. */
-function onPaneOutput(
-  log: string,
-  done: () => boolean,
-  describe: () => string,
-  timeoutMs = 20_000,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let over = false;
-    const watcher = watch(log);
-    const end = (error?: Error) => {
-      if (over) return;
-      over = true;
-      clearTimeout(deadline);
-      clearInterval(again);
-      watcher.close();
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const look = () => {
-      if (!over && done()) end();
-    };
-    const deadline = setTimeout(
-      () => end(new Error(`timed out after ${timeoutMs} ms; ${describe()}`)),
-      timeoutMs,
-    );
-    const again = setInterval(look, 100);
-    watcher.on('change', look).on('error', (error) => end(error));
-    look();
-  });
 }
 
 // tmux is part of the test environment (.ci/run installs it): without it these tests fail, not skip.

@@ -7,11 +7,10 @@
  * editor is whole: one overlay, one composer, and keys typed after it reach the composer.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import {
   type FakeProvider,
   type FakeTurn,
@@ -20,18 +19,15 @@ import {
   toolNames,
 } from '../../scripts/fake-provider-harness.ts';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+import { hasTmux, onPaneOutput, quote, SANTRA, tmuxServer } from './helpers/tmux-ui.ts';
 
-const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-const socket = `santra-ui-approval-test-${process.pid}`;
-// -f /dev/null: no user configuration (and no reading of the home directory).
-const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+const { tmux, kill } = tmuxServer('santra-ui-approval-test');
 const cleanups: (() => Promise<void>)[] = [];
+/** How long a wait on the pane may take here: a run goes through the swarm and an editor. */
+const WAIT_MS = 30_000;
 
 after(async () => {
-  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
+  kill();
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
@@ -129,6 +125,7 @@ async function startUi(session: string, env: Record<string, string> = {}, work =
         files.pane,
         () => count(pattern, history) > 0,
         () => `waited for ${pattern}; pane:\n${pane(true)}`,
+        WAIT_MS,
       ),
     /**
      * Presses `key` until `pattern` is on the screen. Keys in the first moments of an overlay are
@@ -159,51 +156,25 @@ async function startUi(session: string, env: Record<string, string> = {}, work =
         files.pane,
         () => fake.requests.length >= n,
         () => `waited for ${n} requests; pane:\n${pane(true)}`,
+        WAIT_MS,
       ),
     exited: () =>
       onPaneOutput(
         files.pane,
         () => existsSync(files.code) && readFileSync(files.code, 'utf8').endsWith('\n'),
         () => `santra did not exit; pane:\n${pane(true)}`,
+        WAIT_MS,
       ),
   };
 }
 
 function hasSession(name: string): boolean {
-  return spawnSync('tmux', ['-L', socket, '-f', '/dev/null', 'has-session', '-t', name]).status === 0;
-}
-
-/** Waits until `done()` holds, looking at once and each time the pane prints; fails after `timeoutMs`. */
-function onPaneOutput(
-  log: string,
-  done: () => boolean,
-  describe: () => string,
-  timeoutMs = 30_000,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let over = false;
-    const watcher = watch(log);
-    const end = (error?: Error) => {
-      if (over) return;
-      over = true;
-      clearTimeout(deadline);
-      clearInterval(poll);
-      watcher.close();
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const look = () => {
-      if (!over && done()) end();
-    };
-    const deadline = setTimeout(
-      () => end(new Error(`timed out after ${timeoutMs} ms; ${describe()}`)),
-      timeoutMs,
-    );
-    // What happens off the screen (a request to the provider) is looked for as well as each print.
-    const poll = setInterval(look, 100);
-    watcher.on('change', look).on('error', (error) => end(error));
-    look();
-  });
+  try {
+    tmux('has-session', '-t', name);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // tmux is part of the test environment (.ci/run installs it): without it these tests fail, not skip.

@@ -6,25 +6,19 @@
  * model is called: the provider's URL is a closed port.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
+import { hasTmux, onPaneOutput, quote, SANTRA, tmuxServer } from './helpers/tmux-ui.ts';
 
-const SANTRA = fileURLToPath(new URL('../../dist/santra.js', import.meta.url));
 const MCP_SERVER = fileURLToPath(new URL('./fixtures/mcp-server.ts', import.meta.url));
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-const socket = `santra-ui-mcp-test-${process.pid}`;
-// -f /dev/null: no user configuration (and no reading of the home directory).
-const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+const { tmux, kill } = tmuxServer('santra-ui-mcp-test');
 const dirs: string[] = [];
 
 after(async () => {
-  if (hasTmux) spawnSync('tmux', ['-L', socket, 'kill-server']);
+  kill();
   for (const dir of dirs) await removeTempDir(dir);
 });
 
@@ -89,39 +83,6 @@ function startUi(home: string, workspace: string) {
         () => `santra did not exit; pane:\n${pane()}`,
       ),
   };
-}
-
-/** Waits until `done()` holds, looking at once, each time the pane prints and every 100 ms; fails after `timeoutMs`. */
-function onPaneOutput(
-  log: string,
-  done: () => boolean,
-  describe: () => string,
-  timeoutMs = 20_000,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let over = false;
-    const watcher = watch(log);
-    const end = (error?: Error) => {
-      if (over) return;
-      over = true;
-      clearTimeout(deadline);
-      clearInterval(again);
-      watcher.close();
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const look = () => {
-      if (!over && done()) end();
-    };
-    const deadline = setTimeout(
-      () => end(new Error(`timed out after ${timeoutMs} ms; ${describe()}`)),
-      timeoutMs,
-    );
-    // tmux may write to the pipe before its screen holds the text: look again now and then too.
-    const again = setInterval(look, 100);
-    watcher.on('change', look).on('error', (error) => end(error));
-    look();
-  });
 }
 
 // tmux is part of the test environment (.ci/run installs it): without it these tests fail, not skip.

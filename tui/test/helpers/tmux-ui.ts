@@ -74,8 +74,17 @@ export function tmuxServer(name: string) {
   };
 }
 
-/** Waits until `done()` holds, looking at once, each time the pane prints and every 100 ms; fails after 20 s. */
-export function onPaneOutput(log: string, done: () => boolean, describe: () => string): Promise<void> {
+/**
+ * Waits until `done()` holds, looking at once, each time `log` (a pane's output) changes and every
+ * 100 ms (tmux may write to the pipe before its screen holds the text, and what a test waits for
+ * may happen off the screen); fails after `timeoutMs`.
+ */
+export function onPaneOutput(
+  log: string,
+  done: () => boolean,
+  describe: () => string,
+  timeoutMs = 20_000,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let over = false;
     const watcher = watch(log);
@@ -91,7 +100,10 @@ export function onPaneOutput(log: string, done: () => boolean, describe: () => s
     const look = () => {
       if (!over && done()) end();
     };
-    const deadline = setTimeout(() => end(new Error(`timed out after 20000 ms; ${describe()}`)), 20_000);
+    const deadline = setTimeout(
+      () => end(new Error(`timed out after ${timeoutMs} ms; ${describe()}`)),
+      timeoutMs,
+    );
     const again = setInterval(look, 100);
     watcher.on('change', look).on('error', (error) => end(error));
     look();
