@@ -109,7 +109,7 @@ export async function runPrompt(
   session.approvals.permissionMode =
     params.permissionMode ?? session.approvals.permissionMode ?? deps.config.permissionMode;
   const runId = `run_${randomUUID().slice(0, 8)}`;
-  const held = hold(session, signal, undefined, runId);
+  const held = hold(session, signal, { runId });
   const events = new RunEvents({
     session,
     runId,

@@ -498,12 +498,17 @@ export class McpManager {
       return;
     }
     if (state.restarting !== undefined || this.#closing.signal.aborted) return;
+    void this.#reconnect(state);
+  }
+
+  /** Connects `state` again, as a restart, so that a call meanwhile waits for it (#restart). */
+  #reconnect(state: ServerState): Promise<void> {
     state.info.state = 'connecting';
     delete state.info.error;
-    // As a restart, so a call meanwhile waits for it (#restart).
     state.restarting = this.#connect(state).finally(() => {
       state.restarting = undefined;
     });
+    return state.restarting;
   }
 
   /** A server waiting for a sign-in that another Santra (`santra mcp login`) completed is connected. */
@@ -601,13 +606,8 @@ export class McpManager {
     // Connected again at once, without a sign-in: the server asks for one, and `mcp/list` shows
     // its URL (what `santra mcp login` prints).
     oauth.stopWatching();
-    state.info.state = 'connecting';
-    delete state.info.error;
     delete state.info.authUrl;
-    state.restarting = this.#connect(state).finally(() => {
-      state.restarting = undefined;
-    });
-    await state.restarting;
+    await this.#reconnect(state);
     return { server: state.info, signedOut };
   }
 

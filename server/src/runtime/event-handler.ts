@@ -61,29 +61,15 @@ export function eventHandler(deps: EventHandlerDeps): EventHandler {
     const { client, config } = deps.ready();
     const delivery = deliveryFor(session, config);
     // The card first, so a client shows the event before a turn it starts.
-    const phase = session.redact<Phase>({
-      type: 'event',
-      runId: EVENT_RUN,
-      sessionId: session.id,
-      agentId: EVENT_RUN,
-      seq: ++session.seq,
-      eventId: event.eventId,
-      source: event.source,
-      text: event.text,
-      delivery,
-    });
-    session.record({ type: 'phase', phase });
+    const phase = recordCard(session, event, delivery);
     if (live) client.phase(phase);
     switch (delivery) {
       case 'queued':
         queueEvent(session, event);
         break;
-      case 'saved': {
-        const message = eventMessage(event);
-        session.messages.push(message);
-        session.record({ type: 'message', runId: EVENT_RUN, message });
+      case 'saved':
+        saveMessage(session, event);
         break;
-      }
       case 'started':
         startTurn(session, event);
         break;
@@ -164,6 +150,13 @@ function deliveryFor(session: Session, config: ResolvedConfig): Exclude<Delivery
 
 /** Adds the event to a session no server runs: its card and its message, saved. */
 function saveOnly(session: Session, event: SessionEvent): 'saved' {
+  recordCard(session, event, 'saved');
+  saveMessage(session, event);
+  return 'saved';
+}
+
+/** The event's card (an `event` phase), saved with the session; the caller sends it where it goes. */
+function recordCard(session: Session, event: SessionEvent, delivery: Exclude<Delivery, 'relayed'>): Phase {
   const phase = session.redact<Phase>({
     type: 'event',
     runId: EVENT_RUN,
@@ -173,11 +166,15 @@ function saveOnly(session: Session, event: SessionEvent): 'saved' {
     eventId: event.eventId,
     source: event.source,
     text: event.text,
-    delivery: 'saved',
+    delivery,
   });
   session.record({ type: 'phase', phase });
+  return phase;
+}
+
+/** The event into the conversation, saved: the next prompt reads it. */
+function saveMessage(session: Session, event: SessionEvent): void {
   const message = eventMessage(event);
   session.messages.push(message);
   session.record({ type: 'message', runId: EVENT_RUN, message });
-  return 'saved';
 }

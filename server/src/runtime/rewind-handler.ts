@@ -43,7 +43,7 @@ export function rewindHandlers(
       const { sessions, client, workspace, capabilities } = ready();
       const id = await sessionIdOf(sessions, params.sessionId, 'params.sessionId', false);
       const { session } = await sessions.open(id);
-      const held = hold(session, signal, 'rewind');
+      const held = hold(session, signal, { then: 'rewind' });
       try {
         const point = rewindPoint(await sessions.records(id), id, params.runId);
         let changes: UndoneChange[] = [];

@@ -26,7 +26,7 @@ import {
   type UpMessage,
   UpMessage as UpSchema,
 } from './live-bus.ts';
-import { Opener, seal } from './live-seal.ts';
+import { LiveSeal } from './live-seal.ts';
 
 const CONNECT_TIMEOUT_MS = 5000;
 /** Bytes a notification's payload may hold (PostgreSQL's limit is 8000). */
@@ -38,12 +38,10 @@ const TABLE = 'santra_live_messages';
 export class PostgresLiveBus implements LiveBus {
   readonly #url: string;
   readonly #log: Logger;
-  readonly #token: string | undefined;
-  readonly #opener: Opener;
+  readonly #seal: LiveSeal;
   /** Listeners by channel. */
   readonly #listeners = new Map<string, (text: string) => void>();
   #connecting: Promise<Client> | undefined;
-  #warnedOpen = false;
   /** Sends one after another: a long message's row is written before its notification goes. */
   #sending: Promise<unknown> = Promise.resolve();
   /** Notifications handed on one after another: a long one is read from its row first. */
@@ -52,8 +50,7 @@ export class PostgresLiveBus implements LiveBus {
   constructor(url: string, log: Logger, token?: string) {
     this.#url = url;
     this.#log = log;
-    this.#token = token;
-    this.#opener = new Opener(token);
+    this.#seal = new LiveSeal(token, log);
   }
 
   async host(sessionId: string, receive: (message: UpMessage) => void): Promise<HostChannel> {
@@ -80,12 +77,7 @@ export class PostgresLiveBus implements LiveBus {
       );
       return { send: () => {}, close: () => Promise.resolve() };
     }
-    if (this.#token === undefined && !this.#warnedOpen) {
-      this.#warnedOpen = true;
-      this.#log.warn(
-        `live channel: sessions in ${describeStore(this.#url)} take answers and events from anyone who may use the database; set SANTRA_LIVE_TOKEN (or sessions.liveToken), the same on each of your machines, to take them only from yours`,
-      );
-    }
+    this.#seal.warnIfOpen(describeStore(this.#url), 'anyone who may use the database');
     return {
       send: (message: DownMessage) => {
         this.#notify(client, down, message).catch((error: unknown) => {
@@ -157,8 +149,7 @@ export class PostgresLiveBus implements LiveBus {
   }
 
   async #notifyNow(client: Client, channel: string, message: UpMessage | DownMessage): Promise<void> {
-    const body = JSON.stringify(message);
-    const text = this.#token === undefined ? body : seal(this.#token, channel, body);
+    const text = this.#seal.wrap(channel, message);
     if (Buffer.byteLength(text) <= MAX_PAYLOAD) {
       await client.query('SELECT pg_notify($1, $2)', [channel, text]);
       return;
@@ -175,12 +166,8 @@ export class PostgresLiveBus implements LiveBus {
   }
 
   #unwrap<T>(channel: string, text: string, from: string, schema: z.ZodType<T>): T | undefined {
-    const opened = this.#opener.open(channel, text);
-    if (!('body' in opened)) {
-      this.#log.warn(`live channel ${channel}: a message from ${from} was dropped: ${opened.refused}`);
-      return undefined;
-    }
-    return parseMessage(schema, opened.body, this.#log, from);
+    const body = this.#seal.unwrap(channel, text, from);
+    return body === undefined ? undefined : parseMessage(schema, body, this.#log, from);
   }
 
   async #listen(client: Client, channel: string, listener: (text: string) => void): Promise<void> {

@@ -15,7 +15,7 @@
 import type { Logger } from '../support/log.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import { describeStore } from './keyv-connection.ts';
-import { Opener, seal } from './live-seal.ts';
+import { LiveSeal } from './live-seal.ts';
 import {
   type DownMessage,
   DownMessage as DownSchema,
@@ -40,31 +40,14 @@ export class RedisLiveBus implements LiveBus {
   readonly #url: string;
   readonly #log: Logger;
   readonly #db: string;
-  readonly #token: string | undefined;
-  readonly #opener: Opener;
+  readonly #seal: LiveSeal;
   #connecting: Promise<PubSub> | undefined;
-  #warnedOpen = false;
 
   constructor(url: string, log: Logger, token?: string) {
     this.#url = url;
     this.#log = log;
     this.#db = new URL(url).pathname.replace(/^\//, '') || '0';
-    this.#token = token;
-    this.#opener = new Opener(token);
-  }
-
-  /** `message` as published on `channel`: sealed when there is a live token. */
-  #wrap(channel: string, message: UpMessage | DownMessage): string {
-    const body = JSON.stringify(message);
-    return this.#token === undefined ? body : seal(this.#token, channel, body);
-  }
-
-  /** The message's JSON text, or undefined (logged) when the live token refuses it. */
-  #unwrap(channel: string, text: string, from: string): string | undefined {
-    const opened = this.#opener.open(channel, text);
-    if ('body' in opened) return opened.body;
-    this.#log.warn(`live channel ${channel}: a message from ${from} was dropped: ${opened.refused}`);
-    return undefined;
+    this.#seal = new LiveSeal(token, log);
   }
 
   async host(sessionId: string, receive: (message: UpMessage) => void): Promise<HostChannel> {
@@ -73,17 +56,12 @@ export class RedisLiveBus implements LiveBus {
     try {
       pubsub = await this.#connect();
       await pubsub.subscribe(up, (text) => {
-        const body = this.#unwrap(up, text, 'a subscriber');
+        const body = this.#seal.unwrap(up, text, 'a subscriber');
         const message =
           body === undefined ? undefined : parseMessage(UpSchema, body, this.#log, 'a subscriber');
         if (message !== undefined) receive(message);
       });
-      if (this.#token === undefined && !this.#warnedOpen) {
-        this.#warnedOpen = true;
-        this.#log.warn(
-          `live channel: sessions in ${describeStore(this.#url)} take answers and events from anyone who may use the store; set SANTRA_LIVE_TOKEN (or sessions.liveToken), the same on each of your machines, to take them only from yours`,
-        );
-      }
+      this.#seal.warnIfOpen(describeStore(this.#url), 'anyone who may use the store');
     } catch (error) {
       this.#log.warn(
         `session ${sessionId}: no live channel (${describe(error)}); subscribers will not see this run live.`,
@@ -93,7 +71,7 @@ export class RedisLiveBus implements LiveBus {
     const down = this.#channel(sessionId, 'down');
     return {
       send: (message: DownMessage) => {
-        pubsub.publish(down, this.#wrap(down, message)).catch((error: unknown) => {
+        pubsub.publish(down, this.#seal.wrap(down, message)).catch((error: unknown) => {
           this.#log.warn(`session ${sessionId}: a live message was not sent: ${describe(error)}`);
         });
       },
@@ -109,7 +87,7 @@ export class RedisLiveBus implements LiveBus {
     try {
       pubsub = await this.#connect();
       await pubsub.subscribe(down, (text) => {
-        const body = this.#unwrap(down, text, 'the session');
+        const body = this.#seal.unwrap(down, text, 'the session');
         const message =
           body === undefined ? undefined : parseMessage(DownSchema, body, this.#log, 'the session');
         if (message !== undefined) receive(message);
@@ -122,7 +100,7 @@ export class RedisLiveBus implements LiveBus {
     }
     const up = this.#channel(sessionId, 'up');
     const send = (message: UpMessage) => {
-      pubsub.publish(up, this.#wrap(up, message)).catch((error: unknown) => {
+      pubsub.publish(up, this.#seal.wrap(up, message)).catch((error: unknown) => {
         this.#log.warn(`session ${sessionId}: an answer was not sent: ${describe(error)}`);
       });
     };
@@ -135,7 +113,7 @@ export class RedisLiveBus implements LiveBus {
     try {
       const pubsub = await this.#connect();
       const up = this.#channel(sessionId, 'up');
-      const receivers = await pubsub.publish(up, this.#wrap(up, message));
+      const receivers = await pubsub.publish(up, this.#seal.wrap(up, message));
       return typeof receivers === 'number' && receivers > 0;
     } catch (error) {
       this.#log.warn(`session ${sessionId}: the live channel could not be used: ${describe(error)}`);

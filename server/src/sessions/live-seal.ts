@@ -14,6 +14,7 @@
  * and the host says so in its log).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Logger } from '../support/log.ts';
 
 /** How far a message's time may be from the receiver's clock. */
 export const MAX_SKEW_MS = 5 * 60_000;
@@ -90,4 +91,47 @@ function asSealed(text: string): Sealed | undefined {
     typeof v.body === 'string'
     ? (v as Sealed)
     : undefined;
+}
+
+/**
+ * A channel's messages as a bus (live-redis.ts, live-postgres.ts) sends and takes them: sealed when
+ * there is a live token, and what the token refuses dropped with a warning.
+ */
+export class LiveSeal {
+  readonly #token: string | undefined;
+  readonly #opener: Opener;
+  readonly #log: Logger;
+  #warnedOpen = false;
+
+  constructor(token: string | undefined, log: Logger) {
+    this.#token = token;
+    this.#opener = new Opener(token);
+    this.#log = log;
+  }
+
+  /** `message` as published on `channel`. */
+  wrap(channel: string, message: unknown): string {
+    const body = JSON.stringify(message);
+    return this.#token === undefined ? body : seal(this.#token, channel, body);
+  }
+
+  /** The message's JSON text, or undefined (logged) when the live token refuses it. */
+  unwrap(channel: string, text: string, from: string): string | undefined {
+    const opened = this.#opener.open(channel, text);
+    if ('body' in opened) return opened.body;
+    this.#log.warn(`live channel ${channel}: a message from ${from} was dropped: ${opened.refused}`);
+    return undefined;
+  }
+
+  /**
+   * Once per bus, when it first hosts a session without a token: who can then answer the session's
+   * approvals and send it events (`where`: the store, `who`: its users).
+   */
+  warnIfOpen(where: string, who: string): void {
+    if (this.#token !== undefined || this.#warnedOpen) return;
+    this.#warnedOpen = true;
+    this.#log.warn(
+      `live channel: sessions in ${where} take answers and events from ${who}; set SANTRA_LIVE_TOKEN (or sessions.liveToken), the same on each of your machines, to take them only from yours`,
+    );
+  }
 }

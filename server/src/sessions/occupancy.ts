@@ -36,10 +36,14 @@ export async function openIdleSession(
 }
 
 /**
- * Holds an idle session for work cancelled by `signal`; refuses a held one (SessionBusy). `runId`:
- * the work is that prompt's run, which session/cancel may stop.
+ * Holds an idle session for work cancelled by `signal`; refuses a held one (SessionBusy), saying
+ * to try `then` again. `runId`: the work is that prompt's run, which session/cancel may stop.
  */
-export function hold(session: Session, signal: AbortSignal, then?: string, runId?: string): SessionHold {
+export function hold(
+  session: Session,
+  signal: AbortSignal,
+  { then, runId }: { then?: string; runId?: string } = {},
+): SessionHold {
   assertIdle(session, then);
   const controller = new AbortController();
   const abort = () => controller.abort(signal.reason);

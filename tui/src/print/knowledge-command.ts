@@ -10,11 +10,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT } from './args.ts';
-import { type ListEnvironment, unattendedSession } from './list-command.ts';
+import { type ListEnvironment, withProjectSession } from './list-command.ts';
 import { memoryText, skillsText } from '../client/knowledge-text.ts';
-import { findWorkplace } from '../client/project-root.ts';
-import { isDirectory } from '../client/server-process.ts';
-import { PrintError } from '../client/session.ts';
 
 export const SKILLS_USAGE = 'santra skills [--json] [--cwd DIR]';
 export const MEMORY_USAGE = 'santra memory [show|path|add TEXT|edit] [--user] [--json] [--cwd DIR]';
@@ -79,16 +76,8 @@ export function parseKnowledgeArgs(
 }
 
 export async function runKnowledge(options: KnowledgeOptions, environment: ListEnvironment): Promise<number> {
-  const { stdout, stderr } = process;
-  if (!isDirectory(options.cwd)) {
-    stderr.write(`santra: --cwd ${options.cwd}: no such directory\n`);
-    return EXIT.usage;
-  }
-  const place = findWorkplace(options.cwd, options.cwdGiven);
-  const session = unattendedSession(environment, place.root, stderr);
-  if (session === undefined) return EXIT.failure;
-  try {
-    await session.initialize();
+  const { stdout } = process;
+  return withProjectSession(options, environment, async (session) => {
     if (options.what === 'skills') {
       const result = await session.request('skills/list', {});
       stdout.write(options.json ? `${JSON.stringify(result)}\n` : skillsText(result));
@@ -118,12 +107,7 @@ export async function runKnowledge(options: KnowledgeOptions, environment: ListE
     if (options.action === 'edit' && file !== undefined) return editFile(file.path);
     stdout.write(options.json ? `${JSON.stringify(shown)}\n` : memoryText(shown));
     return EXIT.ok;
-  } catch (error) {
-    stderr.write(`${error instanceof PrintError ? error.message : `santra: ${String(error)}`}\n`);
-    return EXIT.failure;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** Opens `path` in $VISUAL, $EDITOR or vi, on this terminal, and waits for it. */

@@ -5,7 +5,7 @@
  * as a table or, with `--json`, as the protocol's result. `santra sessions --latest` keeps the
  * newest session only; `--path` prints the session files instead (session-files.ts).
  */
-import type { ResultOf } from '#protocol';
+import type { InitializeResult, ResultOf } from '#protocol';
 
 type ModelListResult = ResultOf<'model/list'>;
 type AgentsListResult = ResultOf<'agents/list'>;
@@ -52,8 +52,18 @@ export function unattendedSession(
   });
 }
 
-export async function runList(options: ListOptions, environment: ListEnvironment): Promise<number> {
-  const { stdout, stderr } = process;
+/**
+ * Runs `work` on an unattended session of the project `options.cwd` is in, once initialized: what
+ * `santra sessions`, `models`, `agents`, `hooks`, `doctor`, `skills`, `memory` and `mcp` share. A
+ * missing directory is a usage error, a failure is said on stderr (exit 1), and the server is
+ * closed whatever happens.
+ */
+export async function withProjectSession(
+  options: { cwd: string; cwdGiven: boolean },
+  environment: ListEnvironment,
+  work: (session: ServerSession, initialized: InitializeResult) => Promise<number>,
+): Promise<number> {
+  const { stderr } = process;
   if (!isDirectory(options.cwd)) {
     stderr.write(`santra: --cwd ${options.cwd}: no such directory\n`);
     return EXIT.usage;
@@ -62,7 +72,18 @@ export async function runList(options: ListOptions, environment: ListEnvironment
   const session = unattendedSession(environment, place.root, stderr);
   if (session === undefined) return EXIT.failure;
   try {
-    const initialized = await session.initialize();
+    return await work(session, await session.initialize());
+  } catch (error) {
+    stderr.write(`${error instanceof PrintError ? error.message : `santra: ${String(error)}`}\n`);
+    return EXIT.failure;
+  } finally {
+    await session.close();
+  }
+}
+
+export async function runList(options: ListOptions, environment: ListEnvironment): Promise<number> {
+  const { stdout, stderr } = process;
+  return withProjectSession(options, environment, async (session, initialized) => {
     if (options.what === 'doctor') {
       const report = doctorReport(initialized.capabilities.sandbox);
       stdout.write(options.json ? `${JSON.stringify(report.json)}\n` : report.text);
@@ -108,12 +129,7 @@ export async function runList(options: ListOptions, environment: ListEnvironment
       stdout.write(options.json ? `${JSON.stringify(result)}\n` : sessionTable(result));
     }
     return EXIT.ok;
-  } catch (error) {
-    stderr.write(`${error instanceof PrintError ? error.message : `santra: ${String(error)}`}\n`);
-    return EXIT.failure;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /**

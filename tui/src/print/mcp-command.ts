@@ -22,10 +22,8 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { ResultOf } from '#protocol';
 import { EXIT } from './args.ts';
-import { type ListEnvironment, unattendedSession } from './list-command.ts';
+import { type ListEnvironment, withProjectSession } from './list-command.ts';
 import { mcpText } from '../client/mcp-text.ts';
-import { findWorkplace } from '../client/project-root.ts';
-import { isDirectory } from '../client/server-process.ts';
 import { PrintError } from '../client/session.ts';
 
 type McpListResult = ResultOf<'mcp/list'>;
@@ -121,16 +119,8 @@ export async function runMcp(
   options: McpCommandOptions | McpLoginOptions | McpLogoutOptions,
   environment: ListEnvironment,
 ): Promise<number> {
-  const { stdout, stderr } = process;
-  if (!isDirectory(options.cwd)) {
-    stderr.write(`santra: --cwd ${options.cwd}: no such directory\n`);
-    return EXIT.usage;
-  }
-  const place = findWorkplace(options.cwd, options.cwdGiven);
-  const session = unattendedSession(environment, place.root, stderr);
-  if (session === undefined) return EXIT.failure;
-  try {
-    await session.initialize();
+  const { stdout } = process;
+  return withProjectSession(options, environment, async (session) => {
     if ('logout' in options) {
       const { signedOut } = await session.request('mcp/logout', { server: options.logout });
       stdout.write(
@@ -154,12 +144,7 @@ export async function runMcp(
     stdout.write(options.json ? `${JSON.stringify(result)}\n` : mcpText(result, { descriptions: true }));
     const failed = result.servers.some((server) => server.state === 'failed') || result.problems.length > 0;
     return failed ? EXIT.failure : EXIT.ok;
-  } catch (error) {
-    stderr.write(`${error instanceof PrintError ? error.message : `santra: ${String(error)}`}\n`);
-    return EXIT.failure;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /**
