@@ -47,6 +47,14 @@ const turn = (role: string, rest: Omit<FakeTurn, 'match'>): FakeTurn => ({
   ...rest,
 });
 const call = (name: string, args: unknown) => ({ toolCalls: [{ name, args }] });
+/**
+ * A reader's turn, served only to the reader given `task`: the two run at once, and one may wait
+ * (on a budget question) while the other goes on, so the order of requests is not the script's.
+ */
+const readerTurn = (task: string, rest: Omit<FakeTurn, 'match'>): FakeTurn => ({
+  ...turn('reader', rest),
+  match: (request) => as('reader')(request) && JSON.stringify(request.body.messages).includes(task),
+});
 
 /** The orchestrator sends two readers; each would read a file, then finish; the orchestrator answers. */
 const SWARM: FakeTurn[] = [
@@ -59,10 +67,10 @@ const SWARM: FakeTurn[] = [
       ],
     }),
   ),
-  turn('reader', call('read_file', { path: 'a.txt' })),
-  turn('reader', call('read_file', { path: 'b.txt' })),
-  turn('reader', call('task_completed', { result: 'alpha' })),
-  turn('reader', call('task_completed', { result: 'beta' })),
+  readerTurn('Read a.txt', call('read_file', { path: 'a.txt' })),
+  readerTurn('Read b.txt', call('read_file', { path: 'b.txt' })),
+  readerTurn('Read a.txt', call('task_completed', { result: 'alpha' })),
+  readerTurn('Read b.txt', call('task_completed', { result: 'beta' })),
   turn('orchestrator', { text: 'alpha and beta.' }),
 ];
 
