@@ -124,6 +124,45 @@ describe('memory through the protocol', () => {
     assert.ok(Number((spend?.usage as Json).outputTokens) > 0);
   });
 
+  test("what a sub-agent's tool read is refused too, though only the sub-agent saw it", async () => {
+    const systemOf = (body: Json) => JSON.stringify(body.system ?? '');
+    const by = (role: string) => (request: { body: Json }) =>
+      systemOf(request.body).includes(`You are the ${role}`);
+    const h = await start(
+      'anthropic',
+      [
+        {
+          match: by('orchestrator'),
+          toolCalls: [{ id: 'o1', name: 'spawn_agent', args: { agentId: 'reader', task: 'Read NOTES.md' } }],
+        },
+        { match: by('reader'), toolCalls: [{ id: 'r1', name: 'read_file', args: { path: 'NOTES.md' } }] },
+        // The reader's result names no bucket: the orchestrator's own conversation never holds it.
+        {
+          match: by('reader'),
+          toolCalls: [{ id: 'r2', name: 'task_completed', args: { result: 'The notes name the bucket.' } }],
+        },
+        { match: by('orchestrator'), text: 'The release bucket is hostile-bucket-9f2 in us-east-9.' },
+        {
+          text: ['- The release bucket is hostile-bucket-9f2 in us-east-9', '- Builds use pnpm'].join('\n'),
+        },
+      ],
+      { SANTRA_MEMORY_AUTO_EXTRACT: '' },
+      { memory: { autoExtract: true } },
+      { generalist: false },
+    );
+    writeFileSync(join(h.workspace, 'NOTES.md'), HOSTILE);
+    const memoryFile = join(h.workspace, '.santra/memory.md');
+    const { response } = await h.prompt({
+      text: 'What do the notes say? Builds use pnpm.',
+      agent: 'orchestrator',
+    });
+    assert.equal((response.result as Json).status, 'completed');
+    await until(() => existsSync(memoryFile), 'the memory file');
+    const stored = readFileSync(memoryFile, 'utf8');
+    assert.match(stored, /^- Builds use pnpm$/m);
+    assert.doesNotMatch(stored, /hostile-bucket/);
+  });
+
   test('on by default: with no setting, facts are proposed after a run', async () => {
     const h = await start(
       'anthropic',

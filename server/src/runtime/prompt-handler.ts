@@ -72,6 +72,10 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
               });
       // A server that failed is told once, with the prompt after it failed.
       const warnings = [...configWarnings, ...(mcp?.takeNotices() ?? [])];
+      // What the run's tools returned, every agent's, for memory's extraction to check its facts
+      // against (kept only when there will be one): the phases as sent, so nothing is read back.
+      const toolOutputs: string[] | undefined =
+        parts.knowledge !== undefined && config.memory.autoExtract ? [] : undefined;
       const run = runPrompt(
         {
           sessions,
@@ -99,7 +103,10 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
           tools: offered,
           ...(hooks === undefined ? {} : { hooks }),
           configWarnings: warnings,
-          sendPhase: (phase) => client.phase(phase),
+          sendPhase: (phase) => {
+            if (phase.type === 'tool_result' && phase.output !== undefined) toolOutputs?.push(phase.output);
+            client.phase(phase);
+          },
           coalesceMs: textBatchMs(config.stream.coalesceMs, capabilities),
           redactor,
           ...(knowledge === undefined
@@ -124,7 +131,9 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
       // Memory's extraction after the run: in the background, never holding the answer (§7.10).
       if (parts.knowledge !== undefined) {
         const after = run
-          .then((result) => parts.knowledge?.afterRun(result, params, sessions, stream))
+          .then((result) =>
+            parts.knowledge?.afterRun(result, params, { sessions, stream, toolOutputs: toolOutputs ?? [] }),
+          )
           .catch(() => {});
         runs.add(after);
         void after.finally(() => runs.delete(after));

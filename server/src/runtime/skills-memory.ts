@@ -38,6 +38,14 @@ export interface PromptKnowledge {
   memory: Memory;
 }
 
+/** What the extraction after a run reads beside the run's result. */
+export interface AfterRunParts {
+  sessions: SessionStore;
+  stream: StreamFn;
+  /** What the run's tools returned (every agent's, as the tool_result phases carried it). */
+  toolOutputs: readonly string[];
+}
+
 export class SkillsAndMemory {
   readonly #parts: SkillsMemoryParts;
   /** One per workspace: it holds what extractions added until the next run says it. */
@@ -140,8 +148,7 @@ export class SkillsAndMemory {
   async afterRun(
     result: PromptResult,
     prompt: Pick<PromptParams, 'text' | 'mode'>,
-    sessions: SessionStore,
-    stream: StreamFn,
+    { sessions, stream, toolOutputs: runOutputs }: AfterRunParts,
   ): Promise<void> {
     const { config } = this.#parts.state.ready();
     if (!config.memory.autoExtract || result.status !== 'completed' || result.output.trim() === '') return;
@@ -165,15 +172,7 @@ export class SkillsAndMemory {
       );
       return;
     }
-    const records = await sessions.records(result.sessionId).catch(() => []);
-    const toolOutputs = records.flatMap((record) =>
-      record.type === 'phase' &&
-      record.phase.runId === result.runId &&
-      record.phase.type === 'tool_result' &&
-      record.phase.output !== undefined
-        ? [record.phase.output]
-        : [],
-    );
+    const toolOutputs = [...runOutputs];
     // The conversation's own tool results too: a phase's output may be cut, the model's is whole.
     for (const message of session?.messages ?? [])
       if (message.role === 'user')
