@@ -92,8 +92,12 @@ describe('the swarm', () => {
   });
 
   test('spawn_agents runs agents in parallel: their model calls overlap, once the first has begun', async () => {
-    const slowReader = (n: number) =>
-      turn('reader', { ...call(`r${n}`, 'task_completed', { result: `part ${n}` }), firstByteDelayMs: 700 });
+    // Each reader's answer goes to that reader (the two that start together may ask in either order).
+    const slowReader = (n: number): FakeTurn => ({
+      ...call(`r${n}`, 'task_completed', { result: `part ${n}` }),
+      firstByteDelayMs: 700,
+      match: (r) => as('reader')(r) && JSON.stringify(r.body.messages).includes(`Read part ${n}`),
+    });
     const h = await start(
       'anthropic',
       [
