@@ -34,7 +34,11 @@ export const configDir = (home: string) => join(home, '.config', 'santra');
 export function prepare(scenario: Scenario): { home: string; workspace: string } {
   const home = tempDir('santra-example-home-');
   mkdirSync(configDir(home), { recursive: true, mode: 0o700 });
-  writeFileSync(join(configDir(home), 'config.json'), JSON.stringify(EXAMPLE_CONFIG), { mode: 0o600 });
+  // Memory's extraction after a run is a model call of its own: off where runs are scripted (in
+  // the config, not the environment: what a command may not see is part of `terminal/run`).
+  const config =
+    scenario.turns.length > 0 ? { ...EXAMPLE_CONFIG, memory: { autoExtract: false } } : EXAMPLE_CONFIG;
+  writeFileSync(join(configDir(home), 'config.json'), JSON.stringify(config), { mode: 0o600 });
   const workspace = tempDir('santra-example-ws-');
   for (const [path, content] of Object.entries(scenario.files)) {
     mkdirSync(dirname(join(workspace, path)), { recursive: true });
@@ -74,11 +78,7 @@ export async function initialize(
 async function record(scenario: Scenario): Promise<void> {
   const fake = await startFakeProvider('anthropic', scenario.turns);
   const { home, workspace } = prepare(scenario);
-  const client = new ExchangeClient([], {
-    ...recordingEnv(home, fake.url),
-    // Memory's extraction after a run is a model call of its own: off where runs are scripted.
-    ...(scenario.turns.length > 0 ? { SANTRA_MEMORY_AUTO_EXTRACT: '0' } : {}),
-  });
+  const client = new ExchangeClient([], recordingEnv(home, fake.url));
   try {
     await initialize(client, workspace, scenario.capabilities);
     client.startLog();

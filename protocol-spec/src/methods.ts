@@ -63,6 +63,8 @@ import {
   SessionEventResult,
   SessionCancelParams,
   SessionCancelResult,
+  SessionCloseParams,
+  SessionCloseResult,
   SessionSetModeParams,
   SessionSetModeResult,
 } from './sessions.ts';
@@ -408,6 +410,16 @@ export const methods = {
     stability: 'experimental',
     summary:
       'Stops the run a session is running in this server, whoever started it: a client’s `prompt` or a turn an event started.',
+  },
+  'session/close': {
+    direction: 'client_to_server',
+    kind: 'request',
+    params: SessionCloseParams,
+    result: SessionCloseResult,
+    since: '0.3.0',
+    stability: 'experimental',
+    summary:
+      'Ends a session’s time in this server when its client is done with it (`/clear`, leaving): its SessionEnd hooks run now, not at shutdown.',
   },
   'session/rewind': {
     direction: 'client_to_server',

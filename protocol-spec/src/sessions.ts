@@ -354,6 +354,35 @@ export const SessionCancelResult = named(
 );
 export type SessionCancelResult = z.infer<typeof SessionCancelResult>;
 
+/** §session/close */
+export const SessionCloseParams = named(
+  'SessionCloseParams',
+  'Params of `session/close` (§10.15): the client is done with a session — its user began another, or left. Since 0.3.0.',
+  z.object({
+    sessionId: z.string().min(1).describe('The session: its id, its name, or the start of its id (§10.12).'),
+    reason: z
+      .enum(['clear', 'exit', 'other'])
+      .optional()
+      .describe(
+        "Why: `clear`, the user began another session (a TUI's `/clear`); `exit`, the user is leaving the client; `other` (the default), anything else. Santra gives it to SessionEnd hooks as `clear`, `prompt_input_exit` and `other`.",
+      ),
+  }),
+);
+export type SessionCloseParams = z.infer<typeof SessionCloseParams>;
+
+export const SessionCloseResult = named(
+  'SessionCloseResult',
+  'Result of `session/close`. Since 0.3.0.',
+  z.object({
+    closed: z
+      .boolean()
+      .describe(
+        'true: the session had begun in this server (a prompt ran in it here) and has now ended here — its SessionEnd hooks have run, and it is no longer offered on its live channel; a later `prompt` with it begins it again. false: it had not begun here, or was closed already; nothing was done.',
+      ),
+  }),
+);
+export type SessionCloseResult = z.infer<typeof SessionCloseResult>;
+
 /** §session/setMode */
 export const SessionSetModeParams = named(
   'SessionSetModeParams',

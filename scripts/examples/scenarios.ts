@@ -659,6 +659,10 @@ const rewinding: Scenario = {
       '`session/setMode` (§7.8) changes the permission mode at once: a run going on gates its later tool calls in it (Shift+Tab in the middle of a run); for an idle session, its next prompt runs in it.',
     );
     await call('session/setMode', { sessionId, permissionMode: 'acceptEdits' });
+    note(
+      "`session/close` (§10.15) says the client is done with the session — here its user began another (a TUI's `/clear`). It has run prompts in this server, so it ends here now: the server runs its SessionEnd hooks and stops offering it live. It stays saved; a later prompt with it begins it again.",
+    );
+    await call('session/close', { sessionId, reason: 'clear' });
   },
 };
 

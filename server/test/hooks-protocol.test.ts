@@ -310,6 +310,86 @@ echo '{"decision":"block","reason":"also add a test"}'`,
     assert.ok(inputs.every((input) => input.session_id === sessionId));
   });
 
+  test('session/close runs SessionEnd at once, with its reason; not again at shutdown; the next prompt begins it again', async () => {
+    const events = ['SessionStart', 'SessionEnd'];
+    const { h } = await withHooks(
+      [{ text: 'one' }, { text: 'two' }, { text: 'three' }],
+      Object.fromEntries(
+        events.map((event) => [event, [hook(undefined, `$CLAUDE_PROJECT_DIR/hooks/${event}.sh`)]]),
+      ),
+    );
+    for (const event of events) script(h.workspace, `${event}.sh`, 'exit 0');
+    const close = async (params: Json) => {
+      const id = h.nextId();
+      h.client.request(id, 'session/close', params);
+      return h.client.response(id);
+    };
+    const a = (await h.prompt({ text: 'first' })).response.result as Json;
+    const b = (await h.prompt({ text: 'second' })).response.result as Json;
+    // The TUI's /clear: the session the user leaves ends now, the other stays open.
+    assert.deepEqual((await close({ sessionId: a.sessionId, reason: 'clear' })).result, { closed: true });
+    let inputs = logged(h.workspace);
+    assert.deepEqual(
+      inputs.map((input) => [input.hook_event_name, input.session_id, input.reason ?? input.source]),
+      [
+        ['SessionStart', a.sessionId, 'startup'],
+        ['SessionStart', b.sessionId, 'startup'],
+        ['SessionEnd', a.sessionId, 'clear'],
+      ],
+    );
+    // Closed twice: nothing more runs.
+    assert.deepEqual((await close({ sessionId: a.sessionId })).result, { closed: false });
+    // Taken up again, it begins again (a resume); leaving the client is prompt_input_exit.
+    await h.prompt({ text: 'back', sessionId: a.sessionId });
+    assert.deepEqual((await close({ sessionId: a.sessionId, reason: 'exit' })).result, { closed: true });
+    inputs = logged(h.workspace).slice(3);
+    assert.deepEqual(
+      inputs.map((input) => [input.hook_event_name, input.reason ?? input.source]),
+      [
+        ['SessionStart', 'resume'],
+        ['SessionEnd', 'prompt_input_exit'],
+      ],
+    );
+    // Bad input names the field; an unknown session is UnknownSession.
+    const bad = (await close({ sessionId: b.sessionId, reason: 'quit' })).error as Json | undefined;
+    assert.equal(bad?.code, -32602);
+    assert.match(String(bad?.message), /reason/);
+    const unknown = (await close({ sessionId: 'ses_00000000-0000-4000-8000-000000000000' })).error as
+      Json | undefined;
+    assert.equal(unknown?.code, -33005);
+    // Shutdown ends only the session still open.
+    const shutdown = h.nextId();
+    h.client.request(shutdown, 'shutdown');
+    await h.client.response(shutdown);
+    h.client.notify('exit');
+    await h.client.exit();
+    assert.deepEqual(
+      logged(h.workspace)
+        .slice(5)
+        .map((input) => [input.hook_event_name, input.session_id, input.reason]),
+      [['SessionEnd', b.sessionId, 'other']],
+    );
+  });
+
+  test('session/close while the session runs a prompt is SessionBusy; the run goes on', async () => {
+    const { h } = await withHooks([{ text: 'slow answer', firstByteDelayMs: 800 }], {
+      SessionEnd: [hook(undefined, '$CLAUDE_PROJECT_DIR/hooks/SessionEnd.sh')],
+    });
+    script(h.workspace, 'SessionEnd.sh', 'exit 0');
+    const created = h.nextId();
+    h.client.request(created, 'session/new', {});
+    const sessionId = (((await h.client.response(created)).result as Json).session as Json).sessionId;
+    const running = h.prompt({ text: 'take your time', sessionId });
+    await h.client.next((m) => m.method === 'phase' && (m.params as Json).type === 'status');
+    const id = h.nextId();
+    h.client.request(id, 'session/close', { sessionId, reason: 'clear' });
+    const busy = (await h.client.response(id)).error as Json | undefined;
+    assert.equal(busy?.code, -33004, JSON.stringify(busy));
+    assert.match(String(busy?.message), /close it/);
+    assert.equal(((await running).response.result as Json).status, 'completed');
+    assert.deepEqual(logged(h.workspace), [], 'no SessionEnd ran');
+  });
+
   test('a bad hooks block in the config is refused with the field named', async () => {
     const h = await start(
       'anthropic',

@@ -9,6 +9,7 @@ import {
   describeMarkers,
   describeResponse,
   prompt,
+  PROMPT_TIMEOUT_MS,
   until,
   responseTo,
   sentToModel,
@@ -297,4 +298,49 @@ const created: Scenario = {
   },
 };
 
-export const SESSIONS: Scenario[] = [resume, busy, compact, undo, created];
+const closed: Scenario = {
+  name: 'sessions: session/close ends a session here once, refuses a running one, and the session goes on after',
+  covers: ['SANTRA-SESSION-047'],
+  async run(ctx) {
+    const server = await ctx.open();
+    // The second answer streams slowly: its run is certainly going on when the close arrives.
+    await ctx.script(
+      { text: 'Hello.' },
+      { text: ['Slowly: ', 'one, ', 'two, ', 'three.'], chunkDelayMs: 400 },
+      { text: 'Still here.' },
+    );
+    const first = await prompt(server, { text: 'hi', mode: 'simple_chat' });
+    const sessionId = first.result.sessionId;
+    const running = startPrompt(server, { text: 'count', mode: 'simple_chat', sessionId });
+    await server.waitFor(
+      (m) =>
+        m.method === 'phase' &&
+        (m.params as Json).type === 'text' &&
+        (m.params as Json).runId !== first.result.runId,
+      PROMPT_TIMEOUT_MS,
+      'a text phase of the second run',
+    );
+    const busy = await server.request('session/close', { sessionId, reason: 'clear' });
+    const ended = await responseTo(server, running);
+    const close = await server.request('session/close', { sessionId, reason: 'clear' });
+    const again = await server.request('session/close', { sessionId });
+    const unknown = await server.request('session/close', {
+      sessionId: 'ses_00000000-0000-4000-8000-000000000000',
+    });
+    const after = await prompt(server, { text: 'still there?', mode: 'simple_chat', sessionId });
+    const resultOf = (response: Json) => (response.result ?? {}) as Json;
+    ctx.check(
+      'SANTRA-SESSION-047',
+      codeOf(busy) === SantraErrorCodes.SessionBusy &&
+        resultOf(ended).status === 'completed' &&
+        resultOf(close).closed === true &&
+        resultOf(again).closed === false &&
+        codeOf(unknown) === SantraErrorCodes.UnknownSession &&
+        after.result.sessionId === sessionId &&
+        after.result.status === 'completed',
+      `while running: ${describeResponse(busy)}; the run: ${describeResponse(ended)}; closed: ${describeResponse(close)}; again: ${describeResponse(again)}; unknown: ${describeResponse(unknown)}; a prompt after: ${describeResponse(after.response)}`,
+    );
+  },
+};
+
+export const SESSIONS: Scenario[] = [resume, busy, compact, undo, created, closed];

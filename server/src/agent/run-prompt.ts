@@ -50,7 +50,7 @@ import { interruptedNote } from './user-notes.ts';
 import { modeNote } from '../approval/permission-mode.ts';
 import { agentHooks } from '../hooks/agent-hooks.ts';
 import type { Hooks } from '../hooks/hooks.ts';
-import { preCompactHooks, promptHooks } from '../hooks/session-hooks.ts';
+import { preCompactHooks, promptHooks, type SessionLifecycle } from '../hooks/session-hooks.ts';
 import { fitText } from './wire-text.ts';
 import { listsTool } from './tool-names.ts';
 import { LOAD_SKILL_TOOL } from '../tools/load-skill.ts';
@@ -87,6 +87,8 @@ export interface PromptDeps {
   ask?: (params: AskParams, signal: AbortSignal) => Promise<string>;
   /** The user's hooks (hooks/); absent: none run. */
   hooks?: Hooks;
+  /** The sessions begun in this server, whose SessionStart has run (hooks/session-hooks.ts). */
+  lifecycle: SessionLifecycle;
   /**
    * The skills' section of the system prompt for a model of that context (skills/listing.ts), for
    * agents that may call load_skill, and status lines about skipped skill files; absent: none.
@@ -145,7 +147,12 @@ export async function runPrompt(
     const hooked =
       deps.hooks === undefined
         ? { context: [] }
-        : await promptHooks(deps.hooks, params.text, hookScope(deps, session, held.signal, emit));
+        : await promptHooks(
+            deps.hooks,
+            params.text,
+            hookScope(deps, session, held.signal, emit),
+            deps.lifecycle,
+          );
     if ('blocked' in hooked) return promptBlocked(session, runId, hooked.blocked, emit);
     emit({ type: 'status', text: `Route: ${route.route} (${route.reason})` });
     const instructions = await deps.loadInstructions(startDir);

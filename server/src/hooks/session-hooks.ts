@@ -7,10 +7,63 @@
  */
 import type { HookOutcome, Hooks } from './hooks.ts';
 
-/** The sessions whose SessionStart has run in this process (a session object per server). */
-const started = new WeakSet<object>();
-/** Those sessions, for their SessionEnd when the server ends: id → what the hook is told. */
-const open = new Map<string, { transcriptPath: string; permissionMode: string }>();
+/** Why a session ended, in Claude Code's words (a SessionEnd hook's `reason`). */
+export type SessionEndReason = 'clear' | 'logout' | 'prompt_input_exit' | 'other';
+
+/**
+ * The sessions begun in one server — their SessionStart has run — until they end: closed by the
+ * client (session/close), or the server ends. One per runtime: several run in one process (an ACP
+ * agent runs one per editor session), and one's end is not the others'.
+ */
+export class SessionLifecycle {
+  /** Begun sessions: id → the session object begun and what its SessionEnd hook is told. */
+  readonly #open = new Map<string, { session: object; transcriptPath: string; permissionMode: string }>();
+
+  /**
+   * Records a prompt of the session; true when its SessionStart is due: the first prompt of this
+   * session object since it was loaded, created or last closed here.
+   */
+  begin(scope: SessionHookScope): boolean {
+    const first = this.#open.get(scope.session.id)?.session !== scope.session;
+    this.#open.set(scope.session.id, {
+      session: scope.session,
+      transcriptPath: scope.transcriptPath,
+      permissionMode: scope.permissionMode,
+    });
+    return first;
+  }
+
+  /** Whether the session was begun here and has not ended. */
+  isOpen(sessionId: string): boolean {
+    return this.#open.has(sessionId);
+  }
+
+  /** SessionEnd for one session begun here, which then counts as ended; false if it was not open. */
+  async end(
+    hooks: Hooks | undefined,
+    sessionId: string,
+    reason: SessionEndReason,
+    { signal, warn }: Pick<SessionHookScope, 'signal' | 'warn'>,
+  ): Promise<boolean> {
+    const known = this.#open.get(sessionId);
+    if (known === undefined) return false;
+    this.#open.delete(sessionId);
+    if (hooks !== undefined)
+      await sessionEndHooks(hooks, reason, {
+        session: { id: sessionId, messages: [] },
+        transcriptPath: known.transcriptPath,
+        permissionMode: known.permissionMode,
+        signal,
+        warn,
+      });
+    return true;
+  }
+
+  /** SessionEnd (`other`) for every session begun here and still open: the server is ending. */
+  async endAll(hooks: Hooks, scope: Pick<SessionHookScope, 'signal' | 'warn'>): Promise<void> {
+    await Promise.all([...this.#open.keys()].map((id) => this.end(hooks, id, 'other', scope)));
+  }
+}
 
 export interface SessionHookScope {
   session: { id: string; messages: readonly unknown[] };
@@ -30,11 +83,10 @@ export async function promptHooks(
   hooks: Hooks,
   prompt: string,
   scope: SessionHookScope,
+  lifecycle: SessionLifecycle,
 ): Promise<{ blocked: string } | { context: string[] }> {
   const context: string[] = [];
-  open.set(scope.session.id, { transcriptPath: scope.transcriptPath, permissionMode: scope.permissionMode });
-  if (!started.has(scope.session)) {
-    started.add(scope.session);
+  if (lifecycle.begin(scope)) {
     const source = scope.session.messages.length === 0 ? 'startup' : 'resume';
     const start = told(
       'SessionStart',
@@ -73,25 +125,13 @@ export async function preCompactHooks(
   );
 }
 
-/** SessionEnd (`other`) for every session that started in this server: the server is ending. */
-export async function endSessions(
+/**
+ * SessionEnd: the client closed the session (`clear`: the user began another; `prompt_input_exit`:
+ * the user left), or the server ends with it open (`other`).
+ */
+async function sessionEndHooks(
   hooks: Hooks,
-  signal: AbortSignal,
-  warn: (text: string) => void,
-): Promise<void> {
-  const ending = [...open.entries()];
-  open.clear();
-  await Promise.all(
-    ending.map(([id, known]) =>
-      sessionEndHooks(hooks, 'other', { session: { id, messages: [] }, ...known, signal, warn }),
-    ),
-  );
-}
-
-/** SessionEnd, as the server ends with the session open (`other`), or the session is deleted (`clear`). */
-export async function sessionEndHooks(
-  hooks: Hooks,
-  reason: 'clear' | 'logout' | 'prompt_input_exit' | 'other',
+  reason: SessionEndReason,
   scope: SessionHookScope,
 ): Promise<void> {
   told('SessionEnd', await hooks.run('SessionEnd', [reason], { reason }, hookScope(scope)), scope);

@@ -18,6 +18,7 @@ import { contextWindowFor } from './mcp-handler.ts';
 import { errorMessage } from '../support/errno.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { SkillsAndMemory } from './skills-memory.ts';
+import type { SessionLifecycle } from '../hooks/session-hooks.ts';
 import { LOAD_SKILL_TOOL } from '../tools/load-skill.ts';
 
 export interface PromptHandlerParts {
@@ -31,6 +32,8 @@ export interface PromptHandlerParts {
   mcp?: () => McpManager | undefined;
   /** Skills (load_skill and the listing) and memory (the note, the extraction after runs). */
   knowledge?: SkillsAndMemory;
+  /** The sessions begun here, for their SessionStart and SessionEnd hooks. */
+  lifecycle: SessionLifecycle;
 }
 
 export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestHandlers, 'prompt'>> {
@@ -102,6 +105,7 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
           stream,
           tools: offered,
           ...(hooks === undefined ? {} : { hooks }),
+          lifecycle: parts.lifecycle,
           configWarnings: warnings,
           sendPhase: (phase) => {
             if (phase.type === 'tool_result' && phase.output !== undefined) toolOutputs?.push(phase.output);

@@ -47,7 +47,7 @@ import { McpManager } from '../mcp/manager.ts';
 import type { McpServerDefinition } from '../config/mcp-schema.ts';
 import { ProjectTrust } from '../approval/project-trust.ts';
 import { Hooks } from '../hooks/hooks.ts';
-import { endSessions } from '../hooks/session-hooks.ts';
+import { SessionLifecycle } from '../hooks/session-hooks.ts';
 import { scrubEnvironment } from '../tools/commands/env.ts';
 
 export interface RuntimeOptions {
@@ -100,7 +100,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** The client itself: what a subscription sends to, not the sessions' live channels. */
   let ownClient: ClientChannel | undefined;
 
-  const prompting = promptHandler({ state, stream, redactor, env, runs, mcp: startedMcp, knowledge });
+  /** The sessions begun here, for their SessionStart and SessionEnd hooks. */
+  const lifecycle = new SessionLifecycle();
+  /** The user's hooks, once `initialize` has loaded the config. */
+  const userHooks = async () => (state.initialized === undefined ? undefined : (await state.tools()).hooks);
+  const prompting = promptHandler({
+    state,
+    stream,
+    redactor,
+    env,
+    runs,
+    mcp: startedMcp,
+    knowledge,
+    lifecycle,
+  });
   // Events into sessions (§10.14): a turn one starts is a prompt like any other.
   const events = eventHandler({
     ready,
@@ -113,7 +126,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     serverInfo: { name: 'santra-server', version: SANTRA_VERSION },
     sends: ['phase', 'approve', 'ask', 'fs/readTextFile', 'fs/writeTextFile', 'terminal/run'],
     handlers: refreshing(() => state.refresh(), {
-      ...sessionHandlers(ready),
+      ...sessionHandlers(ready, {
+        lifecycle,
+        hooks: userHooks,
+        release: async (sessionId) => live?.release(sessionId),
+        warn: (text) => log.warn(text),
+      }),
       ...importHandler(ready),
       ...compactHandler(
         () => state.configured(),
@@ -126,9 +144,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ...prompting,
       ...events.handlers,
       ...knowledge.handlers(),
-      ...hooksHandler(async () =>
-        state.initialized === undefined ? undefined : (await state.tools()).hooks,
-      ),
+      ...hooksHandler(userHooks),
       ...mcpHandler(startedMcp, () => {
         const config = state.initialized?.config;
         return config !== undefined && mcp !== undefined
@@ -248,7 +264,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const hooks =
         state.initialized === undefined ? undefined : (await state.tools().catch(() => undefined))?.hooks;
       if (hooks !== undefined)
-        await endSessions(hooks, new AbortController().signal, (text) => log.warn(text));
+        await lifecycle.endAll(hooks, {
+          signal: new AbortController().signal,
+          warn: (text) => log.warn(text),
+        });
       await Promise.allSettled([...runs, mcp?.close()]);
       knowledge.close();
       await sessions?.close();

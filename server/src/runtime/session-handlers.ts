@@ -1,11 +1,14 @@
 /**
  * The `session/*` requests: list, resume (with the phases a reconnecting client missed), export,
- * delete and cancel (the run a session is running, whoever started it), served from the session store.
+ * delete, cancel (the run a session is running, whoever started it) and close (the client is done
+ * with it: SessionEnd), served from the session store.
  */
 import type { SessionInfo } from '#protocol';
 import { exportJson, exportMarkdown } from '../sessions/export.ts';
 import { renameSession, sessionIdOf } from '../sessions/names.ts';
-import { cancelRun } from '../sessions/occupancy.ts';
+import type { Hooks } from '../hooks/hooks.ts';
+import type { SessionLifecycle } from '../hooks/session-hooks.ts';
+import { assertIdle, cancelRun } from '../sessions/occupancy.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { ClientChannel, RequestHandlers } from './contract.ts';
@@ -22,12 +25,28 @@ type SessionHandlers = Required<
     | 'session/export'
     | 'session/delete'
     | 'session/cancel'
+    | 'session/close'
     | 'session/setMode'
   >
 >;
 
+/** What closing a session ends besides the session's own state (session/close). */
+export interface SessionClosing {
+  lifecycle: SessionLifecycle;
+  /** The user's hooks, for SessionEnd; undefined before `initialize`. */
+  hooks: () => Promise<Hooks | undefined>;
+  /** Stops offering the session on its live channel (§10.11). */
+  release: (sessionId: string) => Promise<void>;
+  /** Tells what went wrong in a hook (the log: no run carries it). */
+  warn: (text: string) => void;
+}
+
+/** session/close's reason, as SessionEnd hooks are told it (Claude Code's words). */
+const END_REASONS = { clear: 'clear', exit: 'prompt_input_exit', other: 'other' } as const;
+
 export function sessionHandlers(
   ready: () => { sessions: SessionStore; client: ClientChannel },
+  closing: SessionClosing,
 ): SessionHandlers {
   return {
     'session/new'() {
@@ -120,6 +139,23 @@ export function sessionHandlers(
       }
       const runId = cancelRun(session);
       return runId === undefined ? { cancelled: false } : { cancelled: true, runId };
+    },
+    /** The client is done with the session: its SessionEnd hooks now, not when the server ends. */
+    async 'session/close'(params, { signal }) {
+      const { sessions } = ready();
+      const id = await sessionIdOf(sessions, params.sessionId, 'params.sessionId');
+      const session = sessions.get(id);
+      // Not in memory here: saved and idle, or not a session at all (UnknownSession).
+      if (session === undefined) await sessions.records(id);
+      else assertIdle(session, 'close it');
+      const closed = await closing.lifecycle.end(
+        await closing.hooks(),
+        id,
+        END_REASONS[params.reason ?? 'other'],
+        { signal, warn: closing.warn },
+      );
+      await closing.release(id);
+      return { closed };
     },
   };
 }

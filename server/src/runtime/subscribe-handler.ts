@@ -83,6 +83,15 @@ export class LiveRelay {
     return this.#hosted.has(sessionId);
   }
 
+  /** Stops offering a session closed here (session/close); a later phase of it offers it again. */
+  async release(sessionId: string): Promise<void> {
+    const hosted = this.#hosted.get(sessionId);
+    if (hosted === undefined) return;
+    this.#hosted.delete(sessionId);
+    this.#sent.delete(sessionId);
+    await (await hosted).channel.close();
+  }
+
   /** Stops offering every session and leaves the store's channels. */
   async close(): Promise<void> {
     const hosted = await Promise.all(this.#hosted.values());
