@@ -29,7 +29,7 @@ async function afterOneRun(server: ReturnType<typeof scripted>, startDir?: strin
 }
 
 /** A server with one saved session, ses_old00000, of two runs: /resume replays them. */
-function withSavedSession(methods = ALL) {
+function withSavedSession(methods = ALL, more: Record<string, (params: unknown) => unknown> = {}) {
   const to: { phase?: (fields: Record<string, unknown>) => void } = {};
   const server = scripted({
     methods,
@@ -65,6 +65,7 @@ function withSavedSession(methods = ALL) {
         replayedPhases: 4,
         warnings: [],
       }),
+      ...more,
     },
   });
   to.phase = (fields) => server.phase(fields);
@@ -369,5 +370,59 @@ describe('session commands', () => {
     ]);
     assert.equal(readFileSync(join(dir, 'out.md'), 'utf8'), '# hi\n\nthe transcript\n');
     assert.match(ui.frame(), /Transcript written to .*out\.md/);
+  });
+
+  test('the session left ends on the server: /clear (clear), /resume of another (other), leaving (exit)', async () => {
+    const server = withSavedSession([...ALL, 'session/close'], { 'session/close': () => ({ closed: true }) });
+    const closes = () => server.requests.filter((request) => request.method === 'session/close');
+    const ui = await afterOneRun(server);
+    await ui.type('/clear');
+    await ui.type('\r');
+    await ui.until(() => closes().length === 1, 'the close of the cleared session');
+    assert.deepEqual(closes()[0]?.params, { sessionId: 'ses_12345678abc', reason: 'clear' });
+    // A new session's run, then /resume of a saved one: the session left ends.
+    await ui.type('again');
+    await ui.type('\r');
+    server.end();
+    await ui.settled();
+    await ui.type('/resume ses_old00000');
+    await ui.type('\r');
+    await ui.shows(/Resumed "first question"/);
+    await ui.until(() => closes().length === 2, 'the close of the session left for another');
+    assert.deepEqual(closes()[1]?.params, { sessionId: 'ses_12345678abc', reason: 'other' });
+    // Leaving: the resumed session ends as an exit, before the server is shut down.
+    await ui.controller.exit();
+    assert.deepEqual(closes()[2]?.params, { sessionId: 'ses_old00000', reason: 'exit' });
+    assert.equal(server.closed(), 1);
+    assert.equal(closes().length, 3);
+  });
+
+  test('a server that does not offer session/close is not sent it', async () => {
+    const server = withSavedSession();
+    const ui = await afterOneRun(server);
+    await ui.type('/clear');
+    await ui.type('\r');
+    await ui.controller.exit();
+    assert.deepEqual(
+      server.requests.filter((request) => request.method === 'session/close'),
+      [],
+    );
+    assert.equal(server.closed(), 1);
+  });
+
+  test('leaving during a run stops it and sends no session/close: the server ends the session as it shuts down', async () => {
+    const server = withSavedSession([...ALL, 'session/close'], { 'session/close': () => ({ closed: true }) });
+    const ui = await afterOneRun(server);
+    await ui.type('more');
+    await ui.type('\r');
+    server.phase({ type: 'text', text: 'Working…' });
+    await ui.settled();
+    await ui.controller.exit();
+    assert.equal(server.cancelled(), 1);
+    assert.deepEqual(
+      server.requests.filter((request) => request.method === 'session/close'),
+      [],
+    );
+    assert.equal(server.closed(), 1);
   });
 });

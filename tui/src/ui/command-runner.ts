@@ -130,6 +130,12 @@ export class CommandRunner {
         feed.note(helpText(store.state.commands));
         return;
       case 'clear':
+        // The session left ends now (its SessionEnd hooks), in the background: the screen clears at once.
+        this.#link
+          .closeSession(store.state.sessionId, 'clear')
+          .catch((error: unknown) =>
+            feed.note(`The session left was not closed: ${messageOf(error)}`, 'warning'),
+          );
         feed.startOver();
         feed.dispatch({ type: 'new_session' });
         store.set({ sessionId: undefined, sessionUsage: undefined, sessionCostUsd: 0, lastRun: undefined });
@@ -343,8 +349,16 @@ export class CommandRunner {
     if (!sessionId.startsWith('ses_')) sessionId = (await backend.resume(sessionId)).session.sessionId;
     const prompts = await sessionPrompts(backend, sessionId);
     this.#feed.note('Earlier in this session:');
+    const left = store.state.sessionId;
     const { session, warnings } = await this.#link.replaying(prompts, () => backend.resume(sessionId, 0));
     for (const warning of warnings) this.#feed.note(warning, 'warning');
+    // The session the user was in ends here, unless it is the one resumed.
+    if (left !== session.sessionId)
+      this.#link
+        .closeSession(left, 'other')
+        .catch((error: unknown) =>
+          this.#feed.note(`The session left was not closed: ${messageOf(error)}`, 'warning'),
+        );
     store.set({
       sessionId: session.sessionId,
       sessionUsage: session.usage,

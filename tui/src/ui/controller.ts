@@ -12,6 +12,7 @@
  *
  * What stays here is what the keys do across them: Ctrl+C, Esc, Ctrl+L, Ctrl+O, and leaving.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { PermissionMode } from '#protocol';
 import { PERMISSION_MODES } from '../print/args.ts';
 import type { PickerState, UiState } from './ui-state.ts';
@@ -27,6 +28,9 @@ import { type Connect, ServerLink } from './server-link.ts';
 import { initialState, UiStore } from './store.ts';
 import type { TranscriptEvent } from './transcript.ts';
 import { TranscriptFeed } from './transcript-feed.ts';
+
+/** How long leaving waits for the session's end (its SessionEnd hooks) before the server is shut down. */
+const EXIT_CLOSE_MS = 3000;
 
 const EXIT_ARM_MS = 2000;
 
@@ -254,8 +258,17 @@ export class Controller {
     if (this.#exitTimer !== undefined) clearTimeout(this.#exitTimer);
     this.#feed.stop();
     this.#interactions.withdrawAll();
+    const { sessionId, transcript } = this.#store.state;
+    const running = transcript.running;
     this.#link.backend?.cancelPrompt();
     this.#store.set({ exitArmed: false });
+    // Leaving an idle session ends it as the user's exit (SessionEnd: prompt_input_exit); one whose
+    // run was just stopped ends with the server (other). Nothing is left to show a failure on.
+    if (!running)
+      await Promise.race([
+        this.#link.closeSession(sessionId, 'exit').catch(() => {}),
+        delay(EXIT_CLOSE_MS, undefined, { ref: false }),
+      ]);
     await this.#link.backend?.close();
     this.#options.onExit?.();
   }

@@ -153,6 +153,18 @@ export class ServerLink {
     }
   }
 
+  /**
+   * Tells the server the user is done with the session (`session/close`, §10.15) — `clear`: began
+   * another; `exit`: is leaving; `other`: went to another — so its SessionEnd hooks run now. A
+   * server that does not offer the method ends it when it shuts down instead. Rejects with what
+   * went wrong.
+   */
+  async closeSession(sessionId: string | undefined, reason: 'clear' | 'exit' | 'other'): Promise<void> {
+    const backend = this.#backend;
+    if (sessionId === undefined || backend?.methods?.has('session/close') !== true) return;
+    await backend.request('session/close', { sessionId, reason });
+  }
+
   #onPhase(phase: Phase): void {
     const replay = this.#replaying;
     if (replay !== undefined && phase.runId !== replay.runId) {
