@@ -89,5 +89,20 @@ export const McpLogoutResult = named(
   z.object({
     server: McpServerInfo,
     signedOut: z.boolean().describe('false: it held no tokens (it was not signed in).'),
+    revocation: z
+      .object({
+        revoked: z
+          .boolean()
+          .describe(
+            'true: the authorization server revoked the tokens (RFC 7009): they stop working for anyone holding them. false: they were only forgotten here; they stay valid at the server until they expire.',
+          ),
+        why: z
+          .string()
+          .optional()
+          .describe('Why they were not revoked (the server offers no revocation, refused, did not answer).'),
+      })
+      .optional()
+      .describe('When it was signed in: what its authorization server did with the tokens. Since 0.3.0.'),
   }),
 );
+export type McpLogoutResult = z.infer<typeof McpLogoutResult>;

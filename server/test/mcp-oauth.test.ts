@@ -272,6 +272,87 @@ describe('mcp/logout', () => {
     assertNoTokens(h, oauth);
   });
 
+  test('revokes the tokens at the authorization server: the old access and refresh tokens stop working anywhere', async () => {
+    const oauth = await oauthServer();
+    const home = santraHome({ type: 'http', url: oauth.url });
+    const h = await santra(home, [{ text: 'unused' }]);
+    await signIn(String((await until(h, 'needs_auth')).authUrl));
+    await until(h, 'connected');
+    const held = oauth.issued.at(-1) as { access_token: string; refresh_token: string };
+    const id = h.nextId();
+    h.client.request(id, 'mcp/logout', { server: 'remote' });
+    const out = (await h.client.response(id)).result as Json;
+    assert.deepEqual(out.revocation, { revoked: true });
+    assert.equal(oauth.stats.revocations, 2, 'the refresh token and the access token');
+    // Whoever still holds them (a copy, another process) is refused.
+    const mcp = await fetch(oauth.url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${held.access_token}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(mcp.status, 401);
+    const refresh = await fetch(new URL('/token', oauth.url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: held.refresh_token }),
+    });
+    assert.equal(refresh.status >= 400, true, `a refresh with the revoked token: HTTP ${refresh.status}`);
+    assertNoTokens(h, oauth);
+  });
+
+  test('an authorization server without revocation: signed out here, and the result says the tokens live on there', async () => {
+    const oauth = await oauthServer({ revocation: false });
+    const home = santraHome({ type: 'http', url: oauth.url });
+    const h = await santra(home, [{ text: 'unused' }]);
+    await signIn(String((await until(h, 'needs_auth')).authUrl));
+    await until(h, 'connected');
+    const id = h.nextId();
+    h.client.request(id, 'mcp/logout', { server: 'remote' });
+    const out = (await h.client.response(id)).result as Json;
+    assert.equal(out.signedOut, true);
+    assert.equal((out.revocation as Json).revoked, false);
+    assert.match(String((out.revocation as Json).why), /offers no way to revoke them/);
+    assert.equal(oauth.stats.revocations, 0);
+    assertNoTokens(h, oauth);
+  });
+
+  test('another Santra signed in with the same sign-in stops using it when this one signs out', async () => {
+    // No revocation: the other Santra's tokens would still be accepted; it must drop them itself.
+    const oauth = await oauthServer({ revocation: false });
+    const home = santraHome({ type: 'http', url: oauth.url });
+    const other = await santra(home, [
+      call('c1', 'before'),
+      { text: 'done' },
+      call('c2', 'after'),
+      { text: 'done' },
+    ]);
+    await signIn(String((await until(other, 'needs_auth')).authUrl));
+    await until(other, 'connected');
+    assert.equal((await echo(other, 'c1')).status, 'ok');
+    const h = await santra(home, [{ text: 'unused' }]);
+    await until(h, 'connected');
+    const id = h.nextId();
+    h.client.request(id, 'mcp/logout', { server: 'remote' });
+    assert.equal(((await h.client.response(id)).result as Json).signedOut, true);
+    const accepted = oauth.accepted.length;
+    const { response, phases } = await other.prompt({ text: 'go', agent: 'mcp_tester' });
+    assert.equal((response.result as Json).status, 'completed');
+    const after = phases.find((p) => p.type === 'tool_result' && p.toolCallId === 'c2');
+    assert.equal(after?.status, 'error', JSON.stringify(after));
+    assert.equal(oauth.accepted.length, accepted, 'no request with the old token was accepted');
+    // Its own sign-in goes to a port of its own: the first Santra waits for one on the port both had.
+    const waiting = String((await until(other, 'needs_auth')).authUrl);
+    assert.notEqual(
+      new URL(waiting).searchParams.get('redirect_uri'),
+      new URL(String((await remote(h)).authUrl)).searchParams.get('redirect_uri'),
+    );
+    assert.equal((await signIn(waiting)).status, 200);
+    await until(other, 'connected');
+    other.fake.push(call('c3', 'signed in again'), { text: 'done' });
+    assert.equal((await echo(other, 'c3')).status, 'ok');
+    assertNoTokens(other, oauth);
+  });
+
   test('a local server has no sign-in to forget', async () => {
     const home = santraHome({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] });
     const h = await santra(home, [{ text: 'unused' }]);

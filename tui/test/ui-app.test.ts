@@ -150,6 +150,10 @@ describe('the interactive UI', () => {
       answers: {
         'mcp/logout': () => ({
           signedOut: true,
+          revocation: {
+            revoked: false,
+            why: 'its authorization server offers no way to revoke them (RFC 7009)',
+          },
           server: {
             name: 'docs',
             scope: 'user',
@@ -166,7 +170,12 @@ describe('the interactive UI', () => {
     });
     const ui = await start(server);
     ui.controller.submit('/mcp logout docs');
-    await ui.shows(/Signed out of docs: its sign-in is removed\. To sign in again, open:/);
+    // The note wraps at the terminal's width: its sentences, with any spacing between words.
+    await ui.shows(/Signed out of docs: its sign-in is removed\. Its tokens were not revoked/);
+    assert.match(
+      ui.frame().replace(/\s+/g, ' '),
+      /they stay valid at the server until they expire\. To sign in again, open:/,
+    );
     assert.deepEqual(server.requests.at(-1), { method: 'mcp/logout', params: { server: 'docs' } });
     ui.controller.submit('/mcp frobnicate');
     await ui.shows(/\/mcp takes nothing, or "logout NAME" \(got "frobnicate"\)/);

@@ -7,6 +7,7 @@
  * (approval/project-trust.ts); the question goes out right after `initialize`, so a terminal
  * user sees it at once. The user's own servers start unasked.
  */
+import type { Revocation } from './oauth-revoke.ts';
 import type { McpListResult, McpServerInfo } from '#protocol';
 import type { ProjectTrust, TrustRequest } from '../approval/project-trust.ts';
 import type { McpServerDefinition } from '../config/mcp-schema.ts';
@@ -585,7 +586,9 @@ export class McpManager {
    * why, for a server that is not there or keeps no sign-in (a local one, or one that sends its own
    * Authorization header).
    */
-  async logout(name: string): Promise<{ server: McpServerInfo; signedOut: boolean }> {
+  async logout(
+    name: string,
+  ): Promise<{ server: McpServerInfo; signedOut: boolean; revocation?: Revocation }> {
     const state = this.#servers.get(name);
     if (state === undefined)
       throw new Error(
@@ -599,7 +602,7 @@ export class McpManager {
       throw new Error(
         `"${name}" sends its own Authorization header (its definition's headers): Santra keeps no sign-in for it`,
       );
-    const signedOut = await oauth.signOut();
+    const { signedOut, revocation } = await oauth.signOut();
     const client = state.client;
     state.client = undefined;
     await client?.close().catch(() => {});
@@ -608,7 +611,7 @@ export class McpManager {
     oauth.stopWatching();
     delete state.info.authUrl;
     await this.#reconnect(state);
-    return { server: state.info, signedOut };
+    return { server: state.info, signedOut, ...(revocation === undefined ? {} : { revocation }) };
   }
 
   /** The connection ended without Santra closing it: the server crashed or the stream dropped. */

@@ -18,7 +18,7 @@
 import { rm } from 'node:fs/promises';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
-import { type FSWatcher, mkdirSync, watch } from 'node:fs';
+import { type FSWatcher, mkdirSync, statSync, watch } from 'node:fs';
 import { basename } from 'node:path';
 import {
   auth,
@@ -40,6 +40,7 @@ import {
   listenForCallback,
 } from './oauth-callback.ts';
 import { readSignIn, signInDir, signInFile, type StoredSignIn, writeSignIn } from './oauth-store.ts';
+import { REVOKE_TIMEOUT_MS, type Revocation, revokeTokens } from './oauth-revoke.ts';
 
 /** Set inside the SDK's `auth()` started by a refresh: `tokens()` then answers what is kept, as is. */
 const inRefresh = new AsyncLocalStorage<true>();
@@ -83,7 +84,7 @@ export function needsSignIn(error: unknown): boolean {
 export class McpOAuth implements OAuthClientProvider {
   readonly #options: McpOAuthOptions;
   readonly #file: string;
-  readonly #port: number;
+  #port: number;
   #stored: StoredSignIn;
   #verifier: string | undefined;
   #state: string | undefined;
@@ -93,12 +94,18 @@ export class McpOAuth implements OAuthClientProvider {
   #watcher: FSWatcher | undefined;
   /** A code from the redirect is being exchanged: the sign-in under way must not be dropped. */
   #exchanging = false;
+  /**
+   * The sign-in file's modification time when the tokens held were read from it or written to it
+   * (undefined: none held). Changed since, another Santra wrote it: it signed out or refreshed.
+   */
+  #stamp: number | undefined;
 
   private constructor(options: McpOAuthOptions, file: string, stored: StoredSignIn, port: number) {
     this.#options = options;
     this.#file = file;
     this.#stored = stored;
     this.#port = port;
+    this.#stamp = stored.tokens === undefined ? undefined : fileStamp(file);
     this.#redact(stored);
   }
 
@@ -155,11 +162,39 @@ export class McpOAuth implements OAuthClientProvider {
     return this.#state;
   }
 
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    const { clientId, clientSecret } = this.#options.settings ?? {};
-    if (clientId !== undefined)
-      return { client_id: clientId, ...(clientSecret === undefined ? {} : { client_secret: clientSecret }) };
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const pinned = this.#pinnedClient();
+    if (pinned !== undefined) return pinned;
+    // A sign-in is about to start here (no tokens, no redirect awaited yet): its redirect port must
+    // be free, and another Santra waiting for its own sign-in to this server may hold it now.
+    const fixedPort = this.#options.settings?.callbackPort !== undefined;
+    if (this.#stored.tokens === undefined && this.#listener === undefined && !fixedPort)
+      await this.#freeRedirectPort();
     return this.#stored.client;
+  }
+
+  /** The client the config pins (`oauth.clientId`, and its secret), if it does. */
+  #pinnedClient(): OAuthClientInformationMixed | undefined {
+    const { clientId, clientSecret } = this.#options.settings ?? {};
+    if (clientId === undefined) return undefined;
+    return { client_id: clientId, ...(clientSecret === undefined ? {} : { client_secret: clientSecret }) };
+  }
+
+  /**
+   * Moves the redirect to a free port when the one chosen is taken, and forgets (here only) the
+   * client registered for the old one, so the sign-in registers one for the new: as `create` does.
+   */
+  async #freeRedirectPort(): Promise<void> {
+    if ((await freeLoopbackPort(this.#port)) !== undefined) return;
+    const port = await freeLoopbackPort();
+    // None free: listening says so, with what to do.
+    if (port === undefined) return;
+    this.#options.log.info(
+      `MCP ${this.#options.server}: port ${this.#port} is taken (another sign-in?); the redirect goes to ${port}`,
+    );
+    this.#port = port;
+    const { client: _other, ...rest } = this.#stored;
+    this.#stored = rest;
   }
 
   async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
@@ -172,6 +207,7 @@ export class McpOAuth implements OAuthClientProvider {
     if (inRefresh.getStore() === true) return this.#stored.tokens;
     // A request made while a refresh is under way waits for its token.
     if (this.#refreshing !== undefined) await this.#refreshing;
+    if (this.#stored.tokens !== undefined && this.#stamp !== undefined) await this.#followFile();
     // Waiting for a sign-in here: `santra mcp login` in another terminal may have done it meanwhile.
     if (this.#stored.tokens === undefined && this.#authorizationUrl !== undefined)
       await this.signedInElsewhere();
@@ -252,6 +288,7 @@ export class McpOAuth implements OAuthClientProvider {
     const stored = await readSignIn(this.#file, this.#options.serverUrl).catch(() => this.#stored);
     if (stored.tokens === undefined) return false;
     this.#stored = stored;
+    this.#stamp = fileStamp(this.#file);
     this.#redact(stored);
     if (this.#authorizationUrl !== undefined && !this.#exchanging) {
       // The sign-in under way here is not needed any more: its link stops working.
@@ -289,15 +326,32 @@ export class McpOAuth implements OAuthClientProvider {
   }
 
   /**
-   * Forgets the sign-in: the tokens and the client registered for this server, here and in its
-   * file (removed). Resolves with whether it was signed in (held tokens).
+   * Forgets the sign-in — the tokens and the client registered for this server, here and in its
+   * file (removed) — and revokes the tokens at the authorization server where it can (RFC 7009),
+   * so that they end for everyone holding them. `signedOut`: it held tokens; `revocation`: what the
+   * authorization server said, when there were tokens to revoke.
    */
-  async signOut(): Promise<boolean> {
-    const had = this.#stored.tokens !== undefined;
+  async signOut(): Promise<{ signedOut: boolean; revocation?: Revocation }> {
+    const { tokens, discovery } = this.#stored;
+    const client = this.#pinnedClient() ?? this.#stored.client;
     this.#stored = { serverUrl: this.#options.serverUrl };
+    this.#stamp = undefined;
     this.#verifier = undefined;
     await rm(this.#file, { force: true });
-    return had;
+    if (tokens === undefined) return { signedOut: false };
+    const revocation = await revokeTokens(
+      { tokens, serverUrl: this.#options.serverUrl, discovery, client },
+      AbortSignal.timeout(REVOKE_TIMEOUT_MS),
+    );
+    const redacted: Revocation = revocation.revoked
+      ? revocation
+      : { revoked: false, why: this.#options.redactor.apply(revocation.why).slice(0, 300) };
+    if (redacted.revoked) this.#options.log.info(`MCP ${this.#options.server}: tokens revoked at sign-out`);
+    else
+      this.#options.log.warn(
+        `MCP ${this.#options.server}: signed out here, but the tokens were not revoked: ${redacted.why}`,
+      );
+    return { signedOut: true, revocation: redacted };
   }
 
   /** Stops listening for a redirect (the server is closing). */
@@ -316,6 +370,7 @@ export class McpOAuth implements OAuthClientProvider {
   async #refreshSoon(): Promise<void> {
     this.#refreshing ??= (async () => {
       this.#stored = await readSignIn(this.#file, this.#options.serverUrl);
+      this.#stamp = this.#stored.tokens === undefined ? undefined : fileStamp(this.#file);
       this.#redact(this.#stored);
       const { expiresAt } = this.#stored;
       if (expiresAt !== undefined && expiresAt - Date.now() >= REFRESH_MARGIN_MS) return;
@@ -373,6 +428,27 @@ export class McpOAuth implements OAuthClientProvider {
     this.#stored = next;
     this.#redact(next);
     await writeSignIn(this.#file, signInDir(this.#options.env), next);
+    this.#stamp = next.tokens === undefined ? undefined : fileStamp(this.#file);
+  }
+
+  /**
+   * Follows the sign-in file when another Santra wrote it since the tokens held were read or
+   * written: signed out there (`santra mcp logout`: no tokens in it now), they are dropped here
+   * too — the next request then asks for a sign-in; refreshed there, its new tokens are used.
+   */
+  async #followFile(): Promise<void> {
+    const stamp = fileStamp(this.#file);
+    if (stamp === this.#stamp) return;
+    const stored = await readSignIn(this.#file, this.#options.serverUrl).catch(() => undefined);
+    // Unreadable for a moment: what is held is used, and the file read again at the next request.
+    if (stored === undefined) return;
+    if (stored.tokens === undefined)
+      this.#options.log.info(
+        `MCP ${this.#options.server}: signed out elsewhere; its tokens are dropped here`,
+      );
+    this.#stored = stored;
+    this.#stamp = stored.tokens === undefined ? undefined : stamp;
+    this.#redact(stored);
   }
 
   #redact(stored: StoredSignIn): void {
@@ -383,6 +459,11 @@ export class McpOAuth implements OAuthClientProvider {
     redactor.add(stored.client?.client_secret);
     redactor.add(this.#options.settings?.clientSecret);
   }
+}
+
+/** The file's modification time; -1 when it is not there. */
+function fileStamp(file: string): number {
+  return statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? -1;
 }
 
 /** The loopback port a kept client was registered with, if it was. */

@@ -10,6 +10,7 @@
  * refused as expired (the client does not know: a 401 mid-session), `revokeRefreshTokens()`
  * makes the refresh tokens refused (`invalid_grant`), as when a person revokes the app's access.
  * `stats` counts what happened, so a test can tell a refresh before use from one after a 401.
+ * Revocation (RFC 7009) is offered unless `revocation: false`: a revoked token is refused at once.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -37,6 +38,8 @@ export interface OAuthServerOptions {
   registration?: boolean;
   /** Clients registered beforehand (a configured client id and secret). */
   clients?: OAuthClientInformationFull[];
+  /** Offer token revocation (RFC 7009, default true); without it the metadata names no endpoint. */
+  revocation?: boolean;
 }
 
 export interface OAuthStats {
@@ -48,6 +51,8 @@ export interface OAuthStats {
   unauthorized: number;
   /** MCP sessions opened: one per connection the client made. */
   mcpSessions: number;
+  /** Tokens revoked at the revocation endpoint. */
+  revocations: number;
 }
 
 export interface OAuthTestServer {
@@ -84,13 +89,24 @@ class AutoApprove implements OAuthServerProvider {
     refreshes: 0,
     unauthorized: 0,
     mcpSessions: 0,
+    revocations: 0,
   };
   readonly issued: OAuthTokens[] = [];
   readonly #expiresIn: number;
   readonly clientsStore: OAuthServerProvider['clientsStore'];
+  /** Present only when revocation is offered: the router names the endpoint when the provider has it. */
+  readonly revokeToken?: OAuthServerProvider['revokeToken'];
 
   constructor(options: OAuthServerOptions) {
     this.#expiresIn = options.expiresIn ?? 3600;
+    if (options.revocation !== false)
+      this.revokeToken = (client, request) => {
+        for (const grants of [this.access, this.refresh]) {
+          const grant = grants.get(request.token);
+          if (grant?.clientId === client.client_id && grants.delete(request.token)) this.stats.revocations++;
+        }
+        return Promise.resolve();
+      };
     for (const client of options.clients ?? []) this.clients.set(client.client_id, client);
     this.clientsStore = {
       getClient: (id) => this.clients.get(id),

@@ -7,7 +7,7 @@
  * Names, descriptions and errors come from MCP servers and files a repository supplies: they are
  * shown as plain text on one line each (control characters replaced), never interpreted.
  */
-import type { McpListResult } from '#protocol';
+import type { McpListResult, McpLogoutResult } from '#protocol';
 
 type McpServerInfo = McpListResult['servers'][number];
 
@@ -86,4 +86,16 @@ function plural(count: number, word: string): string {
 /** Text from a server or a file on one line, without control characters (no escape sequence reaches the terminal). */
 function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+}
+
+/**
+ * What `mcp/logout` did, in a sentence after "Signed out of NAME…": whether the authorization
+ * server revoked the tokens, or why they stay valid there until they expire.
+ */
+export function revocationText(revocation: McpLogoutResult['revocation']): string {
+  if (revocation === undefined) return '';
+  if (revocation.revoked)
+    return ' Its authorization server revoked the tokens: they no longer work anywhere.';
+  const why = revocation.why === undefined ? '' : ` (${oneLine(revocation.why)})`;
+  return ` Its tokens were not revoked${why}: they stay valid at the server until they expire.`;
 }

@@ -23,7 +23,7 @@ import { resolve } from 'node:path';
 import type { ResultOf } from '#protocol';
 import { EXIT } from './args.ts';
 import { type ListEnvironment, withProjectSession } from './list-command.ts';
-import { mcpText } from '../client/mcp-text.ts';
+import { mcpText, revocationText } from '../client/mcp-text.ts';
 import { PrintError } from '../client/session.ts';
 
 type McpListResult = ResultOf<'mcp/list'>;
@@ -122,10 +122,10 @@ export async function runMcp(
   const { stdout } = process;
   return withProjectSession(options, environment, async (session) => {
     if ('logout' in options) {
-      const { signedOut } = await session.request('mcp/logout', { server: options.logout });
+      const { signedOut, revocation } = await session.request('mcp/logout', { server: options.logout });
       stdout.write(
         signedOut
-          ? `Signed out of ${options.logout}: its sign-in is removed from Santra's config directory. santra mcp login ${options.logout} signs in again.\n`
+          ? `Signed out of ${options.logout}: its sign-in is removed from Santra's config directory.${revocationText(revocation)} santra mcp login ${options.logout} signs in again.\n`
           : `${options.logout} was not signed in; nothing was removed.\n`,
       );
       return EXIT.ok;

@@ -19,7 +19,7 @@ import {
 } from './command-text.ts';
 import { rewindPicker, rewindText } from './rewind-text.ts';
 import { keyOf } from './keybindings.ts';
-import { mcpText } from '../client/mcp-text.ts';
+import { mcpText, revocationText } from '../client/mcp-text.ts';
 import { memoryCommand } from './memory-command.ts';
 import { skillsText } from '../client/knowledge-text.ts';
 import type { ServerLink } from './server-link.ts';
@@ -182,10 +182,16 @@ export class CommandRunner {
         const logout = /^logout\s+(\S+)$/.exec(arg.trim());
         if (logout !== null) {
           const name = logout[1] as string;
-          const { signedOut, server: info } = await server().request('mcp/logout', { server: name });
+          const {
+            signedOut,
+            revocation,
+            server: info,
+          } = await server().request('mcp/logout', {
+            server: name,
+          });
           feed.note(
             signedOut
-              ? `Signed out of ${name}: its sign-in is removed.${info.authUrl === undefined ? '' : ` To sign in again, open:\n  ${info.authUrl}`}`
+              ? `Signed out of ${name}: its sign-in is removed.${revocationText(revocation)}${info.authUrl === undefined ? '' : ` To sign in again, open:\n  ${info.authUrl}`}`
               : `${name} was not signed in; nothing was removed.`,
           );
           return;
