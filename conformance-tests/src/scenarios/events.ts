@@ -7,11 +7,11 @@ import {
   describeResponse,
   prompt,
   responseTo,
-  PROMPT_TIMEOUT_MS,
   sentToModel,
   serverRequest,
   stallingTurn,
   startPrompt,
+  textOfNextRun,
   str,
   until,
 } from './helpers.ts';
@@ -139,14 +139,7 @@ const cancel: Scenario = {
     const idleAnswer = await server.request('session/cancel', { sessionId });
     const promptId = startPrompt(server, { text: 'Take your time', mode: 'simple_chat', sessionId });
     // The run streams, then its model stalls: it is certainly running.
-    await server.waitFor(
-      (m) =>
-        m.method === 'phase' &&
-        (m.params as Json).type === 'text' &&
-        (m.params as Json).runId !== first.result.runId,
-      PROMPT_TIMEOUT_MS,
-      'a text phase of the second run',
-    );
+    await textOfNextRun(server, first.result.runId);
     const stopped = await server.request('session/cancel', { sessionId });
     const ended = await responseTo(server, promptId);
     const unknown = await server.request('session/cancel', {

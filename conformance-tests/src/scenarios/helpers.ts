@@ -101,6 +101,16 @@ export async function serverRequest(
   return Promise.race([request, answered]);
 }
 
+/** Resolves once a run after `earlierRunId` streams text: that run is certainly going on. */
+export function textOfNextRun(server: ServerUnderTest, earlierRunId: unknown): Promise<Json> {
+  return server.waitFor(
+    (m) =>
+      m.method === 'phase' && (m.params as Json).type === 'text' && (m.params as Json).runId !== earlierRunId,
+    PROMPT_TIMEOUT_MS,
+    'a text phase of the second run',
+  );
+}
+
 /** A model turn that streams some text, then stalls until the client gives up. */
 export function stallingTurn(): FakeTurn {
   return {

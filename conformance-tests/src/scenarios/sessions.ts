@@ -9,13 +9,13 @@ import {
   describeMarkers,
   describeResponse,
   prompt,
-  PROMPT_TIMEOUT_MS,
   until,
   responseTo,
   sentToModel,
   serverRequest,
   stallingTurn,
   startPrompt,
+  textOfNextRun,
   str,
 } from './helpers.ts';
 
@@ -312,14 +312,7 @@ const closed: Scenario = {
     const first = await prompt(server, { text: 'hi', mode: 'simple_chat' });
     const sessionId = first.result.sessionId;
     const running = startPrompt(server, { text: 'count', mode: 'simple_chat', sessionId });
-    await server.waitFor(
-      (m) =>
-        m.method === 'phase' &&
-        (m.params as Json).type === 'text' &&
-        (m.params as Json).runId !== first.result.runId,
-      PROMPT_TIMEOUT_MS,
-      'a text phase of the second run',
-    );
+    await textOfNextRun(server, first.result.runId);
     const busy = await server.request('session/close', { sessionId, reason: 'clear' });
     const ended = await responseTo(server, running);
     const close = await server.request('session/close', { sessionId, reason: 'clear' });
