@@ -372,7 +372,7 @@ echo '{"decision":"block","reason":"also add a test"}'`,
   });
 
   test('session/close while the session runs a prompt is SessionBusy; the run goes on', async () => {
-    const { h } = await withHooks([{ text: 'slow answer', firstByteDelayMs: 800 }], {
+    const { h } = await withHooks([{ text: 'slow answer', firstByteDelayMs: 2_000 }], {
       SessionEnd: [hook(undefined, '$CLAUDE_PROJECT_DIR/hooks/SessionEnd.sh')],
     });
     script(h.workspace, 'SessionEnd.sh', 'exit 0');

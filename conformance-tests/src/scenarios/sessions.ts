@@ -306,7 +306,7 @@ const closed: Scenario = {
     // The second answer streams slowly: its run is certainly going on when the close arrives.
     await ctx.script(
       { text: 'Hello.' },
-      { text: ['Slowly: ', 'one, ', 'two, ', 'three.'], chunkDelayMs: 400 },
+      { text: ['Slowly: ', 'one, ', 'two, ', 'three, ', 'four.'], chunkDelayMs: 500 },
       { text: 'Still here.' },
     );
     const first = await prompt(server, { text: 'hi', mode: 'simple_chat' });
