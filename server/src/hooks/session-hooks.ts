@@ -33,11 +33,6 @@ export class SessionLifecycle {
     return first;
   }
 
-  /** Whether the session was begun here and has not ended. */
-  isOpen(sessionId: string): boolean {
-    return this.#open.has(sessionId);
-  }
-
   /** SessionEnd for one session begun here, which then counts as ended; false if it was not open. */
   async end(
     hooks: Hooks | undefined,
