@@ -216,6 +216,22 @@ function M.cancel()
   client:cancel(session.prompt_id)
 end
 
+--- A transcript wiped (`:bwipeout`) while its session is idle: the person is done with it, so the
+--- server ends it now (`session/close`, §10.15: its SessionEnd hooks run), as the terminal UI's
+--- /clear does. It stays saved; :SantraResume takes it up again.
+local function ended(session)
+  local client = server.state().client
+  if session.id == nil or session.prompt_id ~= nil or client == nil or not server.has('session/close') then
+    return
+  end
+  client:request('session/close', { sessionId = session.id, reason = 'other' }, function(err, result)
+    if err then
+      return notify('session/close: ' .. (err.message or tostring(err)), vim.log.levels.WARN)
+    end
+    session.closed = result and result.closed
+  end)
+end
+
 --- `:SantraNew`: a new session, in a transcript of its own; the others stay readable (:ls).
 function M.new_session()
   local session = sessions.new()
@@ -561,7 +577,7 @@ function M.setup(opts)
   end
   transcript.command_output_lines = M.config.command_output_lines
   server.configure({ cmd = M.config.cmd, env = M.config.env, root = M.root })
-  sessions.configure(resolve)
+  sessions.configure(resolve, ended)
   approval.configure({ approval_split = M.config.approval_split, resolve = resolve })
   question.configure({ question_split = M.config.question_split })
   local command = vim.api.nvim_create_user_command

@@ -11,15 +11,18 @@ local current = nil -- the session commands act on
 local resolve = function(path)
   return path
 end
+local on_wiped = function(_) end
 
 -- Tools that change the file named by their `path` (or move `from` to `to`), for a server that
 -- does not send a call's kind.
 local CHANGES = { edit = true, delete = true, move = true }
 local CHANGING_TOOLS = { write_file = 'edit', str_replace = 'edit', multi_edit = 'edit', delete_file = 'delete', move_file = 'move' }
 
---- `resolve_path(path)`: the absolute path of a workspace-relative one.
-function M.configure(resolve_path)
+--- `resolve_path(path)`: the absolute path of a workspace-relative one; `wiped(session)`: its
+--- transcript was wiped (`:bwipeout`).
+function M.configure(resolve_path, wiped)
   resolve = resolve_path
+  on_wiped = wiped or on_wiped
 end
 
 --- A new session (its id comes with its first prompt or from session/resume); it becomes current.
@@ -37,6 +40,9 @@ function M.new()
     changed = {}, -- absolute path → true: every file a run of this session changed
     replay = nil, -- while session/resume draws it again: { runs = runId → { prompt, context, status, cost } }
   }
+  session.transcript.on_wipe = function()
+    on_wiped(session)
+  end
   table.insert(list, session)
   current = session
   return session

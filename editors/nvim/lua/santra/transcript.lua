@@ -26,6 +26,7 @@ function M.new(name)
     keyed = nil, -- agentId .. key of the status line that is the buffer's last line, if one is
     kinds = {}, -- toolCallId → the kind of its tool (execute: a command, whose output is shown)
     marks = {}, -- extmark id → toolCallId
+    on_wipe = nil, -- called when the person wipes the buffer
   }, Transcript)
 end
 
@@ -43,6 +44,16 @@ function Transcript:buffer()
   vim.api.nvim_buf_set_option(buf, 'filetype', 'santra')
   vim.api.nvim_buf_set_option(buf, 'modifiable', false)
   vim.b[buf].santra_transcript = true
+  -- Wiped (`:bwipeout`): its session may be done with (sessions.lua decides).
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function()
+      if self.on_wipe ~= nil then
+        self.on_wipe()
+      end
+    end,
+  })
   -- A tool call's row leads to the file and line it read or changed.
   for _, lhs in ipairs({ '<CR>', 'gf' }) do
     vim.api.nvim_buf_set_keymap(buf, 'n', lhs, '', {
