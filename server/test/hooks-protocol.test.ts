@@ -371,6 +371,62 @@ echo '{"decision":"block","reason":"also add a test"}'`,
     );
   });
 
+  test('SessionStart says why, as Claude Code does: startup, compact after a compaction (manual and auto), clear after a /clear', async () => {
+    const long = 'A long answer about the milk. '.repeat(700); // about 5,250 tokens
+    const { h } = await withHooks(
+      [
+        { text: long },
+        { text: 'Summary one.' },
+        { text: 'A2' },
+        { text: 'A2b' },
+        { text: 'Summary two.' },
+        { text: 'A3' },
+        { text: 'A4' },
+      ],
+      { SessionStart: [hook(undefined, '$CLAUDE_PROJECT_DIR/hooks/SessionStart.sh')] },
+      // 2% of claude-sonnet-4-5's window: the long answer takes the next prompt past it.
+      { agent: { compactAt: 0.02 } },
+    );
+    // Its context names the source, so the test sees which prompt it went with.
+    script(
+      h.workspace,
+      'SessionStart.sh',
+      'printf "Started because of %s\\n" "$(printf "%s" "$input" | sed -n \'s/.*"source":"\\([a-z]*\\)".*/\\1/p\')"',
+    );
+    // The prompt's own message: what hooks added stays in the history after it.
+    const lastAsked = () =>
+      JSON.stringify(((h.fake.requests.at(-1)?.body as Json).messages as Json[]).at(-1));
+    const first = (await h.prompt({ text: 'P1' })).response.result as Json;
+    const sessionId = first.sessionId;
+    assert.match(JSON.stringify((h.fake.requests[0]?.body as Json).messages), /Started because of startup/);
+    // P2 starts with an automatic compaction; SessionStart (compact) goes with P2, after the summary.
+    await h.prompt({ text: 'P2', sessionId });
+    assert.match(lastAsked(), /Started because of compact/);
+    assert.doesNotMatch(
+      JSON.stringify((h.fake.requests[1]?.body as Json).messages),
+      /Started because of compact/,
+    );
+    await h.prompt({ text: 'P2b', sessionId });
+    assert.doesNotMatch(lastAsked(), /Started because of/, 'no SessionStart without a reason');
+    // session/compact: the next prompt's SessionStart says compact, once.
+    const id = h.nextId();
+    h.client.request(id, 'session/compact', { sessionId, keepTurns: 1 });
+    const compacted = await h.client.response(id);
+    assert.equal((compacted.result as Json | undefined)?.compacted, true, JSON.stringify(compacted));
+    await h.prompt({ text: 'P3', sessionId });
+    assert.match(lastAsked(), /Started because of compact/);
+    // /clear: the session closed with `clear`, the next new session starts with `clear`.
+    const close = h.nextId();
+    h.client.request(close, 'session/close', { sessionId, reason: 'clear' });
+    await h.client.response(close);
+    await h.prompt({ text: 'P4' });
+    assert.match(lastAsked(), /Started because of clear/);
+    assert.deepEqual(
+      logged(h.workspace).map((input) => input.source),
+      ['startup', 'compact', 'compact', 'clear'],
+    );
+  });
+
   test('session/close while the session runs a prompt is SessionBusy; the run goes on', async () => {
     const { h } = await withHooks([{ text: 'slow answer', firstByteDelayMs: 2_000 }], {
       SessionEnd: [hook(undefined, '$CLAUDE_PROJECT_DIR/hooks/SessionEnd.sh')],

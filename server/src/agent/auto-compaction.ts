@@ -87,6 +87,8 @@ export interface AutoCompaction {
   budget?: BudgetAccount;
   /** Runs before the summary is asked for: the user's PreCompact hooks (trigger `auto`). */
   beforeCompact?: () => Promise<void>;
+  /** Runs once the conversation is compacted: the user's SessionStart hooks (source `compact`). */
+  afterCompact?: () => Promise<void>;
 }
 
 /** Compacts the session first when its conversation has passed `compactAt` of the window. */
@@ -125,6 +127,7 @@ export async function compactIfNeeded(auto: AutoCompaction): Promise<void> {
         type: 'status',
         text: `Compacted the conversation: ${plural(result.messagesBefore, 'message')} (about ${groupDigits(result.tokensBefore)} tokens) became a summary, ${kept} — ${plural(result.messagesAfter, 'message')}, about ${groupDigits(result.tokensAfter)} tokens; about ${groupDigits(Math.max(0, result.tokensBefore - result.tokensAfter))} tokens saved.`,
       });
+      await auto.afterCompact?.();
       return;
     }
     case 'too_little':

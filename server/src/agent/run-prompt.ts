@@ -50,7 +50,12 @@ import { interruptedNote } from './user-notes.ts';
 import { modeNote } from '../approval/permission-mode.ts';
 import { agentHooks } from '../hooks/agent-hooks.ts';
 import type { Hooks } from '../hooks/hooks.ts';
-import { preCompactHooks, promptHooks, type SessionLifecycle } from '../hooks/session-hooks.ts';
+import {
+  preCompactHooks,
+  promptHooks,
+  type SessionLifecycle,
+  sessionStartHooks,
+} from '../hooks/session-hooks.ts';
 import { fitText } from './wire-text.ts';
 import { listsTool } from './tool-names.ts';
 import { LOAD_SKILL_TOOL } from '../tools/load-skill.ts';
@@ -154,6 +159,7 @@ export async function runPrompt(
             deps.lifecycle,
           );
     if ('blocked' in hooked) return promptBlocked(session, runId, hooked.blocked, emit);
+    const hookContext = hooked.context;
     emit({ type: 'status', text: `Route: ${route.route} (${route.reason})` });
     const instructions = await deps.loadInstructions(startDir);
     announce(deps, params, selection, instructions, problems, emit);
@@ -192,6 +198,15 @@ export async function runPrompt(
         : {
             beforeCompact: () =>
               preCompactHooks(deps.hooks as Hooks, 'auto', '', hookScope(deps, session, held.signal, emit)),
+            // What SessionStart (`compact`) adds goes with this prompt, the first after the summary.
+            afterCompact: async () => {
+              const added = await sessionStartHooks(
+                deps.hooks as Hooks,
+                'compact',
+                hookScope(deps, session, held.signal, emit),
+              );
+              if (added !== undefined) hookContext.push(added);
+            },
           }),
     });
     rememberPrefix(session, prefix);
@@ -215,7 +230,7 @@ export async function runPrompt(
     const memory = await deps.memory?.note(session.messages);
     startConversation(session, runId, params, selection.ref, deps.redactor, context, note, [
       ...(memory === undefined ? [] : [memory]),
-      ...hooked.context,
+      ...hookContext,
     ]);
     const outcome = await runSwarm(
       {

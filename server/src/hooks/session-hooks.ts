@@ -1,7 +1,7 @@
 /**
  * The hooks around a prompt and a session rather than a tool call: SessionStart (the first
- * prompt of a session in this server: `startup` for a new one, `resume` for a saved one;
- * `compact` after a compaction), UserPromptSubmit (before the prompt reaches any model: it may
+ * prompt of a session in this server: `startup` for a new one, `clear` for the one after a
+ * `/clear`, `resume` for a saved one; `compact` after a compaction), UserPromptSubmit (before the prompt reaches any model: it may
  * block it, or add context), PreCompact, SessionEnd and Notification. What they add for the
  * model comes back as text to put beside the prompt.
  */
@@ -9,6 +9,8 @@ import type { HookOutcome, Hooks } from './hooks.ts';
 
 /** Why a session ended, in Claude Code's words (a SessionEnd hook's `reason`). */
 export type SessionEndReason = 'clear' | 'logout' | 'prompt_input_exit' | 'other';
+/** Why a session starts, in Claude Code's words (a SessionStart hook's `source`). */
+export type SessionStartSource = 'startup' | 'resume' | 'clear' | 'compact';
 
 /**
  * The sessions begun in one server — their SessionStart has run — until they end: closed by the
@@ -18,19 +20,36 @@ export type SessionEndReason = 'clear' | 'logout' | 'prompt_input_exit' | 'other
 export class SessionLifecycle {
   /** Begun sessions: id → the session object begun and what its SessionEnd hook is told. */
   readonly #open = new Map<string, { session: object; transcriptPath: string; permissionMode: string }>();
+  /** Sessions compacted by session/compact since their last prompt here. */
+  readonly #compacted = new Set<string>();
+  /** The client closed a session with `clear` (the user began another) and none has begun since. */
+  #cleared = false;
 
   /**
-   * Records a prompt of the session; true when its SessionStart is due: the first prompt of this
-   * session object since it was loaded, created or last closed here.
+   * Records a prompt of the session; the source of its SessionStart when one is due: the first
+   * prompt of this session object since it was loaded, created or last closed here (`startup`,
+   * or `clear` for the new session after a `/clear`; `resume` for a saved one), or the first since
+   * a session/compact (`compact`).
    */
-  begin(scope: SessionHookScope): boolean {
-    const first = this.#open.get(scope.session.id)?.session !== scope.session;
-    this.#open.set(scope.session.id, {
+  begin(scope: SessionHookScope): SessionStartSource | undefined {
+    const { id, messages } = scope.session;
+    const first = this.#open.get(id)?.session !== scope.session;
+    const compacted = this.#compacted.delete(id);
+    this.#open.set(id, {
       session: scope.session,
       transcriptPath: scope.transcriptPath,
       permissionMode: scope.permissionMode,
     });
-    return first;
+    if (!first) return compacted ? 'compact' : undefined;
+    const cleared = this.#cleared;
+    this.#cleared = false;
+    if (messages.length > 0) return 'resume';
+    return cleared ? 'clear' : 'startup';
+  }
+
+  /** The session was compacted (session/compact): its next prompt's SessionStart says `compact`. */
+  compacted(sessionId: string): void {
+    this.#compacted.add(sessionId);
   }
 
   /** SessionEnd for one session begun here, which then counts as ended; false if it was not open. */
@@ -43,6 +62,8 @@ export class SessionLifecycle {
     const known = this.#open.get(sessionId);
     if (known === undefined) return false;
     this.#open.delete(sessionId);
+    this.#compacted.delete(sessionId);
+    if (reason === 'clear') this.#cleared = true;
     if (hooks !== undefined)
       await sessionEndHooks(hooks, reason, {
         session: { id: sessionId, messages: [] },
@@ -81,14 +102,10 @@ export async function promptHooks(
   lifecycle: SessionLifecycle,
 ): Promise<{ blocked: string } | { context: string[] }> {
   const context: string[] = [];
-  if (lifecycle.begin(scope)) {
-    const source = scope.session.messages.length === 0 ? 'startup' : 'resume';
-    const start = told(
-      'SessionStart',
-      await hooks.run('SessionStart', [source], { source }, hookScope(scope)),
-      scope,
-    );
-    if (start.additionalContext !== undefined) context.push(start.additionalContext);
+  const source = lifecycle.begin(scope);
+  if (source !== undefined) {
+    const added = await sessionStartHooks(hooks, source, scope);
+    if (added !== undefined) context.push(added);
   }
   const submit = told(
     'UserPromptSubmit',
@@ -99,6 +116,19 @@ export async function promptHooks(
   if (submit.stop !== undefined) return { blocked: submit.stop };
   if (submit.additionalContext !== undefined) context.push(submit.additionalContext);
   return { context };
+}
+
+/**
+ * SessionStart: what its hooks add for the model, if anything. Run by `promptHooks`, and by a
+ * prompt right after its auto-compaction (`compact`), whose context goes with that prompt.
+ */
+export async function sessionStartHooks(
+  hooks: Hooks,
+  source: SessionStartSource,
+  scope: SessionHookScope,
+): Promise<string | undefined> {
+  return told('SessionStart', await hooks.run('SessionStart', [source], { source }, hookScope(scope)), scope)
+    .additionalContext;
 }
 
 /** PreCompact, before a compaction (`manual`: session/compact; `auto`: the context was full). */

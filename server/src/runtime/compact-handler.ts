@@ -11,7 +11,7 @@ import { hold, openIdleSession } from '../sessions/occupancy.ts';
 import type { SessionStore } from '../sessions/store.ts';
 import { ProtocolFault } from '../support/protocol-fault.ts';
 import type { Hooks } from '../hooks/hooks.ts';
-import { preCompactHooks } from '../hooks/session-hooks.ts';
+import { preCompactHooks, type SessionLifecycle } from '../hooks/session-hooks.ts';
 import type { RequestHandlers } from './contract.ts';
 
 export function compactHandler(
@@ -20,7 +20,9 @@ export function compactHandler(
   /** The connection's default model (initialize or model/set), for a session that has none. */
   defaultModel: () => string | undefined,
   /** The user's hooks, for PreCompact (trigger `manual`); undefined: none. */
-  hooks: () => Promise<Hooks | undefined> = () => Promise.resolve(undefined),
+  hooks: () => Promise<Hooks | undefined>,
+  /** The sessions begun here: a compacted one's next SessionStart says `compact`. */
+  lifecycle: SessionLifecycle,
 ): Required<Pick<RequestHandlers, 'session/compact'>> {
   return {
     async 'session/compact'(params, { signal }) {
@@ -50,6 +52,7 @@ export function compactHandler(
         });
         switch (result.outcome) {
           case 'compacted':
+            lifecycle.compacted(session.id);
             return {
               compacted: true,
               messagesBefore: result.messagesBefore,

@@ -138,6 +138,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         stream,
         () => state.defaultModel,
         async () => (await state.tools()).hooks,
+        lifecycle,
       ),
       ...undoHandlers(ready, { files, configDir: configDir(env) }),
       ...rewindHandlers(ready, { files, configDir: configDir(env) }),
