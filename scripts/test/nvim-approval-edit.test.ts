@@ -8,19 +8,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
 import type { FakeTurn, RecordedRequest } from '../../conformance-tests/src/fake-providers/index.ts';
 import { MCP_SERVERS_SCRIPT } from '../../server/test/helpers/mcp-servers.ts';
-import { runNvimFlow, writeTesterAgent } from './helpers/editor-env.ts';
+import { nvimFlowSuite, runNvimFlow, writeTesterAgent } from './helpers/editor-env.ts';
 
-const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
-const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
-const cleanups: (() => Promise<void>)[] = [];
-
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const { SERVER, PLUGIN, cleanups } = nvimFlowSuite();
 
 const tool = (id: string, name: string, args: unknown): FakeTurn => ({ toolCalls: [{ id, name, args }] });
 

@@ -13,19 +13,12 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
 import { lastUserText, type RecordedRequest } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
-import { runNvimFlow, writeTesterAgent } from './helpers/editor-env.ts';
+import { nvimFlowSuite, runNvimFlow, writeTesterAgent } from './helpers/editor-env.ts';
 
-const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
-const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
-const cleanups: (() => Promise<void>)[] = [];
-
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const { SERVER, PLUGIN, cleanups } = nvimFlowSuite();
 
 const GREET = "function greet(name) {\n  return 'Hello, ' + name;\n}\n";
 

@@ -14,25 +14,18 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
 import { type FakeTurn, type RecordedRequest } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../temp-dirs.ts';
-import { runHeadlessNvim, runNvimFlow, writeTesterAgent } from './helpers/editor-env.ts';
+import { nvimFlowSuite, runHeadlessNvim, runNvimFlow, writeTesterAgent } from './helpers/editor-env.ts';
 
-const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
-const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
+const { SERVER, PLUGIN, cleanups } = nvimFlowSuite();
 const SCRIPT = join(PLUGIN, 'test/approval_flow.lua');
 const BUFFER_FLOW = join(PLUGIN, 'test/buffer_flow.lua');
 const BUFFERS_CASES = join(PLUGIN, 'test/buffers.lua');
 const TRANSCRIPT_CASES = join(PLUGIN, 'test/transcript.lua');
 /** Neovim with no user config, no shada, no swap files, and the plugin on its runtimepath. */
 const NVIM_ARGS = ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '--cmd', `set rtp^=${PLUGIN}`];
-const cleanups: (() => Promise<void>)[] = [];
-
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
 
 const systemText = (request: RecordedRequest) =>
   ((request.body.system ?? []) as Array<{ text: string }>).map((block) => block.text).join('\n');

@@ -7,17 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { runNvimFlow, writeTesterAgent } from '../../scripts/test/helpers/editor-env.ts';
+import { describe, test } from 'node:test';
+import { nvimFlowSuite, runNvimFlow, writeTesterAgent } from '../../scripts/test/helpers/editor-env.ts';
 
-const SERVER = fileURLToPath(new URL('../../dist/santra-server.js', import.meta.url));
-const PLUGIN = fileURLToPath(new URL('../../editors/nvim', import.meta.url));
-const cleanups: (() => Promise<void>)[] = [];
-
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const { SERVER, PLUGIN, cleanups } = nvimFlowSuite();
 
 interface RewindReport {
   error?: string;

@@ -8,12 +8,30 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import {
   type FakeTurn,
   startFakeProvider,
   summarizeRequest,
 } from '../../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../../temp-dirs.ts';
+
+/**
+ * What a test file of Neovim flows needs: the built server, the plugin, and the cleanups of what
+ * its flows create (temp dirs, fake providers), run after the file's tests.
+ */
+export function nvimFlowSuite(): { SERVER: string; PLUGIN: string; cleanups: (() => Promise<void>)[] } {
+  const cleanups: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+  return {
+    SERVER: fileURLToPath(new URL('../../../dist/santra-server.js', import.meta.url)),
+    PLUGIN: fileURLToPath(new URL('../../../editors/nvim', import.meta.url)),
+    cleanups,
+  };
+}
 
 /** A server's environment: home, config and temp files under `home`; the model is the fake at `fakeUrl`. */
 export function santraTestEnv(home: string, fakeUrl: string): NodeJS.ProcessEnv {
