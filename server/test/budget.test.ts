@@ -14,7 +14,7 @@ import {
   startFakeProvider,
 } from '../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../../scripts/temp-dirs.ts';
-import { CANARY_KEY, runSantra, santraEnv, suiteHarnesses } from './helpers/run.ts';
+import { CANARY_KEY, ownTask, runSantra, santraEnv, suiteHarnesses } from './helpers/run.ts';
 import type { Json } from './helpers/wire.ts';
 
 const start = suiteHarnesses();
@@ -47,13 +47,10 @@ const turn = (role: string, rest: Omit<FakeTurn, 'match'>): FakeTurn => ({
   ...rest,
 });
 const call = (name: string, args: unknown) => ({ toolCalls: [{ name, args }] });
-/**
- * A reader's turn, served only to the reader given `task`: the two run at once, and one may wait
- * (on a budget question) while the other goes on, so the order of requests is not the script's.
- */
+/** A reader's turn, served only to the reader given `task` (the two run at once). */
 const readerTurn = (task: string, rest: Omit<FakeTurn, 'match'>): FakeTurn => ({
   ...turn('reader', rest),
-  match: (request) => as('reader')(request) && JSON.stringify(request.body.messages).includes(task),
+  match: (request) => as('reader')(request) && ownTask(task)(request),
 });
 
 /** The orchestrator sends two readers; each would read a file, then finish; the orchestrator answers. */
@@ -209,6 +206,12 @@ describe('budgets', () => {
       ((question.budget as Json).neededUsd as number) > 0.05 - ((question.budget as Json).spentUsd as number),
     );
     assert.equal((result.budget as Json).limitUsd, 1);
+    // Each reader's requests name its own task only, so each got its own scripted turns.
+    for (const request of h.fake.requests.filter(as('reader')))
+      assert.equal(
+        [ownTask('Read a.txt')(request), ownTask('Read b.txt')(request)].filter(Boolean).length,
+        1,
+      );
     // Each agent's complete phase carries what it and those it started spent: a reader its two
     // calls, the orchestrator the whole run's six.
     const completes = phases.filter((p) => p.type === 'complete');

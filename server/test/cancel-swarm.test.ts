@@ -27,13 +27,24 @@ const command = (line: string): FakeTurn => ({
 
 /** True while a process with this pid exists (and is not a zombie). */
 function alive(pid: number): boolean {
+  // 0 or less would signal a process group, not a process.
+  assert.ok(Number.isInteger(pid) && pid > 0, `${pid} is not a process id`);
   try {
     process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z';
   } catch {
+    // Gone, perhaps between the signal and the read.
     return false;
   }
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z';
+}
+
+/** The pids the commands wrote to `pid-*` files; a file the shell has opened but not yet written is not one yet. */
+function writtenPids(workspace: string): number[] {
+  return readdirSync(workspace)
+    .filter((name) => name.startsWith('pid-'))
+    .map((name) => Number(readFileSync(join(workspace, name), 'utf8').trim()))
+    .filter((pid) => pid > 0);
 }
 
 async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
@@ -121,13 +132,11 @@ describe('a cancel stops every agent of the run (built server)', () => {
     assert.equal((await h.client.response(shutdownId)).result, null);
     h.client.notify('exit');
     await h.client.exited;
-    const pids = readdirSync(h.workspace)
-      .filter((name) => name.startsWith('pid-'))
-      .map((name) => Number(readFileSync(join(h.workspace, name), 'utf8').trim()));
-    const living = pids.filter((pid) => alive(pid));
+    const started = readdirSync(h.workspace).filter((name) => name.startsWith('pid-'));
+    const living = writtenPids(h.workspace).filter((pid) => alive(pid));
     for (const pid of living) process.kill(pid, 'SIGKILL');
     assert.deepEqual(living, [], 'no command outlived the server');
-    assert.deepEqual(pids, [], 'no command started after the cancel');
+    assert.deepEqual(started, [], 'no command started after the cancel');
   });
 
   test('shutdown while three sub-agents run commands: it answers once they are stopped, and none outlives the server', async () => {
@@ -150,9 +159,8 @@ describe('a cancel stops every agent of the run (built server)', () => {
     const h = await start('anthropic', turns, {}, config, CLIENT);
     const id = h.nextId();
     h.client.request(id, 'prompt', { text: 'Write three files', mode: 'agent_task' });
-    const pidFiles = () => readdirSync(h.workspace).filter((name) => name.startsWith('pid-'));
-    await until(() => pidFiles().length === 3, 'the three commands run');
-    const pids = pidFiles().map((name) => Number(readFileSync(join(h.workspace, name), 'utf8').trim()));
+    await until(() => writtenPids(h.workspace).length === 3, 'the three commands run');
+    const pids = writtenPids(h.workspace);
     assert.ok(
       pids.every((pid) => alive(pid)),
       'the commands are running',

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { FakeTurn, RecordedRequest } from '../../conformance-tests/src/fake-providers/index.ts';
-import { suiteHarnesses } from './helpers/run.ts';
+import { ownTask, suiteHarnesses } from './helpers/run.ts';
 import type { Json } from './helpers/wire.ts';
 
 const start = suiteHarnesses();
@@ -96,7 +96,7 @@ describe('the swarm', () => {
     const slowReader = (n: number): FakeTurn => ({
       ...call(`r${n}`, 'task_completed', { result: `part ${n}` }),
       firstByteDelayMs: 700,
-      match: (r) => as('reader')(r) && JSON.stringify(r.body.messages).includes(`Read part ${n}`),
+      match: (r) => as('reader')(r) && ownTask(`Read part ${n}`)(r),
     });
     const h = await start(
       'anthropic',
@@ -365,7 +365,7 @@ describe('the swarm', () => {
 
   test('approvals from parallel agents are each bound to their own change', async () => {
     const forTask = (word: string) => (r: RecordedRequest) =>
-      as('executor')(r) && JSON.stringify(r.body.messages).includes(word);
+      as('executor')(r) && ownTask(`Write ${word}`)(r);
     const executorTurns = (word: string, file: string): FakeTurn[] => [
       {
         match: (r) => forTask(word)(r) && !JSON.stringify(r.body.messages).includes('tool_result'),

@@ -13,10 +13,20 @@ import {
   type FakeApi,
   type FakeProvider,
   type FakeTurn,
+  type RecordedRequest,
   startFakeProvider,
 } from '../../../conformance-tests/src/fake-providers/index.ts';
 import { removeTempDir, tempDir } from '../../../scripts/temp-dirs.ts';
 import { type Json, WireClient } from './wire.ts';
+
+/**
+ * Whether `request` is the sub-agent's whose own task is `task`: the "Your task:" turn Santra
+ * gives it. Parallel siblings share their parent's history — where the parent's spawn_agents
+ * call names every task — so a match on the task's text alone lets one sibling take another's
+ * scripted turns when it asks first.
+ */
+export const ownTask = (task: string) => (request: RecordedRequest) =>
+  JSON.stringify(request.body.messages).includes(JSON.stringify(`Your task:\n${task}`).slice(1, -1));
 
 /** A custom agent with every tool but the agent-control ones. */
 export const TESTER = {
