@@ -2,14 +2,10 @@
 -- prompt sent on the same session by another request (as a turn an event starts) is stopped with
 -- session/cancel, and the run ends cancelled.
 local flow = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'flow.lua')
-local report = { notices = {} }
-vim.notify = function(msg)
-  table.insert(report.notices, msg)
-end
+local report = flow.report()
 
 flow.run(report, function()
-  local santra = require('santra')
-  santra.setup({ cmd = { os.getenv('SANTRA_NVIM_NODE'), os.getenv('SANTRA_NVIM_SERVER') }, agent = 'tester' })
+  local santra = flow.setup()
   vim.cmd('Santra say hello')
   flow.wait_run_end()
   local session_id = santra.status().session_id

@@ -45,6 +45,22 @@ function M.wait_run_end(what)
   assert(require('santra').status().last_result ~= nil, 'the prompt failed: see the transcript')
 end
 
+--- A report whose `notices` collect what the plugin tells the person (vim.notify).
+function M.report()
+  local report = { notices = {} }
+  vim.notify = function(msg)
+    table.insert(report.notices, msg)
+  end
+  return report
+end
+
+--- The plugin set up against the built server under test, with the tester agent; returns it.
+function M.setup()
+  local santra = require('santra')
+  santra.setup({ cmd = { os.getenv('SANTRA_NVIM_NODE'), os.getenv('SANTRA_NVIM_SERVER') }, agent = 'tester' })
+  return santra
+end
+
 --- Runs `body`, then writes `report` and quits.
 function M.run(report, body)
   local out = assert(os.getenv('SANTRA_NVIM_OUT'))

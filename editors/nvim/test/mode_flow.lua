@@ -1,14 +1,10 @@
 -- :SantraMode end to end (scripts/test/nvim-modes.test.ts): the mode set in Neovim goes with the
 -- next prompt, the server refuses the model's write in plan mode, and the statusline shows it.
 local flow = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'flow.lua')
-local report = { notices = {} }
-vim.notify = function(msg)
-  table.insert(report.notices, msg)
-end
+local report = flow.report()
 
 flow.run(report, function()
-  local santra = require('santra')
-  santra.setup({ cmd = { os.getenv('SANTRA_NVIM_NODE'), os.getenv('SANTRA_NVIM_SERVER') }, agent = 'tester' })
+  local santra = flow.setup()
   vim.cmd('SantraMode plan')
   report.statusline = santra.statusline()
   vim.cmd('Santra write planned.txt')

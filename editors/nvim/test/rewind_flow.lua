@@ -3,15 +3,10 @@
 -- :SantraRewind picking the newer one with Neovim's own vim.ui.select, the prompt put back in the
 -- chat buffer, and that buffer sent again.
 local flow = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'flow.lua')
-local report = { notices = {} }
-
-vim.notify = function(msg)
-  table.insert(report.notices, msg)
-end
+local report = flow.report()
 
 flow.run(report, function()
-  local santra = require('santra')
-  santra.setup({ cmd = { os.getenv('SANTRA_NVIM_NODE'), os.getenv('SANTRA_NVIM_SERVER') }, agent = 'tester' })
+  local santra = flow.setup()
   vim.cmd('Santra first question alpha')
   flow.wait_run_end('the first run did not end')
   vim.cmd('Santra second question beta')

@@ -1,10 +1,7 @@
 -- A transcript wiped while its session is idle (scripts/test/nvim-session-close.test.ts): the
 -- plugin ends that session on the server with session/close, and only that one.
 local flow = dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'flow.lua')
-local report = { notices = {} }
-vim.notify = function(msg)
-  table.insert(report.notices, msg)
-end
+local report = flow.report()
 
 --- Asks the server to close `id` itself: false when the plugin already did.
 local function close(client, id)
@@ -19,9 +16,8 @@ local function close(client, id)
 end
 
 flow.run(report, function()
-  local santra = require('santra')
+  local santra = flow.setup()
   local sessions = require('santra.sessions')
-  santra.setup({ cmd = { os.getenv('SANTRA_NVIM_NODE'), os.getenv('SANTRA_NVIM_SERVER') }, agent = 'tester' })
   vim.cmd('Santra say hello')
   flow.wait_run_end()
   local first = santra.status().session_id
