@@ -262,8 +262,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const sessions = state.initialized?.sessions;
       sessions?.abortAll('server shutting down');
       // SessionEnd hooks of the sessions this server ran, bounded by each hook's own timeout.
-      const hooks =
-        state.initialized === undefined ? undefined : (await state.tools().catch(() => undefined))?.hooks;
+      const hooks = await userHooks().catch(() => undefined);
       if (hooks !== undefined)
         await lifecycle.endAll(hooks, {
           signal: new AbortController().signal,

@@ -131,11 +131,7 @@ export class CommandRunner {
         return;
       case 'clear':
         // The session left ends now (its SessionEnd hooks), in the background: the screen clears at once.
-        this.#link
-          .closeSession(store.state.sessionId, 'clear')
-          .catch((error: unknown) =>
-            feed.note(`The session left was not closed: ${messageOf(error)}`, 'warning'),
-          );
+        this.#closeLeft(store.state.sessionId, 'clear');
         feed.startOver();
         feed.dispatch({ type: 'new_session' });
         store.set({ sessionId: undefined, sessionUsage: undefined, sessionCostUsd: 0, lastRun: undefined });
@@ -338,6 +334,15 @@ export class CommandRunner {
     this.#feed.note(`Model: ${chosen.model}${chosen.listed ? '' : " (not in Santra's model list)"}`);
   }
 
+  /** Ends the session the user left on the server, in the background; a failure is a warning. */
+  #closeLeft(sessionId: string | undefined, reason: 'clear' | 'other'): void {
+    this.#link
+      .closeSession(sessionId, reason)
+      .catch((error: unknown) =>
+        this.#feed.note(`The session left was not closed: ${messageOf(error)}`, 'warning'),
+      );
+  }
+
   /**
    * Continues a saved session, its earlier runs replayed on screen first: `session/resume` with
    * afterSeq 0 sends every saved phase again before it answers. Phases carry no user text, so the
@@ -359,12 +364,7 @@ export class CommandRunner {
     const { session, warnings } = await this.#link.replaying(prompts, () => backend.resume(sessionId, 0));
     for (const warning of warnings) this.#feed.note(warning, 'warning');
     // The session the user was in ends here, unless it is the one resumed.
-    if (left !== session.sessionId)
-      this.#link
-        .closeSession(left, 'other')
-        .catch((error: unknown) =>
-          this.#feed.note(`The session left was not closed: ${messageOf(error)}`, 'warning'),
-        );
+    if (left !== session.sessionId) this.#closeLeft(left, 'other');
     store.set({
       sessionId: session.sessionId,
       sessionUsage: session.usage,

@@ -219,7 +219,7 @@ end
 --- A transcript wiped (`:bwipeout`) while its session is idle: the person is done with it, so the
 --- server ends it now (`session/close`, §10.15: its SessionEnd hooks run), as the terminal UI's
 --- /clear does. It stays saved; :SantraResume takes it up again.
-local function ended(session)
+local function close_wiped(session)
   local client = server.state().client
   if session.id == nil or session.prompt_id ~= nil or client == nil or not server.has('session/close') then
     return
@@ -577,7 +577,7 @@ function M.setup(opts)
   end
   transcript.command_output_lines = M.config.command_output_lines
   server.configure({ cmd = M.config.cmd, env = M.config.env, root = M.root })
-  sessions.configure(resolve, ended)
+  sessions.configure(resolve, close_wiped)
   approval.configure({ approval_split = M.config.approval_split, resolve = resolve })
   question.configure({ question_split = M.config.question_split })
   local command = vim.api.nvim_create_user_command
