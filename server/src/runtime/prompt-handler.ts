@@ -78,7 +78,7 @@ export function promptHandler(parts: PromptHandlerParts): Required<Pick<RequestH
       // What the run's tools returned, every agent's, for memory's extraction to check its facts
       // against (kept only when there will be one): the phases as sent, so nothing is read back.
       const toolOutputs: string[] | undefined =
-        parts.knowledge !== undefined && config.memory.autoExtract ? [] : undefined;
+        parts.knowledge?.extractsAfter(params) === true ? [] : undefined;
       const run = runPrompt(
         {
           sessions,

@@ -142,6 +142,16 @@ export class SkillsAndMemory {
   }
 
   /**
+   * Whether a run of this prompt is followed by an extraction (when it completes with an answer):
+   * `memory.autoExtract` is on, and the client did not ask for one plain model call (a quick
+   * question from an editor gets just that).
+   */
+  extractsAfter(prompt: Pick<PromptParams, 'mode'>): boolean {
+    const { config } = this.#parts.state.ready();
+    return config.memory.autoExtract && prompt.mode !== 'simple_chat' && prompt.mode !== 'direct_answer';
+  }
+
+  /**
    * After a run that completed: the extraction, in the background, when `memory.autoExtract` is
    * on. Resolves when it is done (the runtime's shutdown waits for it); never rejects.
    */
@@ -151,9 +161,7 @@ export class SkillsAndMemory {
     { sessions, stream, toolOutputs: runOutputs }: AfterRunParts,
   ): Promise<void> {
     const { config } = this.#parts.state.ready();
-    if (!config.memory.autoExtract || result.status !== 'completed' || result.output.trim() === '') return;
-    // A client that asked for one plain model call (a quick question from an editor) gets just that.
-    if (prompt.mode === 'simple_chat' || prompt.mode === 'direct_answer') return;
+    if (!this.extractsAfter(prompt) || result.status !== 'completed' || result.output.trim() === '') return;
     const selection = selectModel(
       config,
       config.memory.model ?? this.#parts.state.defaultModel ?? config.model,
